@@ -1,0 +1,21 @@
+/** Codes of the host app's error envelope: `{ "error": { "code", "message", "details" } }`. */
+export enum ApiErrorCode {
+  InvalidRequest = 'INVALID_REQUEST',
+  Unauthenticated = 'UNAUTHENTICATED',
+  NotFound = 'NOT_FOUND',
+  MethodNotAllowed = 'METHOD_NOT_ALLOWED',
+  ServiceUnavailable = 'SERVICE_UNAVAILABLE',
+  Internal = 'INTERNAL',
+}
+
+/** A domain error of the host app; the exception filter maps its code to an HTTP status. */
+export class ApiError extends Error {
+  constructor(
+    readonly code: ApiErrorCode,
+    message: string,
+    readonly details: Readonly<Record<string, unknown>> = {},
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}

@@ -1,0 +1,89 @@
+import { ArgumentsHost, Catch, HttpException, HttpStatus, Logger, type ExceptionFilter } from '@nestjs/common';
+import { PricingError, PricingErrorCode } from '@app/pricing';
+import type { Response } from 'express';
+import { ApiError, ApiErrorCode } from './api-error';
+
+type Code = ApiErrorCode | PricingErrorCode;
+
+/** The one place where error codes become HTTP statuses. */
+const STATUS_OF: Record<Code, number> = {
+  [ApiErrorCode.InvalidRequest]: HttpStatus.BAD_REQUEST,
+  [ApiErrorCode.Unauthenticated]: HttpStatus.UNAUTHORIZED,
+  [ApiErrorCode.NotFound]: HttpStatus.NOT_FOUND,
+  [ApiErrorCode.MethodNotAllowed]: HttpStatus.METHOD_NOT_ALLOWED,
+  [ApiErrorCode.ServiceUnavailable]: HttpStatus.SERVICE_UNAVAILABLE,
+  [ApiErrorCode.Internal]: HttpStatus.INTERNAL_SERVER_ERROR,
+  [PricingErrorCode.ProductUnavailable]: HttpStatus.CONFLICT,
+  [PricingErrorCode.UnknownProduct]: HttpStatus.BAD_REQUEST,
+  [PricingErrorCode.InvalidQuantity]: HttpStatus.BAD_REQUEST,
+  [PricingErrorCode.PricingUnavailable]: HttpStatus.SERVICE_UNAVAILABLE,
+  [PricingErrorCode.PriceBookRefused]: HttpStatus.BAD_REQUEST,
+};
+
+interface Envelope {
+  readonly status: number;
+  readonly code: Code;
+  readonly message: string;
+  readonly details: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * Answers every error of the host app with `{ "error": { "code", "message", "details" } }`.
+ * Unknown errors become 500 INTERNAL with no internals (no SQL, no stack) in the body.
+ */
+@Catch()
+export class ApiExceptionFilter implements ExceptionFilter {
+  private readonly logger = new Logger(ApiExceptionFilter.name);
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const response = host.switchToHttp().getResponse<Response>();
+    const envelope = this.envelopeOf(exception);
+    if (envelope.status === 503) response.setHeader('Retry-After', '30');
+    response.status(envelope.status).json({
+      error: { code: envelope.code, message: envelope.message, details: envelope.details },
+    });
+  }
+
+  private envelopeOf(exception: unknown): Envelope {
+    if (exception instanceof ApiError || exception instanceof PricingError) {
+      const code: Code = exception.code;
+      return { status: STATUS_OF[code], code, message: exception.message, details: exception.details };
+    }
+    if (exception instanceof HttpException) return fromHttpException(exception);
+    if (isDatabaseUnreachable(exception)) {
+      return {
+        status: HttpStatus.SERVICE_UNAVAILABLE,
+        code: ApiErrorCode.ServiceUnavailable,
+        message: 'the service is temporarily unavailable; retry later',
+        details: {},
+      };
+    }
+    this.logger.error(exception instanceof Error ? (exception.stack ?? exception.message) : String(exception));
+    return { status: 500, code: ApiErrorCode.Internal, message: 'internal error', details: {} };
+  }
+}
+
+/** Nest's own exceptions: malformed JSON (400), unknown routes (404), body too large. */
+function fromHttpException(exception: HttpException): Envelope {
+  const status = exception.getStatus();
+  if (status === 404) return { status, code: ApiErrorCode.NotFound, message: 'no such resource', details: {} };
+  if (status === 401) {
+    return { status, code: ApiErrorCode.Unauthenticated, message: 'a valid bearer token is required', details: {} };
+  }
+  if (status < 500) return { status: 400, code: ApiErrorCode.InvalidRequest, message: exception.message, details: {} };
+  return { status: 500, code: ApiErrorCode.Internal, message: 'internal error', details: {} };
+}
+
+/** Connection errors of pg and TypeORM: the database went away, nothing was written. */
+function isDatabaseUnreachable(exception: unknown): boolean {
+  const error = exception as { code?: string; name?: string; message?: string } | undefined;
+  if (!error) return false;
+  const code = error.code ?? '';
+  return (
+    ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND'].includes(code) ||
+    code.startsWith('08') || // SQLSTATE class 08: connection exception
+    code === '57P01' || // admin shutdown
+    error.name === 'CannotExecuteNotConnectedError' ||
+    /Connection terminated|not initialized|timeout exceeded when trying to connect/i.test(error.message ?? '')
+  );
+}

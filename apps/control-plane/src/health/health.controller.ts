@@ -1,0 +1,42 @@
+import { Controller, Get, HttpCode, HttpStatus, Res } from '@nestjs/common';
+import { PriceBookCache } from '@app/pricing';
+import type { Response } from 'express';
+import { Public } from '../auth/public.decorator';
+import { DatabaseLifecycle } from '../database/database-lifecycle';
+
+@Public()
+@Controller('health')
+export class HealthController {
+  constructor(
+    private readonly cache: PriceBookCache,
+    private readonly database: DatabaseLifecycle,
+  ) {}
+
+  /** 200 while the process runs. */
+  @Get('live')
+  @HttpCode(HttpStatus.OK)
+  live(): { status: 'ok' } {
+    return { status: 'ok' };
+  }
+
+  /**
+   * 200 while the price list can be served (prices confirmed within PRICING_MAX_STALENESS_S),
+   * else 503. Losing the database alone does not make an instance unready: that would take
+   * every instance out of rotation at once.
+   */
+  @Get('ready')
+  ready(@Res({ passthrough: true }) res: Response): Record<string, unknown> {
+    const pricing = this.cache.health();
+    res.status(pricing.servable ? HttpStatus.OK : HttpStatus.SERVICE_UNAVAILABLE);
+    res.setHeader('Cache-Control', 'no-store');
+    return {
+      status: pricing.servable ? 'ready' : 'unavailable',
+      price_list: {
+        servable: pricing.servable,
+        version: pricing.version,
+        confirmed_seconds_ago: pricing.confirmedAgoS,
+      },
+      database: { reachable: pricing.databaseReachable, migrated: this.database.isMigrated },
+    };
+  }
+}

@@ -1,0 +1,30 @@
+// Jest 30 cannot require the ESM-only @nestjs/* 12 packages: @swc/jest compiles them, and our
+// TypeScript, to CommonJS (legacy decorators with metadata, as Nest needs).
+const swc = (syntax) => [
+  '@swc/jest',
+  {
+    jsc: {
+      parser: syntax === 'typescript' ? { syntax, decorators: true } : { syntax },
+      transform: { legacyDecorator: true, decoratorMetadata: true, useDefineForClassFields: false },
+      target: 'es2022',
+      keepClassNames: true,
+    },
+    module: { type: 'commonjs' },
+    sourceMaps: 'inline',
+  },
+];
+
+/** @type {import('jest').Config} */
+module.exports = {
+  rootDir: '.',
+  roots: ['<rootDir>/apps', '<rootDir>/libs', '<rootDir>/test'],
+  moduleFileExtensions: ['ts', 'js', 'mjs', 'json'],
+  testRegex: '\\.(spec|e2e-spec)\\.ts$',
+  transform: { '^.+\\.ts$': swc('typescript'), '^.+\\.m?js$': swc('ecmascript') },
+  transformIgnorePatterns: ['/node_modules/(?!(@nestjs)/)'],
+  moduleNameMapper: { '^@app/pricing$': '<rootDir>/libs/pricing/src' },
+  testEnvironment: 'node',
+  globalSetup: '<rootDir>/test/support/global-setup.ts',
+  globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+  testTimeout: 30_000,
+};

@@ -1,0 +1,256 @@
+import type { DataSource, EntityManager } from 'typeorm';
+import { PriceBookRefusedError } from '../errors/pricing-error';
+import { formatPriceBook } from '../price-book/format-price-book';
+import type { PriceBook } from '../price-book/price-book';
+import { planChangesNothing, planImport, type ImportPlan } from '../price-book/plan-import';
+import { planWithdrawal, type Withdrawal } from '../price-book/plan-withdrawal';
+import type { PriceRecord } from '../price-list/price-record';
+import type { PricingData } from '../snapshot/pricing-snapshot';
+
+/** Channel of the NOTIFY that every change of the price book sends. */
+export const PRICE_BOOK_CHANNEL = 'pricing_price_book_changed';
+/** Advisory lock that serializes writes of the price book. */
+const PRICE_BOOK_LOCK = 4_705_212_001;
+const INSERT_BATCH = 5_000;
+
+export interface ImportResult {
+  readonly changed: boolean;
+  readonly inserted: number;
+  readonly ended: number;
+  readonly availabilityChanged: number;
+  readonly instant: Date;
+  readonly version: string;
+}
+
+export interface WithdrawalResult {
+  readonly instant: Date;
+  readonly version: string;
+}
+
+interface PriceRecordRow {
+  id: string;
+  product_key: string;
+  organization_id: string | null;
+  unit_type: PriceRecord['unitType'];
+  unit_count: number;
+  amount: string;
+  valid_from: Date;
+  valid_until: Date | null;
+  recorded_at: Date;
+  superseded_by: string | null;
+}
+
+const RECORD_COLUMNS = `id::text, product_key, organization_id, unit_type, unit_count, amount::text,
+  valid_from, valid_until, recorded_at, superseded_by::text`;
+
+export async function loadPricingData(dataSource: DataSource): Promise<PricingData> {
+  return dataSource.transaction('REPEATABLE READ', async (db) => {
+    const records = await readRecords(db);
+    const availability = await readAvailability(db);
+    const writes: { changed_at: Date }[] = await db.query(
+      `SELECT DISTINCT changed_at FROM price_change
+        WHERE organization_id IS NULL AND change <> 'availability' ORDER BY changed_at`,
+    );
+    const version = await readVersion(db);
+    return { records, availability, listWrites: writes.map((w) => w.changed_at), version };
+  });
+}
+
+/** The counter every write moves; cheap to poll. */
+export async function readPriceBookVersion(dataSource: DataSource): Promise<string> {
+  return readVersion(dataSource.manager);
+}
+
+/**
+ * Applies a price book in one transaction, serialized with every other write: all of it, or,
+ * when any entry is refused, nothing. The instant is the transaction's own `now()`.
+ */
+export async function applyPriceBook(dataSource: DataSource, book: PriceBook): Promise<ImportResult> {
+  return dataSource.transaction(async (db) => {
+    const instant = await lockPriceBook(db);
+    const planned = planImport(book, await readRecords(db), await readAvailability(db), instant);
+    if ('errors' in planned) throw new PriceBookRefusedError(planned.errors);
+    const { plan } = planned;
+    if (planChangesNothing(plan)) {
+      return { changed: false, inserted: 0, ended: 0, availabilityChanged: 0, instant, version: await readVersion(db) };
+    }
+    await writePlan(db, plan, instant);
+    const version = await publishChange(db);
+    return {
+      changed: true,
+      inserted: plan.inserts.length,
+      ended: plan.ends.length,
+      availabilityChanged: plan.availability.length,
+      instant,
+      version,
+    };
+  });
+}
+
+/** Withdraws a scheduled price or a scheduled end, in one transaction. */
+export async function withdrawScheduled(dataSource: DataSource, withdrawal: Withdrawal): Promise<WithdrawalResult> {
+  return dataSource.transaction(async (db) => {
+    const instant = await lockPriceBook(db);
+    const planned = planWithdrawal(withdrawal, await readRecords(db), instant);
+    if ('error' in planned) throw new PriceBookRefusedError([planned.error]);
+    const { deleteId, reends } = planned.plan;
+    // Unlink first: the successor's own link and the records it ended point at the deleted row.
+    for (const reend of reends) {
+      await db.query(`UPDATE price_record SET superseded_by = NULL WHERE id = $1`, [reend.id]);
+    }
+    if (deleteId !== null) await db.query(`DELETE FROM price_record WHERE id = $1`, [deleteId]);
+    for (const reend of reends) {
+      await db.query(`UPDATE price_record SET valid_until = $2, superseded_by = $3 WHERE id = $1`, [
+        reend.id,
+        reend.validUntil,
+        reend.supersededBy,
+      ]);
+    }
+    await db.query(
+      `INSERT INTO price_change (changed_at, product_key, organization_id, change, price_record_id)
+       VALUES ($1, $2, $3, $4, $5)`,
+      [
+        instant,
+        withdrawal.productKey,
+        withdrawal.organizationId,
+        deleteId !== null ? 'withdraw_price' : 'withdraw_end',
+        deleteId ?? reends[0]?.id ?? null,
+      ],
+    );
+    return { instant, version: await publishChange(db) };
+  });
+}
+
+export async function exportPriceBook(dataSource: DataSource): Promise<string> {
+  return dataSource.transaction('REPEATABLE READ', async (db) =>
+    formatPriceBook(await readRecords(db), await readAvailability(db)),
+  );
+}
+
+/** True when no price was ever recorded: the embedded default loads the sample book then. */
+export async function priceBookIsEmpty(dataSource: DataSource): Promise<boolean> {
+  const rows: { empty: boolean }[] = await dataSource.query(
+    `SELECT NOT EXISTS (SELECT 1 FROM price_record) AND NOT EXISTS (SELECT 1 FROM price_change) AS empty`,
+  );
+  return rows[0].empty;
+}
+
+async function lockPriceBook(db: EntityManager): Promise<Date> {
+  await db.query(`SELECT pg_advisory_xact_lock($1)`, [PRICE_BOOK_LOCK]);
+  const [{ now }]: { now: Date }[] = await db.query(`SELECT now() AS now`);
+  return now;
+}
+
+async function readRecords(db: EntityManager): Promise<PriceRecord[]> {
+  const rows: PriceRecordRow[] = await db.query(`SELECT ${RECORD_COLUMNS} FROM price_record ORDER BY id`);
+  return rows.map((row) => ({
+    id: row.id,
+    productKey: row.product_key,
+    organizationId: row.organization_id,
+    unitType: row.unit_type,
+    unitCount: row.unit_count,
+    amount: row.amount,
+    validFrom: row.valid_from,
+    validUntil: row.valid_until,
+    recordedAt: row.recorded_at,
+    supersededBy: row.superseded_by,
+  }));
+}
+
+async function readAvailability(db: EntityManager): Promise<Map<string, boolean>> {
+  const rows: { product_key: string; on_sale: boolean }[] = await db.query(
+    `SELECT product_key, on_sale FROM product_availability`,
+  );
+  return new Map(rows.map((row) => [row.product_key, row.on_sale]));
+}
+
+async function readVersion(db: EntityManager): Promise<string> {
+  const rows: { version: string }[] = await db.query(`SELECT version::text FROM price_book_version`);
+  return rows[0].version;
+}
+
+async function writePlan(db: EntityManager, plan: ImportPlan, instant: Date): Promise<void> {
+  // Ends first, so that the prices that follow them never overlap while being inserted.
+  for (const end of plan.ends) {
+    await db.query(`UPDATE price_record SET valid_until = $2 WHERE id = $1`, [end.id, end.validUntil]);
+  }
+  const ids: string[] = [];
+  for (let start = 0; start < plan.inserts.length; start += INSERT_BATCH) {
+    const batch = plan.inserts.slice(start, start + INSERT_BATCH);
+    const rows: { id: string; ord: string }[] = await db.query(
+      `WITH input AS (
+         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::numeric[],
+                              $6::timestamptz[], $7::timestamptz[])
+           WITH ORDINALITY AS t(product_key, organization_id, unit_type, unit_count, amount, valid_from, valid_until, ord)
+       ), inserted AS (
+         INSERT INTO price_record
+           (product_key, organization_id, unit_type, unit_count, amount, valid_from, valid_until, recorded_at)
+         SELECT product_key, organization_id, unit_type, unit_count, amount, valid_from, valid_until, $8
+           FROM input ORDER BY ord
+         RETURNING id, product_key, organization_id, valid_from
+       )
+       SELECT inserted.id::text, input.ord::text FROM inserted
+         JOIN input ON input.product_key = inserted.product_key
+                   AND input.organization_id IS NOT DISTINCT FROM inserted.organization_id
+                   AND input.valid_from = inserted.valid_from`,
+      [
+        batch.map((p) => p.productKey),
+        batch.map((p) => p.organizationId),
+        batch.map((p) => p.unitType),
+        batch.map((p) => p.unitCount),
+        batch.map((p) => p.amount),
+        batch.map((p) => p.validFrom),
+        batch.map((p) => p.validUntil),
+        instant,
+      ],
+    );
+    // (key, scope, valid_from) is unique: prices of one key and scope never overlap.
+    for (const row of rows) ids[start + Number(row.ord) - 1] = row.id;
+  }
+  const links = [
+    ...plan.inserts.flatMap((p, i) => (p.supersededBy === null ? [] : [[ids[i], ids[p.supersededBy]]])),
+    ...plan.ends.map((end) => [end.id, ids[end.supersededBy]]),
+  ];
+  if (links.length > 0) {
+    await db.query(
+      `UPDATE price_record SET superseded_by = link.by::bigint
+         FROM unnest($1::text[], $2::text[]) AS link(id, by) WHERE price_record.id = link.id::bigint`,
+      [links.map(([id]) => id), links.map(([, by]) => by)],
+    );
+  }
+  for (const product of plan.availability) {
+    await db.query(
+      `INSERT INTO product_availability (product_key, on_sale, updated_at) VALUES ($1, $2, $3)
+       ON CONFLICT (product_key) DO UPDATE SET on_sale = excluded.on_sale, updated_at = excluded.updated_at`,
+      [product.productKey, product.onSale, instant],
+    );
+  }
+  const changes = [
+    ...plan.inserts.map((p, i) => ({ key: p.productKey, org: p.organizationId, change: 'set', id: ids[i] })),
+    ...plan.ends.map((e) => {
+      const successor = plan.inserts[e.supersededBy];
+      return { key: successor.productKey, org: successor.organizationId, change: 'end', id: e.id };
+    }),
+    ...plan.availability.map((a) => ({ key: a.productKey, org: null, change: 'availability', id: null })),
+  ];
+  await db.query(
+    `INSERT INTO price_change (changed_at, product_key, organization_id, change, price_record_id)
+     SELECT $1, * FROM unnest($2::text[], $3::text[], $4::text[], $5::bigint[])`,
+    [
+      instant,
+      changes.map((c) => c.key),
+      changes.map((c) => c.org),
+      changes.map((c) => c.change),
+      changes.map((c) => c.id),
+    ],
+  );
+}
+
+/** Moves the version and notifies listening instances; the notification goes out on commit. */
+async function publishChange(db: EntityManager): Promise<string> {
+  const rows: { version: string }[] = await db.query(
+    `UPDATE price_book_version SET version = version + 1 RETURNING version::text`,
+  );
+  await db.query(`SELECT pg_notify($1, $2)`, [PRICE_BOOK_CHANNEL, rows[0].version]);
+  return rows[0].version;
+}

@@ -1,0 +1,54 @@
+/** Codes of the errors the pricing library raises; the host app maps them to HTTP statuses. */
+export enum PricingErrorCode {
+  /** The product is priced but not on sale, or has no current list price (rule 4). */
+  ProductUnavailable = 'PRODUCT_UNAVAILABLE',
+  /** The product key fits no family of section 2.4, or was never priced. */
+  UnknownProduct = 'UNKNOWN_PRODUCT',
+  /** No price list can be served: prices were never loaded, or are too stale. */
+  PricingUnavailable = 'PRICING_UNAVAILABLE',
+  /** A quantity given to a quote is not a non-negative decimal. */
+  InvalidQuantity = 'INVALID_QUANTITY',
+  /** A price book or withdrawal was refused; nothing was written. */
+  PriceBookRefused = 'PRICE_BOOK_REFUSED',
+}
+
+export class PricingError extends Error {
+  constructor(
+    readonly code: PricingErrorCode,
+    message: string,
+    readonly details: Readonly<Record<string, unknown>> = {},
+  ) {
+    super(message);
+    this.name = 'PricingError';
+  }
+}
+
+export class ProductUnavailableError extends PricingError {
+  constructor(
+    readonly productKey: string,
+    reason: string,
+  ) {
+    super(PricingErrorCode.ProductUnavailable, `${productKey} cannot be ordered: ${reason}`, {
+      product_key: productKey,
+    });
+  }
+}
+
+export class UnknownProductError extends PricingError {
+  constructor(readonly productKey: string) {
+    super(PricingErrorCode.UnknownProduct, `${productKey} is not a known product`, { product_key: productKey });
+  }
+}
+
+export class PricingUnavailableError extends PricingError {
+  constructor() {
+    super(PricingErrorCode.PricingUnavailable, 'prices are temporarily unavailable');
+  }
+}
+
+/** A price book, or a withdrawal, that was refused: every problem, each naming its entry. */
+export class PriceBookRefusedError extends PricingError {
+  constructor(readonly problems: readonly string[]) {
+    super(PricingErrorCode.PriceBookRefused, `refused, nothing was written:\n  ${problems.join('\n  ')}`, { problems });
+  }
+}

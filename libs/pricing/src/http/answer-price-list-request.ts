@@ -1,0 +1,56 @@
+import type { OutgoingHttpHeaders } from 'node:http';
+import { ifNoneMatchMatches } from './entity-tag';
+import { RETRY_AFTER_UNAVAILABLE_S, type PriceListResponse } from './price-list-response';
+
+export interface PlainResponse {
+  readonly status: number;
+  readonly headers: OutgoingHttpHeaders;
+  readonly body?: Buffer;
+}
+
+/** Every answer of the endpoint lets a page on any origin read it. */
+const ANY_ORIGIN = { 'access-control-allow-origin': '*' } as const;
+
+function plainText(status: number, text: string, headers: OutgoingHttpHeaders): PlainResponse {
+  const body = Buffer.from(`${text}\n`, 'utf8');
+  return {
+    status,
+    headers: { ...ANY_ORIGIN, ...headers, 'content-type': 'text/plain; charset=utf-8', 'content-length': body.length },
+    body,
+  };
+}
+
+/** GET and HEAD only; OPTIONS too gets 405, as the endpoint supports no CORS preflight. */
+export const METHOD_NOT_ALLOWED = plainText(405, 'Method Not Allowed: use GET or HEAD.', { allow: 'GET, HEAD' });
+
+/** Section 7: 503 with `Retry-After: 30` and a plain-text body. */
+export const PRICE_LIST_UNAVAILABLE = plainText(
+  503,
+  `The price list is temporarily unavailable. Retry after ${RETRY_AFTER_UNAVAILABLE_S} seconds.`,
+  { 'retry-after': String(RETRY_AFTER_UNAVAILABLE_S), 'cache-control': 'no-store' },
+);
+
+/** Section 7: 429 per client address, with `Retry-After` in seconds. */
+export function tooManyRequests(retryAfterS: number): PlainResponse {
+  const seconds = Math.max(1, Math.ceil(retryAfterS));
+  return plainText(429, `Too many requests from this address. Retry after ${seconds} seconds.`, {
+    'retry-after': String(seconds),
+    'cache-control': 'no-store',
+  });
+}
+
+/**
+ * The answer to a request of `/v1/pricing`, from precomputed bytes and headers: 200 with the
+ * list, 304 when `If-None-Match` matches, 405 for other methods, 503 when no list can be served.
+ */
+export function answerPriceListRequest(
+  method: string,
+  ifNoneMatch: string | undefined,
+  priceList: PriceListResponse | undefined,
+): PlainResponse {
+  const head = method === 'HEAD';
+  if (method !== 'GET' && !head) return METHOD_NOT_ALLOWED;
+  if (!priceList) return PRICE_LIST_UNAVAILABLE;
+  if (ifNoneMatchMatches(ifNoneMatch, priceList.etag)) return { status: 304, headers: priceList.headers304 };
+  return { status: 200, headers: priceList.headers200, body: head ? undefined : priceList.body };
+}

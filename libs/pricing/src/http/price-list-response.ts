@@ -1,0 +1,43 @@
+import type { OutgoingHttpHeaders } from 'node:http';
+import { buildPriceList, nextTransitionAfter, type ListPriceHistory } from '../price-list/build-price-list';
+import { formatHttpDate } from '../price-list/instant';
+import { weakEntityTag } from './entity-tag';
+
+export const PRICE_LIST_CACHE_CONTROL = 'public, max-age=300';
+export const RETRY_AFTER_UNAVAILABLE_S = 30;
+
+/** The response of `GET /v1/pricing`, computed once per change of the list, never per request. */
+export interface PriceListResponse {
+  readonly body: Buffer;
+  readonly etag: string;
+  /** `Last-Modified` as an HTTP date; `null` when nothing was ever priced. */
+  readonly lastModified: string | null;
+  readonly headers200: OutgoingHttpHeaders;
+  readonly headers304: OutgoingHttpHeaders;
+  /** The instant the list was built for (ms). */
+  readonly builtForMs: number;
+  /** The next instant at which the list changes by itself (ms), or Infinity. */
+  readonly expiresAtMs: number;
+}
+
+export function renderPriceList(history: ListPriceHistory, instant: Date): PriceListResponse {
+  const document = buildPriceList(history, instant);
+  const body = Buffer.from(JSON.stringify(document), 'utf8');
+  const etag = weakEntityTag(body);
+  const lastModified = document.last_changed === null ? null : formatHttpDate(new Date(document.last_changed));
+  const common: OutgoingHttpHeaders = {
+    etag,
+    'cache-control': PRICE_LIST_CACHE_CONTROL,
+    'access-control-allow-origin': '*',
+    ...(lastModified !== null && { 'last-modified': lastModified }),
+  };
+  return {
+    body,
+    etag,
+    lastModified,
+    headers200: { ...common, 'content-type': 'application/json', 'content-length': body.length },
+    headers304: common,
+    builtForMs: instant.getTime(),
+    expiresAtMs: nextTransitionAfter(history.records, instant)?.getTime() ?? Infinity,
+  };
+}

@@ -1,0 +1,112 @@
+import { PRODUCT_FAMILIES, parseProductKey, type DimensionName, type UnitType } from '../catalogue/catalogue';
+import { compareNatural } from '../catalogue/natural-order';
+import { formatInstant } from './instant';
+import { isInForce, type PriceRecord } from './price-record';
+
+/** The public document of `GET /v1/pricing` (section 2). */
+export interface PriceListDocument {
+  readonly currency: 'EUR';
+  readonly amounts_exclude_vat: true;
+  readonly last_changed: string | null;
+  readonly families: readonly PriceListFamily[];
+}
+
+export interface PriceListFamily {
+  readonly family: string;
+  readonly prices: readonly PriceListEntry[];
+}
+
+export interface PriceListEntry {
+  readonly product_key: string;
+  readonly dimensions?: Readonly<Partial<Record<DimensionName, string>>>;
+  readonly unit_type: UnitType;
+  readonly unit_count: number;
+  readonly amount: string;
+  readonly valid_from: string;
+  readonly valid_until: string | null;
+}
+
+/** What the price list is computed from: list prices only, and when they were written. */
+export interface ListPriceHistory {
+  /** List price records (organization prices are never given to the public list). */
+  readonly records: readonly PriceRecord[];
+  /** Instants at which list prices were set, changed, ended or withdrawn (the change log). */
+  readonly writes: readonly Date[];
+}
+
+/**
+ * The price list at `instant`: list prices in force (rule 1), families in the order of 2.4 and
+ * only when they have a price (2.1), prices in natural product-key order (2.2).
+ */
+export function buildPriceList(history: ListPriceHistory, instant: Date): PriceListDocument {
+  const byFamily = new Map<number, PriceListEntry[]>();
+  for (const record of history.records) {
+    if (record.organizationId !== null || !isInForce(record, instant)) continue;
+    const parts = parseProductKey(record.productKey);
+    if (!parts) continue; // the database refuses such keys; never publish one
+    const entry: PriceListEntry = {
+      product_key: record.productKey,
+      ...(parts.dimensions && { dimensions: parts.dimensions }),
+      unit_type: record.unitType,
+      unit_count: record.unitCount,
+      amount: record.amount,
+      valid_from: formatInstant(record.validFrom),
+      valid_until: record.validUntil && formatInstant(record.validUntil),
+    };
+    const entries = byFamily.get(parts.familyOrder);
+    if (entries) entries.push(entry);
+    else byFamily.set(parts.familyOrder, [entry]);
+  }
+  const families: PriceListFamily[] = [];
+  PRODUCT_FAMILIES.forEach((family, order) => {
+    const prices = byFamily.get(order);
+    if (!prices) return;
+    prices.sort((a, b) => compareNatural(a.product_key, b.product_key));
+    families.push({ family: family.family, prices });
+  });
+  const lastChanged = lastChangedAt(history, instant);
+  return {
+    currency: 'EUR',
+    amounts_exclude_vat: true,
+    last_changed: lastChanged && formatInstant(lastChanged),
+    families,
+  };
+}
+
+/**
+ * `last_changed`: the latest instant, not after `instant`, at which a list price was written
+ * (set, changed, ended or withdrawn), took effect (`valid_from`) or ended (`valid_until`).
+ * `null` only when nothing was ever priced.
+ */
+export function lastChangedAt(history: ListPriceHistory, instant: Date): Date | null {
+  const t = instant.getTime();
+  let latest = -Infinity;
+  const consider = (d: Date | null): void => {
+    const ms = d?.getTime();
+    if (ms !== undefined && ms <= t && ms > latest) latest = ms;
+  };
+  history.writes.forEach(consider);
+  for (const record of history.records) {
+    if (record.organizationId !== null) continue;
+    consider(record.validFrom);
+    consider(record.validUntil);
+  }
+  return latest === -Infinity ? null : new Date(latest);
+}
+
+/**
+ * The first instant after `instant` at which the price list changes by itself (a scheduled
+ * price takes effect or a price ends), or `null` when none is scheduled.
+ */
+export function nextTransitionAfter(records: readonly PriceRecord[], instant: Date): Date | null {
+  const t = instant.getTime();
+  let next = Infinity;
+  for (const record of records) {
+    if (record.organizationId !== null) continue;
+    const from = record.validFrom.getTime();
+    if (from > t && from < next) next = from;
+    const until = record.validUntil?.getTime();
+    if (until !== undefined && until > t && until < next) next = until;
+  }
+  return next === Infinity ? null : new Date(next);
+}

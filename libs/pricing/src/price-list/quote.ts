@@ -1,0 +1,37 @@
+import Decimal from 'decimal.js';
+import { AMOUNT } from '../price-book/price-book';
+import type { PriceRecord } from './price-record';
+
+/**
+ * Exact decimal arithmetic for costs. Amounts have at most 40 characters and quantities at
+ * most 60 digits, so `amount × quantity` never needs more than 100 significant digits: the
+ * product is exact. The one rounding is the final division by `unit_count`.
+ */
+const Exact = Decimal.clone({ precision: 120, rounding: Decimal.ROUND_HALF_EVEN, toExpNeg: -200, toExpPos: 200 });
+/** Decimal places of a cost; the division by `unit_count` is rounded half-even to them. */
+export const COST_DECIMAL_PLACES = 20;
+const QUANTITY = /^(?:0|[1-9]\d*)(?:\.\d+)?$/;
+const MAX_QUANTITY_DIGITS = 60;
+
+/** A quantity in the family's unit: a non-negative decimal string, or a bigint. */
+export type Quantity = string | bigint;
+
+export function parseQuantity(quantity: Quantity): Decimal | undefined {
+  const text = typeof quantity === 'bigint' ? quantity.toString() : quantity;
+  if (!QUANTITY.test(text) || text.replace('.', '').length > MAX_QUANTITY_DIGITS) return undefined;
+  return new Exact(text);
+}
+
+/**
+ * The cost in EUR of `quantity` units at `price`: `amount × quantity / unit_count`, as a plain
+ * decimal string (never exponent form), rounded once, half-even, to 20 decimal places, with
+ * trailing zeros removed.
+ */
+export function costOf(price: Pick<PriceRecord, 'amount' | 'unitCount'>, quantity: Decimal): string {
+  if (!AMOUNT.test(price.amount)) throw new Error(`not a decimal amount: ${price.amount}`);
+  const cost = new Exact(price.amount)
+    .times(quantity)
+    .dividedBy(price.unitCount)
+    .toDecimalPlaces(COST_DECIMAL_PLACES, Decimal.ROUND_HALF_EVEN);
+  return cost.toFixed();
+}

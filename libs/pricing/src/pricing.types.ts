@@ -1,0 +1,33 @@
+import type { UnitType } from './catalogue/catalogue';
+
+/** A price in force, as other modules see it. */
+export interface Price {
+  readonly productKey: string;
+  /** `list`, or `organization` for a price agreed with one organization. */
+  readonly scope: 'list' | 'organization';
+  readonly organizationId: string | null;
+  readonly unitType: UnitType;
+  readonly unitCount: number;
+  /** EUR for `unitCount` units, net of VAT, as a decimal string. */
+  readonly amount: string;
+  readonly validFrom: Date;
+  readonly validUntil: Date | null;
+}
+
+/** "No price" is an explicit answer, never zero. */
+export type PriceLookup = { readonly found: true; readonly price: Price } | { readonly found: false };
+
+export interface PriceQuery {
+  /** When the price applies; default now. */
+  readonly at?: Date;
+  /** Looks up this organization's agreed price first, then the list price. */
+  readonly organizationId?: string;
+}
+
+export interface Quote {
+  readonly price: Price;
+  /** The quantity, in the family's unit (seconds, GiB-hours, decimal GB, ...). */
+  readonly quantity: string;
+  /** EUR, net of VAT: amount × quantity / unit_count, rounded once to 20 decimal places. */
+  readonly cost: string;
+}

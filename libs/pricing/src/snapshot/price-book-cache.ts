@@ -1,0 +1,163 @@
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { performance } from 'node:perf_hooks';
+import { DataSource } from 'typeorm';
+import { Clock } from '../clock';
+import { loadPricingData, readPriceBookVersion } from '../database/price-book.store';
+import { renderPriceList, type PriceListResponse } from '../http/price-list-response';
+import { PRICING_OPTIONS, type PricingModuleOptions } from '../pricing.options';
+import { PricingSnapshot } from './pricing-snapshot';
+
+/** setTimeout holds at most 2^31-1 ms; a later transition is re-armed when this fires. */
+const MAX_TIMER_MS = 2_147_483_647;
+const RETRY_MS = 1_000;
+
+export interface PricingState {
+  readonly snapshot: PricingSnapshot;
+  readonly priceList: PriceListResponse;
+}
+
+/**
+ * Holds the prices in memory and keeps them current: the public price list is rendered here
+ * once per change (a load, or a scheduled instant), never per request. It reloads on the
+ * NOTIFY a price book change sends, and on a periodic version check that catches lost
+ * notifications. While the database cannot be read it keeps serving what it has, scheduled
+ * transitions included, for up to `maxStalenessS` since the database last confirmed it.
+ */
+@Injectable()
+export class PriceBookCache implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(PriceBookCache.name);
+  private state: { snapshot: PricingSnapshot; priceList: PriceListResponse } | undefined;
+  /** performance.now() when the database last confirmed the snapshot (staleness is real time). */
+  private confirmedAt = -Infinity;
+  private databaseReachable = false;
+  private transitionTimer: NodeJS.Timeout | undefined;
+  private checkTimer: NodeJS.Timeout | undefined;
+  private checking: Promise<void> | undefined;
+  private checkAgain = false;
+  private stopped = false;
+
+  constructor(
+    @Inject(PRICING_OPTIONS) private readonly options: PricingModuleOptions,
+    private readonly dataSource: DataSource,
+    private readonly clock: Clock,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.scheduleCheck(0);
+  }
+
+  onApplicationShutdown(): void {
+    this.stopped = true;
+    clearTimeout(this.transitionTimer);
+    clearTimeout(this.checkTimer);
+  }
+
+  /** The current prices, or `undefined` when none can be served (never loaded, or too stale). */
+  current(): PricingState | undefined {
+    const state = this.state;
+    if (!state || performance.now() - this.confirmedAt > this.options.maxStalenessS * 1000) return undefined;
+    const now = this.clock.now().getTime();
+    if (now >= state.priceList.expiresAtMs || now < state.priceList.builtForMs) this.render(state.snapshot);
+    return this.state;
+  }
+
+  /** For readiness: whether prices can be served, and what the database looked like lately. */
+  health(): { servable: boolean; databaseReachable: boolean; version: string | null; confirmedAgoS: number | null } {
+    const ago = this.state ? (performance.now() - this.confirmedAt) / 1000 : null;
+    return {
+      servable: this.current() !== undefined,
+      databaseReachable: this.databaseReachable,
+      version: this.state?.snapshot.version ?? null,
+      confirmedAgoS: ago === null ? null : Math.round(ago * 10) / 10,
+    };
+  }
+
+  /**
+   * Reloads when the stored version differs from the one held, otherwise confirms it. A call
+   * during a running check makes it run once more, so a change committed meanwhile is seen.
+   */
+  check(): Promise<void> {
+    if (this.checking) {
+      this.checkAgain = true;
+      return this.checking;
+    }
+    this.checking = (async () => {
+      do {
+        this.checkAgain = false;
+        await this.checkOnce();
+      } while (this.checkAgain && !this.stopped);
+    })().finally(() => (this.checking = undefined));
+    return this.checking;
+  }
+
+  private async checkOnce(): Promise<void> {
+    try {
+      if (!this.dataSource.isInitialized) throw new Error('the database is not connected yet');
+      const version = await readPriceBookVersion(this.dataSource);
+      if (this.state && version === this.state.snapshot.version) {
+        this.confirmedAt = performance.now();
+        this.markReachable(true);
+        return;
+      }
+      await this.load();
+    } catch (error) {
+      this.markReachable(false, error);
+    }
+  }
+
+  private async load(): Promise<void> {
+    const startedAt = performance.now();
+    try {
+      const data = await loadPricingData(this.dataSource);
+      if (this.stopped) return;
+      this.render(new PricingSnapshot(data));
+      this.confirmedAt = startedAt;
+      this.markReachable(true);
+    } catch (error) {
+      this.markReachable(false, error);
+    }
+  }
+
+  private render(snapshot: PricingSnapshot): void {
+    const priceList = renderPriceList(snapshot.listHistory, this.clock.now());
+    this.state = { snapshot, priceList };
+    this.armTransitionTimer(priceList.expiresAtMs);
+  }
+
+  /** Re-renders at the next scheduled instant, without a database read. */
+  private armTransitionTimer(expiresAtMs: number): void {
+    clearTimeout(this.transitionTimer);
+    if (this.stopped || expiresAtMs === Infinity) return;
+    const delay = Math.min(Math.max(expiresAtMs - this.clock.now().getTime(), 0), MAX_TIMER_MS);
+    this.transitionTimer = setTimeout(() => {
+      if (this.state) this.render(this.state.snapshot);
+    }, delay);
+    this.transitionTimer.unref();
+  }
+
+  private scheduleCheck(delayMs: number): void {
+    if (this.stopped) return;
+    this.checkTimer = setTimeout(() => {
+      void this.check().then(() =>
+        this.scheduleCheck(this.state && this.databaseReachable ? this.checkIntervalMs() : RETRY_MS),
+      );
+    }, delayMs);
+    this.checkTimer.unref();
+  }
+
+  /** Well inside the staleness limit, so that a reachable database keeps the list fresh. */
+  private checkIntervalMs(): number {
+    return Math.max(RETRY_MS, Math.min(30_000, (this.options.maxStalenessS * 1000) / 4));
+  }
+
+  private markReachable(reachable: boolean, error?: unknown): void {
+    if (reachable !== this.databaseReachable) {
+      if (reachable) this.logger.log('prices loaded from the database');
+      else
+        this.logger.warn(
+          `cannot read prices from the database: ${(error as Error)?.message ?? error}; serving the last loaded prices`,
+        );
+    }
+    this.databaseReachable = reachable;
+  }
+}
