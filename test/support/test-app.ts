@@ -1,0 +1,102 @@
+import type { INestApplication } from '@nestjs/common';
+import { Test } from '@nestjs/testing';
+import { Clock, PriceBookCache, applyPriceBook, parsePriceBook, type ImportResult } from '@app/pricing';
+import type { Server } from 'node:http';
+import { DataSource } from 'typeorm';
+import { AppModule } from '../../apps/control-plane/src/app.module';
+import { setUpApp } from '../../apps/control-plane/src/app.setup';
+import { loadConfig } from '../../apps/control-plane/src/config/environment';
+import { dataSourceOptions } from '../../apps/control-plane/src/database/data-source-options';
+import { DatabaseLifecycle } from '../../apps/control-plane/src/database/database-lifecycle';
+
+/** A clock the test moves by hand. */
+export class FakeClock extends Clock {
+  constructor(private instant: Date) {
+    super();
+  }
+
+  now(): Date {
+    return new Date(this.instant.getTime());
+  }
+
+  set(instant: Date | string): void {
+    this.instant = new Date(instant);
+  }
+
+  advance(ms: number): void {
+    this.instant = new Date(this.instant.getTime() + ms);
+  }
+}
+
+export interface TestApp {
+  readonly app: INestApplication;
+  readonly server: Server;
+  /** http://127.0.0.1:<port> when started with `listen: true`. */
+  readonly url: string | undefined;
+  close(): Promise<void>;
+}
+
+export interface TestAppOptions {
+  readonly databaseUrl: string;
+  /** Environment variables, as the app would read them (DATABASE_URL is set from databaseUrl). */
+  readonly env?: Record<string, string>;
+  readonly clock?: Clock;
+  /** Listen on a port of loopback (for tests that need a real socket). */
+  readonly listen?: boolean;
+  /** Wait until the database is migrated and prices are loaded (default true). */
+  readonly waitUntilReady?: boolean;
+}
+
+/** The real control-plane app, in-process, on the given database. */
+export async function startTestApp(options: TestAppOptions): Promise<TestApp> {
+  const config = loadConfig({ ...options.env, DATABASE_URL: options.databaseUrl });
+  let builder = Test.createTestingModule({
+    imports: [AppModule.forRoot(config, options.databaseUrl, { loadSampleBook: false })],
+  });
+  if (options.clock) builder = builder.overrideProvider(Clock).useValue(options.clock);
+  const moduleRef = await builder.compile();
+  const app = moduleRef.createNestApplication({ logger: ['error'] });
+  setUpApp(app, config);
+  await app.init();
+  let url: string | undefined;
+  if (options.listen) {
+    await app.listen(0, '127.0.0.1');
+    const address = (app.getHttpServer() as Server).address();
+    if (typeof address === 'object' && address) url = `http://127.0.0.1:${address.port}`;
+  }
+  if (options.waitUntilReady !== false) {
+    await app.get(DatabaseLifecycle).ready;
+    await app.get(PriceBookCache).check();
+  }
+  return { app, server: app.getHttpServer() as Server, url, close: () => app.close() };
+}
+
+/** A DataSource of the app's settings, for writing prices and reading rows in tests. */
+export async function openDataSource(databaseUrl: string): Promise<DataSource> {
+  const dataSource = new DataSource(dataSourceOptions(databaseUrl));
+  await dataSource.initialize();
+  return dataSource;
+}
+
+/** Applies a price book given as JSON, as the CLI would (throws when it is refused). */
+export async function applyBook(dataSource: DataSource, json: unknown): Promise<ImportResult> {
+  const parsed = parsePriceBook(json);
+  if ('errors' in parsed) throw new Error(parsed.errors.join('\n'));
+  return applyPriceBook(dataSource, parsed.book);
+}
+
+/**
+ * Every row of every table the price book and volumes write, as text, for comparing the
+ * database before and after a refused operation.
+ */
+export async function dumpDatabase(dataSource: DataSource): Promise<string> {
+  const tables = ['price_record', 'product_availability', 'price_change', 'price_book_version', 'volume'];
+  const parts: string[] = [];
+  for (const table of tables) {
+    const rows: { row: string }[] = await dataSource.query(
+      `SELECT row_to_json(t)::text AS row FROM ${table} t ORDER BY 1`,
+    );
+    parts.push(`${table}:\n${rows.map((r) => r.row).join('\n')}`);
+  }
+  return parts.join('\n');
+}
