@@ -111,10 +111,14 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): A
   );
 }
 
+/** One message per variable, whichever of its rules failed. */
 function messagesOf(error: ValidationError): string[] {
-  return Object.values(error.constraints ?? {}).map((message) =>
-    message.startsWith(error.property) ? message : `${error.property}: ${message}`,
+  const messages = new Set(
+    Object.values(error.constraints ?? {}).map((message) =>
+      message.startsWith(error.property) ? message : `${error.property}: ${message}`,
+    ),
   );
+  return [...messages];
 }
 
 /**

@@ -1,0 +1,80 @@
+import { priceRecord } from '../price-list/price-record.fixture';
+import { answerPriceListRequest, tooManyRequests } from './answer-price-list-request';
+import { renderPriceList } from './price-list-response';
+
+describe('answerPriceListRequest', () => {
+  const list = renderPriceList(
+    { records: [priceRecord()], writes: [new Date('2026-02-01T10:00:00Z')] },
+    new Date('2026-06-01T00:00:00Z'),
+  );
+
+  it('answers GET with the body and every header of section 4', () => {
+    const answer = answerPriceListRequest('GET', undefined, list);
+    expect(answer.status).toBe(200);
+    expect(answer.body).toBe(list.body);
+    expect(answer.headers).toEqual({
+      etag: list.etag,
+      'cache-control': 'public, max-age=300',
+      'access-control-allow-origin': '*',
+      'last-modified': 'Sun, 01 Feb 2026 10:00:00 GMT',
+      'content-type': 'application/json',
+      'content-length': list.body.length,
+    });
+  });
+
+  it('answers HEAD with the headers and no body', () => {
+    const answer = answerPriceListRequest('HEAD', undefined, list);
+    expect([answer.status, answer.body, answer.headers['content-length']]).toEqual([200, undefined, list.body.length]);
+  });
+
+  it('answers a matching If-None-Match with 304, its headers and no body', () => {
+    const answer = answerPriceListRequest('GET', list.etag.slice(2), list);
+    expect(answer).toEqual({
+      status: 304,
+      headers: {
+        etag: list.etag,
+        'cache-control': 'public, max-age=300',
+        'access-control-allow-origin': '*',
+        'last-modified': 'Sun, 01 Feb 2026 10:00:00 GMT',
+      },
+    });
+  });
+
+  it('leaves Last-Modified out when nothing was ever priced', () => {
+    const empty = renderPriceList({ records: [], writes: [] }, new Date('2026-06-01T00:00:00Z'));
+    expect(answerPriceListRequest('GET', undefined, empty).headers).not.toHaveProperty('last-modified');
+  });
+
+  it.each(['POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'])('answers %s with 405 and Allow', (method) => {
+    const answer = answerPriceListRequest(method, undefined, list);
+    expect(answer.status).toBe(405);
+    expect(answer.headers.allow).toBe('GET, HEAD');
+  });
+
+  it('answers 503 with Retry-After: 30 and no-store when no list can be served', () => {
+    const answer = answerPriceListRequest('GET', undefined, undefined);
+    expect(answer.status).toBe(503);
+    expect(answer.headers).toMatchObject({
+      'retry-after': '30',
+      'cache-control': 'no-store',
+      'content-type': 'text/plain; charset=utf-8',
+    });
+    expect(answer.body?.toString()).toBe('The price list is temporarily unavailable. Retry after 30 seconds.\n');
+  });
+
+  it('answers 429 with whole seconds to wait', () => {
+    const answer = tooManyRequests(12.2);
+    expect(answer.status).toBe(429);
+    expect(answer.headers).toMatchObject({ 'retry-after': '13', 'cache-control': 'no-store' });
+    expect(tooManyRequests(0).headers['retry-after']).toBe('1');
+  });
+});
+
+describe('renderPriceList', () => {
+  it('expires at the next scheduled instant', () => {
+    const records = [priceRecord({ validUntil: '2026-07-01T00:00:00Z' })];
+    const list = renderPriceList({ records, writes: [] }, new Date('2026-06-01T00:00:00Z'));
+    expect(list.expiresAtMs).toBe(Date.parse('2026-07-01T00:00:00Z'));
+    expect(renderPriceList({ records: [], writes: [] }, new Date()).expiresAtMs).toBe(Infinity);
+  });
+});

@@ -1,0 +1,177 @@
+import { priceRecord } from '../price-list/price-record.fixture';
+import type { PriceRecord } from '../price-list/price-record';
+import { planImport, type ImportPlan } from './plan-import';
+import { parsePriceBook, type PriceBook } from './price-book';
+
+const NOW = new Date('2026-06-01T12:00:00Z');
+const gp1 = { product_key: 'storage.gp1', unit_type: 'gib_hours', unit_count: 730 };
+
+function book(prices: object[], products: object[] = []): PriceBook {
+  const parsed = parsePriceBook({ prices, products });
+  if ('errors' in parsed) throw new Error(parsed.errors.join('\n'));
+  return parsed.book;
+}
+
+function plan(prices: object[], stored: PriceRecord[] = [], products: object[] = []): ImportPlan {
+  const planned = planImport(book(prices, products), stored, new Map(), NOW);
+  if ('errors' in planned) throw new Error(planned.errors.join('\n'));
+  return planned.plan;
+}
+
+function errors(prices: object[], stored: PriceRecord[] = []): readonly string[] {
+  const planned = planImport(book(prices), stored, new Map(), NOW);
+  return 'errors' in planned ? planned.errors : [];
+}
+
+describe('planImport', () => {
+  const current = priceRecord({ id: '10', amount: '0.0480', validFrom: '2026-01-01T00:00:00Z' });
+
+  it('inserts into an empty key, a past valid_from included (a backfill)', () => {
+    const result = plan([{ ...gp1, amount: '0.05', valid_from: '2025-01-01T00:00:00Z' }]);
+    expect(result.inserts).toEqual([
+      expect.objectContaining({
+        productKey: 'storage.gp1',
+        amount: '0.05',
+        validFrom: new Date('2025-01-01T00:00:00Z'),
+        validUntil: null,
+      }),
+    ]);
+    expect(result.ends).toEqual([]);
+  });
+
+  it('starts a price without valid_from now', () => {
+    expect(plan([{ ...gp1, amount: '0.05' }]).inserts[0].validFrom).toEqual(NOW);
+  });
+
+  it('changes nothing for an entry that restates a stored price', () => {
+    expect(plan([{ ...gp1, amount: '0.0480', valid_from: '2026-01-01T00:00:00Z' }], [current])).toEqual({
+      inserts: [],
+      ends: [],
+      availability: [],
+    });
+  });
+
+  it('changes nothing for an entry without valid_from that restates the price in force', () => {
+    expect(plan([{ ...gp1, amount: '0.0480' }], [current]).inserts).toEqual([]);
+  });
+
+  it('does not treat a different amount, unit count or window as a restatement', () => {
+    expect(errors([{ ...gp1, amount: '0.048', valid_from: '2026-01-01T00:00:00Z' }], [current])[0]).toContain(
+      'prices[0].valid_from: 2026-01-01T00:00:00Z is in the past',
+    );
+    expect(plan([{ ...gp1, amount: '0.0480', unit_count: 1 }], [current]).inserts).toHaveLength(1);
+  });
+
+  it('ends the open price at the valid_from of a scheduled change', () => {
+    const result = plan([{ ...gp1, amount: '0.0400', valid_from: '2027-01-01T00:00:00Z' }], [current]);
+    expect(result.inserts).toEqual([
+      expect.objectContaining({ amount: '0.0400', validFrom: new Date('2027-01-01T00:00:00Z'), validUntil: null }),
+    ]);
+    expect(result.ends).toEqual([{ id: '10', validUntil: new Date('2027-01-01T00:00:00Z'), supersededBy: 0 }]);
+  });
+
+  it('ends the open price now for a change without valid_from', () => {
+    const result = plan([{ ...gp1, amount: '0.0400' }], [current]);
+    expect(result.ends).toEqual([{ id: '10', validUntil: NOW, supersededBy: 0 }]);
+  });
+
+  it('restates a price that a scheduled change ended, so a book applies twice without change', () => {
+    const ended = priceRecord({ id: '10', amount: '0.0480', validUntil: '2027-01-01T00:00:00Z', supersededBy: '11' });
+    const next = priceRecord({ id: '11', amount: '0.0400', validFrom: '2027-01-01T00:00:00Z' });
+    const again = plan(
+      [
+        { ...gp1, amount: '0.0480', valid_from: '2026-01-01T00:00:00Z' },
+        { ...gp1, amount: '0.0400', valid_from: '2027-01-01T00:00:00Z' },
+      ],
+      [ended, next],
+    );
+    expect(again).toEqual({ inserts: [], ends: [], availability: [] });
+  });
+
+  it('chains entries of one key within a book, whatever their order in the file', () => {
+    const result = plan([
+      { ...gp1, amount: '2', valid_from: '2026-03-01T00:00:00Z' },
+      { ...gp1, amount: '1', valid_from: '2026-01-01T00:00:00Z' },
+    ]);
+    expect(result.inserts.map((i) => [i.amount, i.validUntil?.toISOString() ?? null, i.supersededBy])).toEqual([
+      ['1', '2026-03-01T00:00:00.000Z', 1],
+      ['2', null, null],
+    ]);
+  });
+
+  it('refuses a change to the past of a key that has records in that scope', () => {
+    const message = errors([{ ...gp1, amount: '0.05', valid_from: '2026-05-01T00:00:00Z' }], [current]);
+    expect(message).toEqual([expect.stringMatching(/^prices\[0\]\.valid_from: 2026-05-01T00:00:00Z is in the past/)]);
+  });
+
+  it('keeps scopes apart: an organization may be backfilled while the list has prices', () => {
+    const result = plan(
+      [{ ...gp1, organization_id: 'org_42', amount: '0.04', valid_from: '2026-01-01T00:00:00Z' }],
+      [current],
+    );
+    expect(result.inserts).toEqual([expect.objectContaining({ organizationId: 'org_42' })]);
+    expect(result.ends).toEqual([]);
+  });
+
+  it('refuses any other overlap, naming the entry and the price it overlaps', () => {
+    const closed = priceRecord({ id: '10', validFrom: '2026-01-01T00:00:00Z', validUntil: '2027-01-01T00:00:00Z' });
+    expect(errors([{ ...gp1, amount: '1', valid_from: '2026-09-01T00:00:00Z' }], [closed])[0]).toMatch(
+      /^prices\[0\]: overlaps the recorded price 0.0480 per 730 gib_hours from 2026-01-01T00:00:00Z until 2027-01-01T00:00:00Z of list price storage.gp1/,
+    );
+    const scheduled = priceRecord({ id: '12', validFrom: '2026-09-01T00:00:00Z' });
+    expect(errors([{ ...gp1, amount: '1', valid_from: '2026-07-01T00:00:00Z' }], [scheduled])[0]).toContain(
+      'prices[0]: overlaps',
+    );
+    expect(
+      errors([
+        { ...gp1, amount: '1', valid_from: '2026-07-01T00:00:00Z' },
+        { ...gp1, amount: '2', valid_from: '2026-07-01T00:00:00Z' },
+      ])[0],
+    ).toContain('prices[1]: overlaps the price 1 per 730 gib_hours from 2026-07-01T00:00:00Z');
+  });
+
+  it('refuses an entry without valid_from whose end is not after now', () => {
+    expect(errors([{ ...gp1, amount: '1', valid_until: '2026-06-01T00:00:00Z' }])[0]).toContain(
+      'prices[0].valid_until: 2026-06-01T00:00:00Z must be after valid_from',
+    );
+  });
+
+  it('returns every refusal, in entry order, and no plan', () => {
+    const planned = planImport(
+      book([
+        { ...gp1, amount: '1', valid_from: '2026-05-01T00:00:00Z' },
+        { ...gp1, product_key: 'storage.io1', amount: '1' },
+        { ...gp1, amount: '2', valid_from: '2026-04-01T00:00:00Z' },
+      ]),
+      [current],
+      new Map(),
+      NOW,
+    );
+    expect('errors' in planned && planned.errors.map((e) => e.split(':')[0])).toEqual([
+      'prices[0].valid_from',
+      'prices[2].valid_from',
+    ]);
+  });
+
+  it('changes availability only where it differs (no row means on sale)', () => {
+    const planned = planImport(
+      book(
+        [],
+        [
+          { product_key: 'storage.io1', on_sale: false },
+          { product_key: 'storage.gp1', on_sale: true },
+          { product_key: 'storage.st1', on_sale: true },
+        ],
+      ),
+      [],
+      new Map([
+        ['storage.io1', false],
+        ['storage.st1', false],
+      ]),
+      NOW,
+    );
+    expect('plan' in planned && planned.plan.availability).toEqual([
+      { index: 2, productKey: 'storage.st1', onSale: true },
+    ]);
+  });
+});

@@ -1,0 +1,128 @@
+import { parsePriceBook } from './price-book';
+
+const good = {
+  product_key: 'compute.g2.4',
+  unit_type: 'seconds',
+  unit_count: 3600,
+  amount: '0.0610',
+  valid_from: '2027-01-01T00:00:00Z',
+  valid_until: null,
+};
+
+function errorsOf(json: unknown): readonly string[] {
+  const parsed = parsePriceBook(json);
+  return 'errors' in parsed ? parsed.errors : [];
+}
+
+describe('parsePriceBook', () => {
+  it('reads a book with products and prices', () => {
+    const parsed = parsePriceBook({
+      description: 'x',
+      products: [{ product_key: 'storage.io1', on_sale: false }],
+      prices: [
+        good,
+        {
+          ...good,
+          product_key: 'storage.gp1',
+          unit_type: 'gib_hours',
+          organization_id: 'org_42',
+          valid_from: undefined,
+        },
+      ],
+    });
+    expect(parsed).toEqual({
+      book: {
+        products: [{ index: 0, productKey: 'storage.io1', onSale: false }],
+        prices: [
+          {
+            index: 0,
+            productKey: 'compute.g2.4',
+            organizationId: null,
+            unitType: 'seconds',
+            unitCount: 3600,
+            amount: '0.0610',
+            validFrom: new Date('2027-01-01T00:00:00Z'),
+            validUntil: null,
+          },
+          {
+            index: 1,
+            productKey: 'storage.gp1',
+            organizationId: 'org_42',
+            unitType: 'gib_hours',
+            unitCount: 3600,
+            amount: '0.0610',
+            validFrom: null,
+            validUntil: null,
+          },
+        ],
+      },
+    });
+  });
+
+  it.each([
+    [{ amount: 0.061 }, 'prices[1].amount: must be a JSON string'],
+    [{ amount: '-1' }, 'prices[1].amount: "-1" is not a decimal amount'],
+    [{ amount: '+1' }, 'prices[1].amount: "+1" is not a decimal amount'],
+    [{ amount: '1e-3' }, 'prices[1].amount: "1e-3" is not a decimal amount'],
+    [{ amount: '00.5' }, 'prices[1].amount: "00.5" is not a decimal amount'],
+    [{ amount: '.5' }, 'prices[1].amount: ".5" is not a decimal amount'],
+    [{ amount: '1.' }, 'prices[1].amount: "1." is not a decimal amount'],
+    [{ amount: '' }, 'prices[1].amount: "" is not a decimal amount'],
+    [{ amount: ' 1' }, 'prices[1].amount: " 1" is not a decimal amount'],
+    [{ unit_count: 0 }, 'prices[1].unit_count: must be a positive JSON integer'],
+    [{ unit_count: 1.5 }, 'prices[1].unit_count: must be a positive JSON integer'],
+    [{ unit_count: '3600' }, 'prices[1].unit_count: must be a positive JSON integer'],
+    [{ unit_count: 2 ** 31 }, 'prices[1].unit_count: must be a positive JSON integer'],
+    [{ unit_type: 'hours' }, 'prices[1].unit_type: must be one of'],
+    [{ unit_type: 'gib_hours' }, 'prices[1].unit_type: family compute_instance is billed in seconds, not gib_hours'],
+    [{ product_key: 'compute.G2' }, 'prices[1].product_key: "compute.G2" is not compute.<instance_type>'],
+    [{ product_key: 'storage.gp2' }, 'prices[1].product_key: "storage.gp2" has no storage class'],
+    [{ product_key: 7 }, 'prices[1].product_key: must be a string'],
+    [{ organization_id: '' }, 'prices[1].organization_id: must be 1 to 64'],
+    [{ organization_id: null }, 'prices[1].organization_id: must be 1 to 64'],
+    [{ valid_from: '2027-01-01T00:00:00' }, 'prices[1].valid_from: must be an RFC 3339 timestamp with an offset'],
+    [{ valid_from: null }, 'prices[1].valid_from: must be an RFC 3339 timestamp'],
+    [{ valid_until: '2026-12-31T00:00:00Z' }, 'prices[1].valid_until: must be after valid_from'],
+    [{ valid_until: '2027-01-01T00:00:00Z' }, 'prices[1].valid_until: must be after valid_from'],
+    [{ currency: 'EUR' }, 'prices[1]: unknown field "currency"'],
+  ])('refuses %j naming the entry', (change, message) => {
+    const errors = errorsOf({ prices: [good, { ...good, ...change }] });
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toContain(message);
+  });
+
+  it('reports every problem, not just the first', () => {
+    const errors = errorsOf({
+      prices: [
+        { ...good, amount: 1 },
+        { ...good, unit_count: 0, valid_from: 'x' },
+      ],
+    });
+    expect(errors.map((e) => e.split(':')[0])).toEqual([
+      'prices[0].amount',
+      'prices[1].unit_count',
+      'prices[1].valid_from',
+    ]);
+  });
+
+  it.each([
+    [[], 'price book: must be a JSON object'],
+    [null, 'price book: must be a JSON object'],
+    [{ prices: {} }, 'prices: must be an array'],
+    [{ price: [] }, 'price book: unknown field "price"'],
+    [{ prices: [1] }, 'prices[0]: must be an object'],
+    [{ products: [{ product_key: 'storage.io1' }] }, 'products[0].on_sale: must be true or false'],
+    [
+      {
+        products: [
+          { product_key: 'storage.io1', on_sale: false },
+          { product_key: 'storage.io1', on_sale: true },
+        ],
+      },
+      'products[1].product_key: "storage.io1" is already listed at products[0]',
+    ],
+    [{ description: 3 }, 'description: must be a string'],
+  ])('refuses the book %j', (json, message) => {
+    expect(errorsOf(json).join('\n')).toContain(message);
+  });
+});

@@ -1,0 +1,136 @@
+import { buildPriceList, lastChangedAt, nextTransitionAfter } from './build-price-list';
+import { priceRecord } from './price-record.fixture';
+
+const at = (iso: string): Date => new Date(iso);
+
+describe('buildPriceList', () => {
+  it('lists families in the order of section 2.4 and leaves out families without a current price', () => {
+    const records = [
+      priceRecord({
+        productKey: 'observability.ingested_sample',
+        unitType: 'samples',
+        unitCount: 1000000,
+        amount: '0.000012',
+      }),
+      priceRecord({ productKey: 'network.vpc_egress', unitType: 'gb', unitCount: 1, amount: '0.01' }),
+      priceRecord({ productKey: 'compute.g2.4', unitType: 'seconds', unitCount: 3600, amount: '0.0610' }),
+      priceRecord({ productKey: 'storage.snapshot', amount: '0.02' }),
+      priceRecord({ productKey: 'network.floating_ip', unitType: 'seconds', unitCount: 3600, amount: '0.005' }),
+    ];
+    const list = buildPriceList({ records, writes: [] }, at('2026-06-01T00:00:00Z'));
+    expect(list.families.map((f) => f.family)).toEqual([
+      'compute_instance',
+      'network_floating_ip',
+      'network_vpc_egress',
+      'storage_snapshot',
+      'observability_ingested_sample',
+    ]);
+  });
+
+  it('orders prices by product key with numeric parts compared as numbers', () => {
+    const keys = ['compute.g2.16', 'compute.m3.2', 'compute.g2.2', 'compute.g2.4'];
+    const records = keys.map((productKey) => priceRecord({ productKey, unitType: 'seconds', unitCount: 3600 }));
+    const list = buildPriceList({ records, writes: [] }, at('2026-06-01T00:00:00Z'));
+    expect(list.families[0].prices.map((p) => p.product_key)).toEqual([
+      'compute.g2.2',
+      'compute.g2.4',
+      'compute.g2.16',
+      'compute.m3.2',
+    ]);
+  });
+
+  it('serializes to exactly the documented shape, dimensions only where the family has them', () => {
+    const records = [
+      priceRecord({
+        productKey: 'compute.g2.4',
+        unitType: 'seconds',
+        unitCount: 3600,
+        amount: '0.0610',
+        validUntil: '2027-01-01T00:00:00Z',
+      }),
+      priceRecord({ productKey: 'storage.gp1', amount: '0.0480', recordedAt: at('2026-02-03T04:05:06.789Z') }),
+      priceRecord({ productKey: 'network.vpc_ingress', unitType: 'gb', unitCount: 1, amount: '0' }),
+    ];
+    const list = buildPriceList({ records, writes: [at('2026-02-03T04:05:06.789Z')] }, at('2026-06-01T00:00:00Z'));
+    expect(JSON.stringify(list)).toBe(
+      '{"currency":"EUR","amounts_exclude_vat":true,"last_changed":"2026-02-03T04:05:06.789Z","families":[' +
+        '{"family":"compute_instance","prices":[{"product_key":"compute.g2.4","dimensions":{"instance_type":"g2.4"},' +
+        '"unit_type":"seconds","unit_count":3600,"amount":"0.0610","valid_from":"2026-01-01T00:00:00Z","valid_until":"2027-01-01T00:00:00Z"}]},' +
+        '{"family":"network_vpc_ingress","prices":[{"product_key":"network.vpc_ingress","unit_type":"gb","unit_count":1,' +
+        '"amount":"0","valid_from":"2026-01-01T00:00:00Z","valid_until":null}]},' +
+        '{"family":"storage_volume","prices":[{"product_key":"storage.gp1","dimensions":{"storage_class":"gp1"},' +
+        '"unit_type":"gib_hours","unit_count":730,"amount":"0.0480","valid_from":"2026-01-01T00:00:00Z","valid_until":null}]}]}',
+    );
+    expect(list.families[1].prices[0]).not.toHaveProperty('dimensions');
+  });
+
+  it('keeps amounts as set: trailing zeros, many decimals, never exponent form', () => {
+    const records = [
+      priceRecord({ productKey: 'storage.gp1', amount: '0.000000012' }),
+      priceRecord({ productKey: 'storage.io1', amount: '12.50000' }),
+    ];
+    const list = buildPriceList({ records, writes: [] }, at('2026-06-01T00:00:00Z'));
+    expect(list.families[0].prices.map((p) => p.amount)).toEqual(['0.000000012', '12.50000']);
+  });
+
+  it('lists only prices in effect: valid_from inclusive, valid_until exclusive', () => {
+    const old = priceRecord({ amount: '1', validFrom: '2026-01-01T00:00:00Z', validUntil: '2026-07-01T00:00:00Z' });
+    const next = priceRecord({ amount: '2', validFrom: '2026-07-01T00:00:00Z' });
+    const history = { records: [old, next], writes: [] };
+    const amountsAt = (iso: string) =>
+      buildPriceList(history, at(iso)).families.flatMap((f) => f.prices.map((p) => p.amount));
+    expect(amountsAt('2025-12-31T23:59:59.999Z')).toEqual([]);
+    expect(amountsAt('2026-01-01T00:00:00Z')).toEqual(['1']);
+    expect(amountsAt('2026-06-30T23:59:59.999Z')).toEqual(['1']);
+    expect(amountsAt('2026-07-01T00:00:00Z')).toEqual(['2']); // exactly one price at the boundary
+  });
+
+  it('never lists organization prices', () => {
+    const records = [priceRecord({ organizationId: 'org_42', amount: '0.01' })];
+    const list = buildPriceList({ records, writes: [] }, at('2026-06-01T00:00:00Z'));
+    expect(list.families).toEqual([]);
+    expect(list.last_changed).toBeNull();
+  });
+
+  it('has last_changed null and no families when nothing was ever priced', () => {
+    expect(JSON.stringify(buildPriceList({ records: [], writes: [] }, at('2026-06-01T00:00:00Z')))).toBe(
+      '{"currency":"EUR","amounts_exclude_vat":true,"last_changed":null,"families":[]}',
+    );
+  });
+});
+
+describe('lastChangedAt', () => {
+  const record = priceRecord({ validFrom: '2026-03-01T00:00:00Z', validUntil: '2026-09-01T00:00:00Z' });
+
+  it('is the latest write, valid_from or valid_until that has passed', () => {
+    const history = { records: [record], writes: [at('2026-02-01T00:00:00Z')] };
+    expect(lastChangedAt(history, at('2026-02-15T00:00:00Z'))).toEqual(at('2026-02-01T00:00:00Z'));
+    expect(lastChangedAt(history, at('2026-03-01T00:00:00Z'))).toEqual(at('2026-03-01T00:00:00Z'));
+    expect(lastChangedAt(history, at('2026-12-01T00:00:00Z'))).toEqual(at('2026-09-01T00:00:00Z'));
+  });
+
+  it('counts a write that removed a record (a withdrawal) through the change log', () => {
+    const history = { records: [record], writes: [at('2026-02-01T00:00:00Z'), at('2026-04-01T00:00:00Z')] };
+    expect(lastChangedAt(history, at('2026-05-01T00:00:00Z'))).toEqual(at('2026-04-01T00:00:00Z'));
+  });
+
+  it('ignores organization records', () => {
+    const org = priceRecord({ organizationId: 'org_1', validFrom: '2026-05-01T00:00:00Z' });
+    expect(lastChangedAt({ records: [record, org], writes: [] }, at('2026-06-01T00:00:00Z'))).toEqual(
+      at('2026-03-01T00:00:00Z'),
+    );
+  });
+});
+
+describe('nextTransitionAfter', () => {
+  it('is the next valid_from or valid_until of a list price after the instant', () => {
+    const records = [
+      priceRecord({ validFrom: '2026-01-01T00:00:00Z', validUntil: '2026-07-01T00:00:00Z' }),
+      priceRecord({ productKey: 'storage.io1', validFrom: '2026-05-01T00:00:00Z' }),
+      priceRecord({ organizationId: 'org_1', validFrom: '2026-02-01T00:00:00Z' }),
+    ];
+    expect(nextTransitionAfter(records, at('2026-01-15T00:00:00Z'))).toEqual(at('2026-05-01T00:00:00Z'));
+    expect(nextTransitionAfter(records, at('2026-05-01T00:00:00Z'))).toEqual(at('2026-07-01T00:00:00Z'));
+    expect(nextTransitionAfter(records, at('2026-07-01T00:00:00Z'))).toBeNull();
+  });
+});
