@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import type { Server } from 'node:http';
 import { AppModule } from './app.module';
 import { setUpApp } from './app.setup';
 import { ConfigurationError, loadConfig } from './config/environment';
@@ -27,6 +28,9 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     logger.log(`${signal}: shutting down`);
+    // Nest's close() runs the shutdown hooks (the pool closes) before the server stops: stop
+    // the server first, which stops accepting and waits for the requests in flight.
+    await new Promise((resolve) => (app.getHttpServer() as Server).close(resolve));
     await app.close().catch((error: unknown) => logger.error(`closing the app: ${String(error)}`));
     await embedded?.stop();
     process.exit(0);
