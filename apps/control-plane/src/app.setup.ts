@@ -1,4 +1,10 @@
-import { ValidationPipe, type INestApplication, type ValidationError } from '@nestjs/common';
+import {
+  ValidationPipe,
+  type ArgumentMetadata,
+  type INestApplication,
+  type PipeTransform,
+  type ValidationError,
+} from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { AppConfig } from './config/environment';
 import { ApiError, ApiErrorCode } from './errors/api-error';
@@ -10,6 +16,7 @@ export function setUpApp(app: INestApplication, config: AppConfig): void {
   express.disable('x-powered-by');
   express.disable('etag'); // Express's own ETags would be strong tags of other responses
   app.useGlobalPipes(
+    new RefuseReservedKeysPipe(),
     new ValidationPipe({
       whitelist: true,
       forbidNonWhitelisted: true,
@@ -24,10 +31,32 @@ function invalidRequest(errors: ValidationError[]): ApiError {
   const fields = Object.fromEntries(
     errors.map((error) => [
       error.property,
-      Object.values(error.constraints ?? {}).map((message) =>
-        message.startsWith('property ') ? 'unknown field' : message,
-      ),
+      [
+        ...new Set(
+          Object.values(error.constraints ?? {}).map((message) =>
+            message.startsWith('property ') ? 'unknown field' : message,
+          ),
+        ),
+      ],
     ]),
   );
   return new ApiError(ApiErrorCode.InvalidRequest, `invalid request: ${Object.keys(fields).join(', ')}`, { fields });
+}
+
+const RESERVED_KEYS = ['__proto__', 'constructor', 'prototype'];
+
+/**
+ * class-transformer drops `__proto__`, `constructor` and `prototype` before the whitelist
+ * sees them, so a body with such a key would pass as if the key were not there: refuse it.
+ */
+class RefuseReservedKeysPipe implements PipeTransform {
+  transform(value: unknown, metadata: ArgumentMetadata): unknown {
+    if (metadata.type !== 'body' || typeof value !== 'object' || value === null) return value;
+    const reserved = RESERVED_KEYS.filter((key) => Object.prototype.hasOwnProperty.call(value, key));
+    if (reserved.length > 0) {
+      const fields = Object.fromEntries(reserved.map((key) => [key, ['unknown field']]));
+      throw new ApiError(ApiErrorCode.InvalidRequest, `invalid request: ${reserved.join(', ')}`, { fields });
+    }
+    return value;
+  }
 }

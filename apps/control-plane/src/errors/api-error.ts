@@ -1,6 +1,7 @@
 /** Codes of the host app's error envelope: `{ "error": { "code", "message", "details" } }`. */
 export enum ApiErrorCode {
   InvalidRequest = 'INVALID_REQUEST',
+  PayloadTooLarge = 'PAYLOAD_TOO_LARGE',
   Unauthenticated = 'UNAUTHENTICATED',
   NotFound = 'NOT_FOUND',
   MethodNotAllowed = 'METHOD_NOT_ALLOWED',

@@ -8,6 +8,7 @@ type Code = ApiErrorCode | PricingErrorCode;
 /** The one place where error codes become HTTP statuses. */
 const STATUS_OF: Record<Code, number> = {
   [ApiErrorCode.InvalidRequest]: HttpStatus.BAD_REQUEST,
+  [ApiErrorCode.PayloadTooLarge]: HttpStatus.PAYLOAD_TOO_LARGE,
   [ApiErrorCode.Unauthenticated]: HttpStatus.UNAUTHORIZED,
   [ApiErrorCode.NotFound]: HttpStatus.NOT_FOUND,
   [ApiErrorCode.MethodNotAllowed]: HttpStatus.METHOD_NOT_ALLOWED,
@@ -70,8 +71,23 @@ function fromHttpException(exception: HttpException): Envelope {
   if (status === 401) {
     return { status, code: ApiErrorCode.Unauthenticated, message: 'a valid bearer token is required', details: {} };
   }
-  if (status < 500) return { status: 400, code: ApiErrorCode.InvalidRequest, message: exception.message, details: {} };
+  if (status === 413) {
+    return { status, code: ApiErrorCode.PayloadTooLarge, message: 'the request body is too large', details: {} };
+  }
+  if (status < 500) {
+    // Nest's 400 for a body that is not JSON: the field at fault is the body itself.
+    if (isMalformedJson(exception)) {
+      const fields = { body: [`is not valid JSON: ${exception.message}`] };
+      return { status: 400, code: ApiErrorCode.InvalidRequest, message: 'invalid request: body', details: { fields } };
+    }
+    return { status: 400, code: ApiErrorCode.InvalidRequest, message: exception.message, details: {} };
+  }
   return { status: 500, code: ApiErrorCode.Internal, message: 'internal error', details: {} };
+}
+
+function isMalformedJson(exception: HttpException): boolean {
+  const cause = exception.cause as { type?: string } | undefined;
+  return cause?.type === 'entity.parse.failed';
 }
 
 /** Connection errors of pg and TypeORM: the database went away, nothing was written. */

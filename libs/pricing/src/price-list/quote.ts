@@ -17,8 +17,10 @@ const MAX_QUANTITY_DIGITS = 60;
 export type Quantity = string | bigint;
 
 export function parseQuantity(quantity: Quantity): Decimal | undefined {
-  const text = typeof quantity === 'bigint' ? quantity.toString() : quantity;
-  if (!QUANTITY.test(text) || text.replace('.', '').length > MAX_QUANTITY_DIGITS) return undefined;
+  // Untyped callers may pass a float: it is refused, as is anything but a string or a bigint.
+  const text: unknown = typeof quantity === 'bigint' ? quantity.toString() : quantity;
+  if (typeof text !== 'string' || !QUANTITY.test(text) || text.replace('.', '').length > MAX_QUANTITY_DIGITS)
+    return undefined;
   return new Exact(text);
 }
 

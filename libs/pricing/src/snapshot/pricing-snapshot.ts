@@ -16,10 +16,13 @@ export class PricingSnapshot {
   readonly listHistory: ListPriceHistory;
   private readonly listPrices = new Map<string, PriceRecord[]>();
   private readonly organizationPrices = new Map<string, PriceRecord[]>();
+  /** Keys priced in any scope, at any time. */
+  private readonly everPriced = new Set<string>();
 
   constructor(readonly data: PricingData) {
     const listRecords: PriceRecord[] = [];
     for (const record of data.records) {
+      this.everPriced.add(record.productKey);
       if (record.organizationId === null) {
         listRecords.push(record);
         push(this.listPrices, record.productKey, record);
@@ -49,10 +52,10 @@ export class PricingSnapshot {
     return this.data.availability.get(productKey) ?? true;
   }
 
-  /** A product is known when its key fits section 2.4 and it was ever priced or marked. */
+  /** A product is known when its key fits section 2.4 and it was ever priced (in any scope) or marked. */
   isKnown(productKey: string): boolean {
     if (!parseProductKey(productKey)) return false;
-    return this.listPrices.has(productKey) || this.data.availability.has(productKey);
+    return this.everPriced.has(productKey) || this.data.availability.has(productKey);
   }
 }
 
