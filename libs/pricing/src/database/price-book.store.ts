@@ -63,7 +63,8 @@ export async function readPriceBookVersion(dataSource: DataSource): Promise<stri
 
 /**
  * Applies a price book in one transaction, serialized with every other write: all of it, or,
- * when any entry is refused, nothing. The instant is the transaction's own `now()`.
+ * when any entry is refused, nothing. The instant is the transaction's own `now()`,
+ * rounded up to the millisecond.
  */
 export async function applyPriceBook(dataSource: DataSource, book: PriceBook): Promise<ImportResult> {
   return dataSource.transaction(async (db) => {
@@ -137,7 +138,13 @@ export async function priceBookIsEmpty(dataSource: DataSource): Promise<boolean>
 
 async function lockPriceBook(db: EntityManager): Promise<Date> {
   await db.query(`SELECT pg_advisory_xact_lock($1)`, [PRICE_BOOK_LOCK]);
-  const [{ now }]: { now: Date }[] = await db.query(`SELECT now() AS now`);
+  // now() has microseconds, a Date only milliseconds: rounded up, so that an end set at this
+  // instant is never before now() (the history trigger refuses an end in the past).
+  const [{ now }]: { now: Date }[] = await db.query(
+    `SELECT date_trunc('milliseconds', now())
+            + CASE WHEN now() > date_trunc('milliseconds', now()) THEN interval '1 millisecond' ELSE interval '0' END
+            AS now`,
+  );
   return now;
 }
 
@@ -248,8 +255,10 @@ async function writePlan(db: EntityManager, plan: ImportPlan, instant: Date): Pr
 
 /** Moves the version and notifies listening instances; the notification goes out on commit. */
 async function publishChange(db: EntityManager): Promise<string> {
+  // A top-level UPDATE would come back from TypeORM as [rows, rowCount]; as a CTE it is a SELECT.
   const rows: { version: string }[] = await db.query(
-    `UPDATE price_book_version SET version = version + 1 RETURNING version::text`,
+    `WITH moved AS (UPDATE price_book_version SET version = version + 1 RETURNING version)
+     SELECT version::text FROM moved`,
   );
   await db.query(`SELECT pg_notify($1, $2)`, [PRICE_BOOK_CHANNEL, rows[0].version]);
   return rows[0].version;

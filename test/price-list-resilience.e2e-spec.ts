@@ -1,0 +1,261 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { runCli } from './support/cli';
+import { applyBook, openDataSource, startTestApp, type TestApp } from './support/test-app';
+
+// GET /v1/pricing when the database goes away and comes back (design.md, "Public endpoint" and
+// "Running it"): the last snapshot is served for PRICING_MAX_STALENESS_S since it was last
+// confirmed, then 503; the app recovers by itself. A PostgreSQL of this file's own, stopped
+// and started again on the same port and data directory.
+
+const MAX_STALENESS_S = 3;
+const PATH = '/v1/pricing';
+
+/** The built startEmbeddedPostgres (`npm test` builds first, as for the CLI). */
+const EMBEDDED_POSTGRES = resolve(__dirname, '../dist/apps/control-plane/src/database/embedded-postgres.js');
+const URL_LINE = 'EMBEDDED_POSTGRES_URL ';
+
+/**
+ * Runs startEmbeddedPostgres in a child process: under Jest, embedded-postgres (ESM-only)
+ * cannot be required in-process (Jest's require refuses ES modules; only the global setup,
+ * outside the sandbox, can load it). The child stops the server when its stdin ends.
+ */
+const CHILD = `
+const { startEmbeddedPostgres } = require(process.argv[1]);
+startEmbeddedPostgres(process.argv[2], process.argv[3] ? { port: Number(process.argv[3]) } : {}).then(
+  (db) => {
+    process.stdout.write('${URL_LINE}' + db.url + '\\n');
+    process.stdin.on('end', () => db.stop().then(() => process.exit(0)));
+    process.stdin.resume();
+  },
+  (error) => {
+    console.error(error);
+    process.exit(1);
+  },
+);
+`;
+
+interface EmbeddedDatabase {
+  readonly url: string;
+  stop(): Promise<void>;
+}
+
+function startEmbeddedPostgres(dir: string, options: { port?: number } = {}): Promise<EmbeddedDatabase> {
+  return new Promise((resolveStart, reject) => {
+    const child = spawn(process.execPath, ['-e', CHILD, EMBEDDED_POSTGRES, dir, String(options.port ?? '')], {
+      cwd: resolve(__dirname, '..'),
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    const exited = new Promise<void>((done) => child.once('exit', () => done()));
+    let stdout = '';
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+      const found = new RegExp(`^${URL_LINE}(\\S+)\\n`, 'm').exec(stdout);
+      if (!found) return;
+      stdout = '';
+      resolveStart({ url: found[1], stop: () => (child.stdin.end(), exited) });
+    });
+    child.once('exit', (code) => reject(new Error(`embedded PostgreSQL exited (${code}): ${stderr}`)));
+  });
+}
+
+interface RawResponse {
+  readonly status: number;
+  readonly headers: IncomingHttpHeaders;
+  readonly body: Buffer;
+}
+
+function send(app: TestApp, path = PATH): Promise<RawResponse> {
+  return new Promise((resolve, reject) => {
+    if (!app.url) return reject(new Error('the app is not listening: start it with listen: true'));
+    const req = httpRequest(new URL(path, app.url), { agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+async function waitFor<T>(
+  what: string,
+  probe: () => Promise<T>,
+  done: (value: T) => boolean,
+  timeoutMs: number,
+  intervalMs = 50,
+): Promise<{ value: T; elapsedMs: number }> {
+  const started = performance.now();
+  for (;;) {
+    const value = await probe();
+    const elapsedMs = performance.now() - started;
+    if (done(value)) return { value, elapsedMs };
+    if (elapsedMs > timeoutMs) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
+}
+
+const expect503 = (res: RawResponse): void => {
+  expect(res.status).toBe(503);
+  expect(res.headers['retry-after']).toBe('30');
+  expect(res.headers['cache-control']).toBe('no-store');
+  expect(res.headers['content-type']).toMatch(/^text\/plain(;|$)/);
+  expect(res.headers.etag).toBeUndefined();
+  expect(res.body.length).toBeGreaterThan(0);
+};
+
+describe('GET /v1/pricing without its database', () => {
+  let dir: string;
+  let port: number;
+  let url: string;
+  let postgres: EmbeddedDatabase | undefined;
+  const apps: TestApp[] = [];
+
+  const startPostgres = async (): Promise<void> => {
+    postgres = await startEmbeddedPostgres(dir, { port });
+  };
+  const stopPostgres = async (): Promise<void> => {
+    await postgres?.stop();
+    postgres = undefined;
+  };
+
+  const start = async (options: { waitUntilReady?: boolean } = {}): Promise<TestApp> => {
+    const app = await startTestApp({
+      databaseUrl: url,
+      env: { PRICING_MAX_STALENESS_S: String(MAX_STALENESS_S) },
+      listen: true,
+      ...options,
+    });
+    apps.push(app);
+    return app;
+  };
+  const stop = async (app: TestApp): Promise<void> => {
+    apps.splice(apps.indexOf(app), 1);
+    await app.close();
+  };
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'price-list-resilience-'));
+    postgres = await startEmbeddedPostgres(dir);
+    url = postgres.url;
+    port = Number(new URL(url).port);
+    const migrated = await runCli(['migrate'], { DATABASE_URL: url });
+    expect(migrated.code).toBe(0);
+    const dataSource = await openDataSource(url);
+    try {
+      await applyBook(dataSource, {
+        prices: [
+          {
+            product_key: 'storage.gp1',
+            unit_type: 'gib_hours',
+            unit_count: 730,
+            amount: '0.0480',
+            valid_from: '2025-01-01T00:00:00Z',
+          },
+        ],
+      });
+    } finally {
+      await dataSource.destroy();
+    }
+  }, 60_000);
+
+  afterAll(async () => {
+    for (const app of apps.splice(0)) await app.close();
+    await stopPostgres();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  }, 30_000);
+
+  it('keeps serving the last list while within PRICING_MAX_STALENESS_S, then 503, then recovers by itself', async () => {
+    const app = await start();
+    const served = await send(app);
+    expect(served.status).toBe(200);
+    const etag = served.headers.etag;
+    expect(etag).toMatch(/^W\/"/);
+
+    const stoppedAt = performance.now();
+    await stopPostgres();
+
+    // Within the window: the same list, and still ready (losing the database alone is no reason).
+    const during = await send(app);
+    expect(performance.now() - stoppedAt).toBeLessThan((MAX_STALENESS_S - 1) * 1000);
+    expect(during.status).toBe(200);
+    expect(during.headers.etag).toBe(etag);
+    expect(during.body.equals(served.body)).toBe(true);
+    expect((await send(app, '/health/ready')).status).toBe(200);
+    const { value: unreachable } = await waitFor(
+      'the app to notice the database is gone',
+      () => send(app, '/health/ready'),
+      (res) => JSON.parse(res.body.toString('utf8')).database.reachable === false,
+      MAX_STALENESS_S * 1000,
+    );
+    expect(unreachable.status).toBe(200);
+    expect((await send(app)).headers.etag).toBe(etag);
+
+    // After the window: 503, and not ready.
+    const { value: unavailable } = await waitFor(
+      'the list to become too stale',
+      () => send(app),
+      (res) => res.status !== 200,
+      (MAX_STALENESS_S + 2) * 1000,
+    );
+    // confirmed at most ~1 s (the check interval) before the stop
+    expect(performance.now() - stoppedAt).toBeGreaterThan((MAX_STALENESS_S - 1.5) * 1000);
+    expect503(unavailable);
+    expect((await send(app, '/health/ready')).status).toBe(503);
+    expect((await send(app, '/health/live')).status).toBe(200);
+
+    // The database is back on the same port: the app recovers without a restart.
+    await startPostgres();
+    const { value: recovered } = await waitFor(
+      'the app to recover',
+      () => send(app),
+      (res) => res.status === 200,
+      10_000,
+    );
+    expect(recovered.headers.etag).toBe(etag);
+    expect(recovered.body.equals(served.body)).toBe(true);
+    expect((await send(app, '/health/ready')).status).toBe(200);
+    await stop(app);
+  }, 30_000);
+
+  it('an app started while the database is down answers 503, then serves once the database is up', async () => {
+    await stopPostgres();
+    const app = await start({ waitUntilReady: false });
+    expect503(await send(app));
+    expect((await send(app, '/health/live')).status).toBe(200);
+    expect((await send(app, '/health/ready')).status).toBe(503);
+
+    await startPostgres();
+    const { value } = await waitFor(
+      'the app to load prices',
+      () => send(app),
+      (res) => res.status === 200,
+      10_000,
+    );
+    expect(value.headers['content-type']).toBe('application/json');
+    expect(JSON.parse(value.body.toString('utf8')).families).toEqual([
+      {
+        family: 'storage_volume',
+        prices: [
+          {
+            product_key: 'storage.gp1',
+            dimensions: { storage_class: 'gp1' },
+            unit_type: 'gib_hours',
+            unit_count: 730,
+            amount: '0.0480',
+            valid_from: '2025-01-01T00:00:00Z',
+            valid_until: null,
+          },
+        ],
+      },
+    ]);
+    expect((await send(app, '/health/ready')).status).toBe(200);
+    await stop(app);
+  }, 30_000);
+});
