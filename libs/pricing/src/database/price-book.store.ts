@@ -136,16 +136,20 @@ export async function priceBookIsEmpty(dataSource: DataSource): Promise<boolean>
   return rows[0].empty;
 }
 
+/**
+ * Takes the price book lock and returns the write's instant: the time the lock was granted, so
+ * that serialized writes have increasing instants, rounded up to the millisecond (a Date has no
+ * microseconds), so that it is never before the transaction's now(), which the history trigger
+ * checks ends against.
+ */
 async function lockPriceBook(db: EntityManager): Promise<Date> {
   await db.query(`SELECT pg_advisory_xact_lock($1)`, [PRICE_BOOK_LOCK]);
-  // now() has microseconds, a Date only milliseconds: rounded up, so that an end set at this
-  // instant is never before now() (the history trigger refuses an end in the past).
-  const [{ now }]: { now: Date }[] = await db.query(
-    `SELECT date_trunc('milliseconds', now())
-            + CASE WHEN now() > date_trunc('milliseconds', now()) THEN interval '1 millisecond' ELSE interval '0' END
-            AS now`,
+  const [{ instant }]: { instant: Date }[] = await db.query(
+    `SELECT date_trunc('milliseconds', t) + CASE WHEN t > date_trunc('milliseconds', t)
+              THEN interval '1 millisecond' ELSE interval '0' END AS instant
+       FROM statement_timestamp() AS t`,
   );
-  return now;
+  return instant;
 }
 
 async function readRecords(db: EntityManager): Promise<PriceRecord[]> {

@@ -99,6 +99,15 @@ describe('planImport', () => {
     ]);
   });
 
+  it('links prices of one book where one ends as the next starts, as a scheduled change (a restore)', () => {
+    const result = plan([
+      { ...gp1, amount: '1', valid_from: '2026-01-01T00:00:00Z', valid_until: '2027-01-01T00:00:00Z' },
+      { ...gp1, amount: '2', valid_from: '2027-01-01T00:00:00Z' },
+      { ...gp1, amount: '3', valid_from: '2028-01-01T00:00:00Z', valid_until: '2029-01-01T00:00:00Z' },
+    ]);
+    expect(result.inserts.map((i) => i.supersededBy)).toEqual([1, 2, null]);
+  });
+
   it('refuses a change to the past of a key that has records in that scope', () => {
     const message = errors([{ ...gp1, amount: '0.05', valid_from: '2026-05-01T00:00:00Z' }], [current]);
     expect(message).toEqual([expect.stringMatching(/^prices\[0\]\.valid_from: 2026-05-01T00:00:00Z is in the past/)]);

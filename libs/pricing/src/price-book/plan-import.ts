@@ -53,7 +53,7 @@ interface Slot {
  * - a price starting inside the window of an open price of the same key and scope ends it
  *   at its `valid_from`; any other overlap is refused.
  * Entries of one key and scope apply in `valid_from` order, so the order in the file does not
- * matter. Returns every refusal, named by entry, or a plan; never a partial plan.
+ * matter; two of them where one ends as the next starts are a scheduled change. Returns every refusal, named by entry, or a plan; never a partial plan.
  */
 export function planImport(
   book: PriceBook,
@@ -135,6 +135,15 @@ export function planImport(
       validUntil: until,
       supersededBy: null,
     });
+    // A price of this book that ends where this one starts is a scheduled change written out
+    // (as an export writes it): link them, as if this one had ended it.
+    const predecessor = scopeSlots.find(
+      (slot) => slot.newIndex !== null && slot.supersededBy === null && slot.validUntil?.getTime() === from.getTime(),
+    );
+    if (predecessor && predecessor.newIndex !== null) {
+      predecessor.supersededBy = newIndex;
+      inserts[predecessor.newIndex].supersededBy = newIndex;
+    }
     if (endsOpenPrice) {
       open.validUntil = from;
       open.supersededBy = newIndex;

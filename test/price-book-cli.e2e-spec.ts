@@ -1,0 +1,1305 @@
+import { loadPricingData, PricingSnapshot, renderPriceList } from '@app/pricing';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { Client, type Notification } from 'pg';
+import request from 'supertest';
+import type { DataSource } from 'typeorm';
+import { runCli, type CliResult } from './support/cli';
+import { applyBook, dumpDatabase, openDataSource, startTestApp } from './support/test-app';
+import { createTestDatabase, type TestDatabase } from './support/test-database';
+
+// End-to-end tests of the price book CLI (design.md, "Price book CLI"), through the built CLI
+// (dist/), against a database of their own. Every refusal is checked to leave the database as it was.
+
+const SAMPLE = resolve(__dirname, '../apps/control-plane/sample/price-book.json');
+const CHANNEL = 'pricing_price_book_changed';
+const DAY = 86_400_000;
+
+let workDir: string;
+let fileCount = 0;
+
+beforeAll(async () => {
+  workDir = await mkdtemp(join(tmpdir(), 'price-book-cli-'));
+});
+
+afterAll(async () => {
+  if (workDir) await rm(workDir, { recursive: true, force: true });
+});
+
+/** Writes a price book (an object as JSON, or raw text) to a file of its own. */
+async function bookFile(book: unknown): Promise<string> {
+  const path = join(workDir, `book-${++fileCount}.json`);
+  await writeFile(path, typeof book === 'string' ? book : JSON.stringify(book, null, 2));
+  return path;
+}
+
+async function sampleBook(): Promise<unknown> {
+  return JSON.parse(await readFile(SAMPLE, 'utf8'));
+}
+
+/** Runs the tasks, at most `limit` at a time, and returns their results in order. */
+async function inParallel<T>(tasks: readonly (() => Promise<T>)[], limit = 3): Promise<T[]> {
+  const results: T[] = new Array<T>(tasks.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < tasks.length) {
+      const index = next++;
+      results[index] = await tasks[index]();
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, tasks.length) }, worker));
+  return results;
+}
+
+/** An instant `days` from now, to the second, in RFC 3339. */
+function inDays(days: number): string {
+  const ms = Math.floor((Date.now() + days * DAY) / 1000) * 1000;
+  return new Date(ms).toISOString().replace('.000Z', 'Z');
+}
+
+interface Row {
+  id: string;
+  product_key: string;
+  organization_id: string | null;
+  unit_type: string;
+  unit_count: number;
+  amount: string;
+  valid_from: Date;
+  valid_until: Date | null;
+  recorded_at: Date;
+  superseded_by: string | null;
+}
+
+/** The records of one key and scope, oldest first. */
+async function recordsOf(dataSource: DataSource, productKey: string, organizationId: string | null = null) {
+  const rows: Row[] = await dataSource.query(
+    `SELECT id::text, product_key, organization_id, unit_type, unit_count, amount::text, valid_from, valid_until,
+            recorded_at, superseded_by::text
+       FROM price_record WHERE product_key = $1 AND organization_id IS NOT DISTINCT FROM $2 ORDER BY valid_from`,
+    [productKey, organizationId],
+  );
+  return rows;
+}
+
+async function versionOf(dataSource: DataSource): Promise<string> {
+  const rows: { version: string }[] = await dataSource.query(`SELECT version::text FROM price_book_version`);
+  return rows[0].version;
+}
+
+function price(productKey: string, amount: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  const unit = productKey.startsWith('storage.')
+    ? { unit_type: 'gib_hours', unit_count: 730 }
+    : productKey.startsWith('network.vpc_')
+      ? { unit_type: 'gb', unit_count: 1 }
+      : { unit_type: 'seconds', unit_count: 3600 };
+  return { product_key: productKey, ...unit, amount, ...extra };
+}
+
+/** A database of its own with a DataSource on it, and CLI runs against it. */
+interface Fixture {
+  db: TestDatabase;
+  dataSource: DataSource;
+  cli(...args: string[]): Promise<CliResult>;
+  import(book: unknown): Promise<CliResult>;
+  /** Runs the CLI, expects exit code 1 and the message, and the database exactly as before. */
+  expectRefused(args: string[], message: string | RegExp): Promise<CliResult>;
+  close(): Promise<void>;
+}
+
+async function fixture(): Promise<Fixture> {
+  const db = await createTestDatabase();
+  const dataSource = await openDataSource(db.url);
+  const cli = (...args: string[]) => runCli(args, { DATABASE_URL: db.url });
+  return {
+    db,
+    dataSource,
+    cli,
+    import: async (book: unknown) => cli('import', await bookFile(book)),
+    async expectRefused(args, message) {
+      const before = await dumpDatabase(dataSource);
+      const result = await cli(...args);
+      expect({ code: result.code, stdout: result.stdout }).toEqual({ code: 1, stdout: '' });
+      if (typeof message === 'string') expect(result.stderr).toContain(message);
+      else expect(result.stderr).toMatch(message);
+      expect(await dumpDatabase(dataSource)).toBe(before);
+      return result;
+    },
+    async close() {
+      if (dataSource.isInitialized) await dataSource.destroy();
+      await db.drop();
+    },
+  };
+}
+
+function expectApplied(result: CliResult): void {
+  expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
+  expect(result.stdout).toMatch(/^applied at \d{4}-\d\d-\d\dT[\d:.]+Z: /);
+}
+
+function expectNothingToChange(result: CliResult): void {
+  expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
+  expect(result.stdout).toMatch(/^nothing to change: everything in .* is already recorded\n$/);
+}
+
+describe('import of the sample book', () => {
+  let f: Fixture;
+  beforeAll(async () => (f = await fixture()));
+  afterAll(() => f?.close());
+
+  it('loads the sample book into an empty database', async () => {
+    expect(await versionOf(f.dataSource)).toBe('1');
+    const result = await f.cli('import', SAMPLE);
+    expectApplied(result);
+    // 21 prices; storage.io1 and storage.st1 are already not on sale (the migration).
+    expect(result.stdout).toMatch(/: 21 prices set, 0 ended, 0 availability changes \(version 2\)\n$/);
+    expect(await versionOf(f.dataSource)).toBe('2');
+
+    const count: { n: number }[] = await f.dataSource.query(`SELECT count(*)::int AS n FROM price_record`);
+    expect(count[0].n).toBe(21);
+    const ingested = await recordsOf(f.dataSource, 'observability.ingested_sample');
+    expect(ingested).toHaveLength(1);
+    expect(ingested[0]).toMatchObject({ unit_type: 'samples', unit_count: 1000000, amount: '0.000012' });
+    expect((await recordsOf(f.dataSource, 'network.vpc_ingress'))[0].amount).toBe('0');
+    expect((await recordsOf(f.dataSource, 'storage.gp1'))[0].amount).toBe('0.0480');
+
+    // compute.g2.4 has a scheduled change on 2027-01-01: the first price ends there and links to it.
+    const g24 = await recordsOf(f.dataSource, 'compute.g2.4');
+    expect(g24.map((r) => [r.amount, r.valid_from.toISOString(), r.valid_until?.toISOString() ?? null])).toEqual([
+      ['0.0610', '2026-01-01T00:00:00.000Z', '2027-01-01T00:00:00.000Z'],
+      ['0.0590', '2027-01-01T00:00:00.000Z', null],
+    ]);
+    expect(g24[0].superseded_by).toBe(g24[1].id);
+    expect(g24[1].superseded_by).toBeNull();
+
+    const availability: { product_key: string; on_sale: boolean }[] = await f.dataSource.query(
+      `SELECT product_key, on_sale FROM product_availability ORDER BY product_key`,
+    );
+    expect(availability).toEqual([
+      { product_key: 'storage.io1', on_sale: false },
+      { product_key: 'storage.st1', on_sale: false },
+    ]);
+  });
+
+  it('importing the sample book again changes nothing', async () => {
+    const before = await dumpDatabase(f.dataSource);
+    expectNothingToChange(await f.cli('import', SAMPLE));
+    expect(await dumpDatabase(f.dataSource)).toBe(before);
+    expect(await versionOf(f.dataSource)).toBe('2');
+  });
+});
+
+describe('refused price books: exit 1, the entry named, nothing written', () => {
+  let f: Fixture;
+  const good = (key: string) => price(key, '0.0100', { valid_from: inDays(30) });
+
+  // Each bad entry is the fourth of the book (prices[3]), after three good ones.
+  const badEntries: [string, Record<string, unknown>, string | RegExp][] = [
+    ['amount as a JSON number', price('compute.x1.1', '', { amount: 0.05 }), 'prices[3].amount: must be a JSON string'],
+    ['amount with a minus sign', price('compute.x1.1', '-0.05'), 'prices[3].amount: "-0.05" is not a decimal amount'],
+    ['amount with a plus sign', price('compute.x1.1', '+0.05'), 'prices[3].amount: "+0.05" is not a decimal amount'],
+    ['amount with an exponent', price('compute.x1.1', '1e-3'), 'prices[3].amount: "1e-3" is not a decimal amount'],
+    ['amount with leading zeros', price('compute.x1.1', '00.5'), 'prices[3].amount: "00.5" is not a decimal amount'],
+    ['amount with a leading zero', price('compute.x1.1', '05'), 'prices[3].amount: "05" is not a decimal amount'],
+    ['empty amount', price('compute.x1.1', ''), 'prices[3].amount: "" is not a decimal amount'],
+    ['amount with a bare point', price('compute.x1.1', '1.'), 'prices[3].amount: "1." is not a decimal amount'],
+    ['amount without integer part', price('compute.x1.1', '.5'), 'prices[3].amount: ".5" is not a decimal amount'],
+    ['amount with spaces', price('compute.x1.1', ' 0.5'), 'prices[3].amount: " 0.5" is not a decimal amount'],
+    ['amount "NaN"', price('compute.x1.1', 'NaN'), 'prices[3].amount: "NaN" is not a decimal amount'],
+    ['missing amount', { product_key: 'compute.x1.1', unit_type: 'seconds', unit_count: 3600 }, 'prices[3].amount:'],
+    ['unit_count 0', price('compute.x1.1', '1', { unit_count: 0 }), 'prices[3].unit_count: must be a positive'],
+    ['negative unit_count', price('compute.x1.1', '1', { unit_count: -3600 }), 'prices[3].unit_count: must be'],
+    ['fractional unit_count', price('compute.x1.1', '1', { unit_count: 1.5 }), 'prices[3].unit_count: must be'],
+    ['unit_count as a string', price('compute.x1.1', '1', { unit_count: '3600' }), 'prices[3].unit_count: must be'],
+    [
+      'wrong unit type for the family',
+      price('compute.x1.1', '1', { unit_type: 'gib_hours' }),
+      'prices[3].unit_type: family compute_instance is billed in seconds, not gib_hours',
+    ],
+    [
+      'a storage class billed in gb',
+      price('storage.gp1', '1', { unit_type: 'gb' }),
+      'prices[3].unit_type: family storage_volume is billed in gib_hours, not gb',
+    ],
+    ['unknown unit type', price('compute.x1.1', '1', { unit_type: 'hours' }), 'prices[3].unit_type: must be one of'],
+    ['upper-case instance type', price('compute.G2', '1'), 'prices[3].product_key: "compute.G2" is not compute.'],
+    ['undotted instance type', price('compute.g2', '1'), 'prices[3].product_key: "compute.g2" is not compute.'],
+    ['unknown storage class', price('storage.xx1', '1'), 'prices[3].product_key: "storage.xx1" has no storage class'],
+    ['unknown family', price('foo.bar', '1'), 'prices[3].product_key: "foo.bar" fits no product family'],
+    ['missing product key', { unit_type: 'seconds', unit_count: 1, amount: '1' }, 'prices[3].product_key: must be'],
+    ['unknown field', price('compute.x1.1', '1', { currency: 'EUR' }), 'prices[3]: unknown field "currency"'],
+    [
+      'valid_until equal to valid_from',
+      price('compute.x1.1', '1', { valid_from: '2030-01-01T00:00:00Z', valid_until: '2030-01-01T00:00:00Z' }),
+      'prices[3].valid_until: must be after valid_from',
+    ],
+    [
+      'valid_until before valid_from',
+      price('compute.x1.1', '1', { valid_from: '2030-01-01T00:00:00Z', valid_until: '2029-01-01T00:00:00Z' }),
+      'prices[3].valid_until: must be after valid_from',
+    ],
+    [
+      'valid_from without offset',
+      price('compute.x1.1', '1', { valid_from: '2030-01-01T00:00:00' }),
+      'prices[3].valid_from: must be an RFC 3339 timestamp with an offset',
+    ],
+    [
+      'valid_until without offset',
+      price('compute.x1.1', '1', { valid_from: '2030-01-01T00:00:00Z', valid_until: '2031-01-01 00:00:00' }),
+      'prices[3].valid_until: must be an RFC 3339 timestamp with an offset',
+    ],
+    [
+      'valid_from as a date only',
+      price('compute.x1.1', '1', { valid_from: '2030-01-01' }),
+      'prices[3].valid_from: must be an RFC 3339',
+    ],
+    [
+      'valid_from as a JSON number',
+      price('compute.x1.1', '1', { valid_from: 1893456000000 }),
+      'prices[3].valid_from: must be an RFC 3339',
+    ],
+    [
+      'organization_id of a bad shape',
+      price('compute.x1.1', '1', { organization_id: 'org 42' }),
+      'prices[3].organization_id: must be',
+    ],
+  ];
+
+  // The bad books are imported concurrently (the CLI takes a while to start); none may write, so
+  // the database after all of them must be byte-for-byte the database before.
+  let dumpBefore: string;
+  let dumpAfter: string;
+  let refusals: CliResult[];
+  beforeAll(async () => {
+    f = await fixture();
+    await applyBook(f.dataSource, await sampleBook());
+    const files = await Promise.all(
+      badEntries.map(([, bad]) =>
+        bookFile({ prices: [good('compute.x2.1'), good('compute.x2.2'), good('compute.x2.4'), bad] }),
+      ),
+    );
+    dumpBefore = await dumpDatabase(f.dataSource);
+    refusals = await inParallel(files.map((file) => () => f.cli('import', file)));
+    dumpAfter = await dumpDatabase(f.dataSource);
+  }, 180_000);
+  afterAll(() => f?.close());
+
+  it.each(badEntries.map((entry, index) => [...entry, index] as const))('refuses %s', (_name, _bad, message, index) => {
+    const result = refusals[index];
+    expect({ code: result.code, stdout: result.stdout }).toEqual({ code: 1, stdout: '' });
+    expect(result.stderr).toMatch(/: refused, nothing was written:\n/);
+    if (typeof message === 'string') expect(result.stderr).toContain(message);
+    else expect(result.stderr).toMatch(message);
+    // Only the bad entry is named.
+    expect(result.stderr).not.toMatch(/prices\[[012]\]/);
+  });
+
+  it('none of those bad books wrote anything', () => {
+    expect(dumpAfter).toBe(dumpBefore);
+    expect(dumpAfter).toContain('{"singleton":true,"version":2}');
+  });
+
+  it('refuses malformed JSON', async () => {
+    const file = await bookFile('{ "prices": [ { "product_key": "compute.x1.1", } ] }');
+    await f.expectRefused(['import', file], `${file} is not valid JSON`);
+  });
+
+  it('refuses a missing file', async () => {
+    const file = join(workDir, 'no-such-book.json');
+    await f.expectRefused(['import', file], `cannot read ${file}: no such file`);
+  });
+
+  it('refuses a book that is not an object, and an unknown top-level field', async () => {
+    await f.expectRefused(['import', await bookFile('[]')], 'price book: must be a JSON object');
+    await f.expectRefused(['import', await bookFile({ prices: [], currency: 'EUR' })], 'unknown field "currency"');
+    await f.expectRefused(['import', await bookFile({ prices: {} })], 'prices: must be an array');
+  });
+
+  it('refuses bad products entries, naming them', async () => {
+    await f.expectRefused(
+      ['import', await bookFile({ products: [{ product_key: 'storage.gp1', on_sale: 'no' }] })],
+      'products[0].on_sale: must be true or false',
+    );
+    await f.expectRefused(
+      ['import', await bookFile({ products: [{ product_key: 'storage.gp9', on_sale: false }] })],
+      'products[0].product_key: "storage.gp9" has no storage class',
+    );
+    await f.expectRefused(
+      [
+        'import',
+        await bookFile({
+          products: [
+            { product_key: 'storage.gp1', on_sale: false },
+            { product_key: 'storage.gp1', on_sale: true },
+          ],
+        }),
+      ],
+      'products[1].product_key: "storage.gp1" is already listed at products[0]',
+    );
+  });
+
+  it('writes nothing, not even the good entries, when one entry is bad; every bad entry is named', async () => {
+    const file = await bookFile({
+      products: [{ product_key: 'storage.gp1', on_sale: false }],
+      prices: [good('compute.y1.1'), price('compute.y1.2', '0.5.1'), good('compute.y1.4'), price('foo.bar', '1')],
+    });
+    const result = await f.expectRefused(['import', file], 'refused, nothing was written');
+    expect(result.stderr).toContain('prices[1].amount: "0.5.1" is not a decimal amount');
+    expect(result.stderr).toContain('prices[3].product_key: "foo.bar"');
+    expect(result.stderr).not.toContain('prices[0]');
+    expect(await recordsOf(f.dataSource, 'compute.y1.1')).toEqual([]);
+  });
+
+  it('writes nothing when a good entry comes with one the plan refuses (a change to the past)', async () => {
+    const file = await bookFile({
+      prices: [good('compute.y2.1'), price('storage.gp1', '0.0470', { valid_from: '2026-02-01T00:00:00Z' })],
+    });
+    await f.expectRefused(['import', file], /prices\[1\]\.valid_from: 2026-02-01T00:00:00Z is in the past/);
+    expect(await recordsOf(f.dataSource, 'compute.y2.1')).toEqual([]);
+  });
+});
+
+describe('valid_from in the past: a first load or a backfill only', () => {
+  let f: Fixture;
+  beforeAll(async () => {
+    f = await fixture();
+    expectApplied(
+      await f.import({
+        prices: [
+          price('compute.p1.1', '1.00', { valid_from: '2020-01-01T00:00:00Z' }),
+          price('compute.p9.1', '1.00', { organization_id: 'org_a', valid_from: '2020-01-01T00:00:00Z' }),
+        ],
+      }),
+    );
+  });
+  afterAll(() => f?.close());
+
+  it('refuses a past valid_from for a key that has a list price', async () => {
+    await f.expectRefused(
+      ['import', await bookFile({ prices: [price('compute.p1.1', '2.00', { valid_from: '2021-01-01T00:00:00Z' })] })],
+      'prices[0].valid_from: 2021-01-01T00:00:00Z is in the past and list price compute.p1.1 already has prices',
+    );
+  });
+
+  it('refuses a past window before the first record of a key that has a list price', async () => {
+    await f.expectRefused(
+      [
+        'import',
+        await bookFile({
+          prices: [
+            price('compute.p1.1', '0.50', { valid_from: '2019-01-01T00:00:00Z', valid_until: '2020-01-01T00:00:00Z' }),
+          ],
+        }),
+      ],
+      'prices[0].valid_from: 2019-01-01T00:00:00Z is in the past',
+    );
+  });
+
+  it('refuses a past valid_from for a key that has a price in the same organization', async () => {
+    await f.expectRefused(
+      [
+        'import',
+        await bookFile({
+          prices: [price('compute.p9.1', '2.00', { organization_id: 'org_a', valid_from: '2021-01-01T00:00:00Z' })],
+        }),
+      ],
+      'prices[0].valid_from: 2021-01-01T00:00:00Z is in the past and compute.p9.1 for organization org_a already has prices',
+    );
+  });
+
+  it('accepts a backfill into a key without records, history included', async () => {
+    const result = await f.import({
+      prices: [
+        price('compute.p2.1', '1.50', { valid_from: '2021-01-01T00:00:00Z' }),
+        price('compute.p2.1', '1.00', { valid_from: '2020-01-01T00:00:00Z', valid_until: '2021-01-01T00:00:00Z' }),
+      ],
+    });
+    expectApplied(result);
+    expect(result.stdout).toContain(': 2 prices set, 0 ended, 0 availability changes');
+    const rows = await recordsOf(f.dataSource, 'compute.p2.1');
+    expect(rows.map((r) => [r.amount, r.valid_from.toISOString(), r.valid_until?.toISOString() ?? null])).toEqual([
+      ['1.00', '2020-01-01T00:00:00.000Z', '2021-01-01T00:00:00.000Z'],
+      ['1.50', '2021-01-01T00:00:00.000Z', null],
+    ]);
+  });
+
+  it('accepts a backfill of an organization price while the list scope has records, and of another organization', async () => {
+    expectApplied(
+      await f.import({
+        prices: [
+          price('compute.p1.1', '0.80', { organization_id: 'org_a', valid_from: '2020-06-01T00:00:00Z' }),
+          price('compute.p9.1', '0.90', { organization_id: 'org_b', valid_from: '2020-06-01T00:00:00Z' }),
+        ],
+      }),
+    );
+    expect((await recordsOf(f.dataSource, 'compute.p1.1', 'org_a')).map((r) => r.amount)).toEqual(['0.80']);
+    expect((await recordsOf(f.dataSource, 'compute.p9.1', 'org_b')).map((r) => r.amount)).toEqual(['0.90']);
+    // The list price is untouched by the organization's.
+    const list = await recordsOf(f.dataSource, 'compute.p1.1');
+    expect(list.map((r) => [r.amount, r.valid_until])).toEqual([['1.00', null]]);
+  });
+
+  it('accepts a backfill of a list price while an organization has records for that key', async () => {
+    expectApplied(await f.import({ prices: [price('compute.p9.1', '1.10', { valid_from: '2019-01-01T00:00:00Z' })] }));
+    expect((await recordsOf(f.dataSource, 'compute.p9.1')).map((r) => r.amount)).toEqual(['1.10']);
+  });
+});
+
+describe('scheduled price changes', () => {
+  let f: Fixture;
+  beforeAll(async () => {
+    f = await fixture();
+    await applyBook(f.dataSource, {
+      prices: [
+        price('compute.s1.1', '1.00', { valid_from: '2020-01-01T00:00:00Z' }),
+        price('compute.s2.1', '1.00', { valid_from: '2020-01-01T00:00:00Z' }),
+      ],
+    });
+  });
+  afterAll(() => f?.close());
+
+  it('a new price from a future instant ends the open price at that instant', async () => {
+    const at = inDays(40);
+    const book = {
+      prices: [
+        price('compute.s1.1', '1.00', { valid_from: '2020-01-01T00:00:00Z', valid_until: null }),
+        price('compute.s1.1', '1.20', { valid_from: at, valid_until: null }),
+      ],
+    };
+    const before = await versionOf(f.dataSource);
+    const result = await f.import(book);
+    expectApplied(result);
+    expect(result.stdout).toContain(': 1 prices set, 1 ended, 0 availability changes');
+    expect(await versionOf(f.dataSource)).toBe(String(Number(before) + 1));
+
+    const rows = await recordsOf(f.dataSource, 'compute.s1.1');
+    expect(rows).toHaveLength(2);
+    expect(rows[0]).toMatchObject({ amount: '1.00', valid_until: new Date(at), superseded_by: rows[1].id });
+    expect(rows[1]).toMatchObject({ amount: '1.20', valid_from: new Date(at), valid_until: null, superseded_by: null });
+
+    const changes: { change: string; price_record_id: string }[] = await f.dataSource.query(
+      `SELECT change, price_record_id::text FROM price_change WHERE product_key = 'compute.s1.1' ORDER BY id`,
+    );
+    expect(changes).toEqual(
+      expect.arrayContaining([
+        { change: 'set', price_record_id: rows[1].id },
+        { change: 'end', price_record_id: rows[0].id },
+      ]),
+    );
+
+    // The same book again, and the scheduled price alone, change nothing.
+    const dump = await dumpDatabase(f.dataSource);
+    expectNothingToChange(await f.import(book));
+    expectNothingToChange(await f.import({ prices: [book.prices[1]] }));
+    expect(await dumpDatabase(f.dataSource)).toBe(dump);
+  });
+
+  it('a scheduled price with no end can itself be ended by a later scheduled price', async () => {
+    const first = inDays(10);
+    const second = inDays(20);
+    expectApplied(await f.import({ prices: [price('compute.s2.1', '2.00', { valid_from: first })] }));
+    expectApplied(await f.import({ prices: [price('compute.s2.1', '3.00', { valid_from: second })] }));
+    const rows = await recordsOf(f.dataSource, 'compute.s2.1');
+    expect(rows.map((r) => [r.amount, r.valid_until?.getTime() ?? null, r.superseded_by])).toEqual([
+      ['1.00', Date.parse(first), rows[1].id],
+      ['2.00', Date.parse(second), rows[2].id],
+      ['3.00', null, null],
+    ]);
+  });
+
+  it('several changes of one key in one book apply in valid_from order, whatever the order in the file', async () => {
+    const a = inDays(5);
+    const b = inDays(6);
+    expectApplied(
+      await f.import({
+        prices: [
+          price('compute.s3.1', '3.00', { valid_from: b }),
+          price('compute.s3.1', '1.00', { valid_from: '2020-01-01T00:00:00Z' }),
+          price('compute.s3.1', '2.00', { valid_from: a }),
+        ],
+      }),
+    );
+    const rows = await recordsOf(f.dataSource, 'compute.s3.1');
+    expect(rows.map((r) => [r.amount, r.valid_until?.getTime() ?? null, r.superseded_by])).toEqual([
+      ['1.00', Date.parse(a), rows[1].id],
+      ['2.00', Date.parse(b), rows[2].id],
+      ['3.00', null, null],
+    ]);
+  });
+});
+
+describe('an omitted valid_from means now', () => {
+  let f: Fixture;
+  beforeAll(async () => {
+    f = await fixture();
+    await applyBook(f.dataSource, { prices: [price('compute.n2.1', '1.00', { valid_from: '2020-01-01T00:00:00Z' })] });
+  });
+  afterAll(() => f?.close());
+
+  it('a first price without valid_from starts within the CLI run; restating it changes nothing', async () => {
+    const book = { prices: [price('compute.n1.1', '0.70')] };
+    const start = Date.now();
+    expectApplied(await f.import(book));
+    const end = Date.now();
+    const rows = await recordsOf(f.dataSource, 'compute.n1.1');
+    expect(rows).toHaveLength(1);
+    expect(rows[0].valid_from.getTime()).toBeGreaterThanOrEqual(start - 1);
+    expect(rows[0].valid_from.getTime()).toBeLessThanOrEqual(end);
+    expect(rows[0].valid_until).toBeNull();
+
+    const dump = await dumpDatabase(f.dataSource);
+    expectNothingToChange(await f.import(book));
+    expect(await dumpDatabase(f.dataSource)).toBe(dump);
+  });
+
+  it('a change of an existing price without valid_from starts now and ends the price in force now', async () => {
+    const book = { prices: [price('compute.n2.1', '1.25')] };
+    const start = Date.now();
+    const result = await f.import(book);
+    const end = Date.now();
+    expectApplied(result);
+    expect(result.stdout).toContain(': 1 prices set, 1 ended, 0 availability changes');
+    const rows = await recordsOf(f.dataSource, 'compute.n2.1');
+    expect(rows).toHaveLength(2);
+    expect(rows[1].valid_from.getTime()).toBeGreaterThanOrEqual(start - 1);
+    expect(rows[1].valid_from.getTime()).toBeLessThanOrEqual(end);
+    expect(rows[0]).toMatchObject({ amount: '1.00', valid_until: rows[1].valid_from, superseded_by: rows[1].id });
+    expect(rows[1]).toMatchObject({ amount: '1.25', valid_until: null });
+
+    const dump = await dumpDatabase(f.dataSource);
+    expectNothingToChange(await f.import(book));
+    expect(await dumpDatabase(f.dataSource)).toBe(dump);
+  });
+});
+
+describe('overlaps other than a scheduled change are refused', () => {
+  let f: Fixture;
+  let closedUntil: string;
+  let scheduledAt: string;
+  beforeAll(async () => {
+    f = await fixture();
+    closedUntil = inDays(100);
+    scheduledAt = inDays(50);
+    await applyBook(f.dataSource, {
+      prices: [
+        price('compute.o1.1', '1.00', { valid_from: '2020-01-01T00:00:00Z', valid_until: closedUntil }),
+        price('compute.o2.1', '1.00', { valid_from: '2020-01-01T00:00:00Z' }),
+        price('compute.o2.1', '2.00', { valid_from: scheduledAt }),
+        price('compute.o3.1', '1.00', {
+          organization_id: 'org_a',
+          valid_from: '2020-01-01T00:00:00Z',
+          valid_until: closedUntil,
+        }),
+      ],
+    });
+  });
+  afterAll(() => f?.close());
+
+  it('refuses a new price inside a closed window', async () => {
+    const file = await bookFile({ prices: [price('compute.o1.1', '1.10', { valid_from: inDays(10) })] });
+    await f.expectRefused(['import', file], /prices\[0\]: overlaps the recorded price 1\.00 per 3600 seconds from/);
+  });
+
+  it('refuses a new closed window that starts before a closed window and runs into it', async () => {
+    // compute.o1.1 ends in 100 days: a price from 120 days is fine, one from 90 days overlaps.
+    const file = await bookFile({
+      prices: [
+        price('compute.o1.1', '1.10', { valid_from: inDays(90), valid_until: inDays(120) }),
+        price('compute.o2.1', '9.00', { valid_from: inDays(200) }),
+      ],
+    });
+    await f.expectRefused(['import', file], 'prices[0]: overlaps');
+    expect((await recordsOf(f.dataSource, 'compute.o2.1')).map((r) => r.amount)).toEqual(['1.00', '2.00']);
+  });
+
+  it('refuses a new price that would end an open price but overlaps a scheduled one too', async () => {
+    const file = await bookFile({ prices: [price('compute.o2.1', '1.50', { valid_from: inDays(20) })] });
+    const result = await f.expectRefused(['import', file], 'prices[0]: overlaps');
+    expect(result.stderr).toContain(' and the recorded price 2.00');
+  });
+
+  it('refuses a scheduled price with an end that runs into the next scheduled price', async () => {
+    const file = await bookFile({
+      prices: [price('compute.o2.1', '1.50', { valid_from: inDays(20), valid_until: inDays(60) })],
+    });
+    await f.expectRefused(['import', file], 'prices[0]: overlaps');
+  });
+
+  it('refuses two entries of one book with the same key, scope and valid_from', async () => {
+    const at = inDays(30);
+    const file = await bookFile({
+      prices: [price('compute.o4.1', '1.00', { valid_from: at }), price('compute.o4.1', '1.10', { valid_from: at })],
+    });
+    await f.expectRefused(['import', file], /prices\[1\]: overlaps the price 1\.00 per 3600 seconds from/);
+  });
+
+  it('refuses two overlapping organization prices, but not a list price overlapping an organization price', async () => {
+    await f.expectRefused(
+      [
+        'import',
+        await bookFile({
+          prices: [
+            price('compute.o3.1', '0.90', {
+              organization_id: 'org_a',
+              valid_from: inDays(10),
+              valid_until: inDays(20),
+            }),
+          ],
+        }),
+      ],
+      `prices[0]: overlaps the recorded price 1.00 per 3600 seconds from 2020-01-01T00:00:00Z until ${closedUntil} of compute.o3.1 for organization org_a`,
+    );
+    // The list scope of compute.o3.1 has no records: a list price for all time is fine.
+    expectApplied(await f.import({ prices: [price('compute.o3.1', '1.20', { valid_from: '2020-01-01T00:00:00Z' })] }));
+  });
+});
+
+describe('organization prices are their own scope', () => {
+  let f: Fixture;
+  beforeAll(async () => {
+    f = await fixture();
+    await applyBook(f.dataSource, await sampleBook());
+  });
+  afterAll(() => f?.close());
+
+  it('an organization price is recorded apart from the list price, and changes of it leave the list price alone', async () => {
+    const book = {
+      prices: [
+        price('storage.gp1', '0.0400', { organization_id: 'org_42', valid_from: '2026-06-01T00:00:00Z' }),
+        price('storage.gp1', '0.0350', { organization_id: 'org_42', valid_from: inDays(60) }),
+      ],
+    };
+    const result = await f.import(book);
+    expectApplied(result);
+    expect(result.stdout).toContain(': 2 prices set, 0 ended');
+    const org = await recordsOf(f.dataSource, 'storage.gp1', 'org_42');
+    expect(org.map((r) => [r.amount, r.valid_until?.getTime() ?? null, r.superseded_by])).toEqual([
+      ['0.0400', Date.parse(book.prices[1].valid_from as string), org[1].id],
+      ['0.0350', null, null],
+    ]);
+    const list = await recordsOf(f.dataSource, 'storage.gp1');
+    expect(list.map((r) => [r.amount, r.valid_until, r.superseded_by])).toEqual([['0.0480', null, null]]);
+
+    const dump = await dumpDatabase(f.dataSource);
+    expectNothingToChange(await f.import(book));
+    expect(await dumpDatabase(f.dataSource)).toBe(dump);
+  });
+
+  it('a list price change leaves the organization price alone', async () => {
+    const at = inDays(90);
+    expectApplied(await f.import({ prices: [price('storage.gp1', '0.0500', { valid_from: at })] }));
+    const list = await recordsOf(f.dataSource, 'storage.gp1');
+    expect(list.map((r) => [r.amount, r.valid_until?.getTime() ?? null])).toEqual([
+      ['0.0480', Date.parse(at)],
+      ['0.0500', null],
+    ]);
+    const org = await recordsOf(f.dataSource, 'storage.gp1', 'org_42');
+    expect(org.map((r) => r.amount)).toEqual(['0.0400', '0.0350']);
+    expect(org[1].valid_until).toBeNull();
+  });
+
+  it('organization prices never appear in `show`', async () => {
+    const result = await f.cli('show');
+    expect(result.code).toBe(0);
+    const doc = JSON.parse(result.stdout) as { families: { prices: { product_key: string }[] }[] };
+    const gp1 = doc.families.flatMap((family) => family.prices).filter((p) => p.product_key === 'storage.gp1');
+    expect(gp1).toEqual([expect.objectContaining({ amount: '0.0480' })]);
+  });
+});
+
+describe('products: availability', () => {
+  let f: Fixture;
+  beforeAll(async () => (f = await fixture()));
+  afterAll(() => f?.close());
+
+  async function availability(): Promise<Record<string, boolean>> {
+    const rows: { product_key: string; on_sale: boolean }[] = await f.dataSource.query(
+      `SELECT product_key, on_sale FROM product_availability ORDER BY product_key`,
+    );
+    return Object.fromEntries(rows.map((r) => [r.product_key, r.on_sale]));
+  }
+
+  it('restating the availability the migration set changes nothing', async () => {
+    const dump = await dumpDatabase(f.dataSource);
+    expectNothingToChange(
+      await f.import({
+        products: [
+          { product_key: 'storage.io1', on_sale: false },
+          { product_key: 'storage.st1', on_sale: false },
+          { product_key: 'storage.gp1', on_sale: true },
+        ],
+      }),
+    );
+    expect(await dumpDatabase(f.dataSource)).toBe(dump);
+  });
+
+  it('products entries change availability; restating them changes nothing', async () => {
+    const book = {
+      products: [
+        { product_key: 'storage.io1', on_sale: true },
+        { product_key: 'compute.g2.64', on_sale: false },
+      ],
+    };
+    const result = await f.import(book);
+    expectApplied(result);
+    expect(result.stdout).toContain(': 0 prices set, 0 ended, 2 availability changes');
+    expect(await availability()).toEqual({ 'compute.g2.64': false, 'storage.io1': true, 'storage.st1': false });
+    const changes: { product_key: string; change: string }[] = await f.dataSource.query(
+      `SELECT product_key, change FROM price_change ORDER BY product_key`,
+    );
+    expect(changes).toEqual([
+      { product_key: 'compute.g2.64', change: 'availability' },
+      { product_key: 'storage.io1', change: 'availability' },
+    ]);
+
+    const dump = await dumpDatabase(f.dataSource);
+    expectNothingToChange(await f.import(book));
+    expect(await dumpDatabase(f.dataSource)).toBe(dump);
+  });
+});
+
+describe('withdraw', () => {
+  let f: Fixture;
+  let scheduledAt: string;
+  let scheduledEnd: string;
+  let orgScheduledAt: string;
+  beforeAll(async () => {
+    f = await fixture();
+    scheduledAt = inDays(30);
+    scheduledEnd = inDays(45);
+    orgScheduledAt = inDays(35);
+    await applyBook(f.dataSource, {
+      prices: [
+        price('compute.w1.1', '1.00', { valid_from: '2020-01-01T00:00:00Z' }),
+        price('compute.w1.1', '2.00', { valid_from: scheduledAt }),
+        price('compute.w2.1', '1.00', { valid_from: '2020-01-01T00:00:00Z', valid_until: scheduledEnd }),
+        price('compute.w3.1', '1.00', { valid_from: '2020-01-01T00:00:00Z', valid_until: '2021-01-01T00:00:00Z' }),
+        price('compute.w1.1', '0.90', { organization_id: 'org_42', valid_from: '2020-01-01T00:00:00Z' }),
+        price('compute.w1.1', '0.80', { organization_id: 'org_42', valid_from: orgScheduledAt }),
+        price('compute.w4.1', '1.00', { valid_from: '2020-01-01T00:00:00Z' }),
+        price('compute.w4.1', '2.00', { valid_from: inDays(10) }),
+        price('compute.w4.1', '3.00', { valid_from: inDays(20) }),
+      ],
+    });
+  });
+  afterAll(() => f?.close());
+
+  async function lastChanged(): Promise<string> {
+    const shown = await f.cli('show');
+    expect(shown.code).toBe(0);
+    return (JSON.parse(shown.stdout) as { last_changed: string }).last_changed;
+  }
+
+  it('refuses to withdraw a price that took effect, writing nothing', async () => {
+    await f.expectRefused(
+      ['withdraw', 'compute.w1.1', '--valid-from', '2020-01-01T00:00:00Z'],
+      'the list price compute.w1.1 starting at 2020-01-01T00:00:00Z took effect; what took effect cannot be withdrawn',
+    );
+  });
+
+  it('refuses to withdraw an end that passed, writing nothing', async () => {
+    await f.expectRefused(
+      ['withdraw', 'compute.w3.1', '--valid-until', '2021-01-01T00:00:00Z'],
+      'the list price compute.w3.1 ended at 2021-01-01T00:00:00Z; what took effect cannot be withdrawn',
+    );
+  });
+
+  it('refuses to withdraw what does not exist, writing nothing', async () => {
+    await f.expectRefused(
+      ['withdraw', 'compute.w1.1', '--valid-from', '2031-01-01T00:00:00Z'],
+      'no list price compute.w1.1 starts at 2031-01-01T00:00:00Z',
+    );
+    await f.expectRefused(
+      ['withdraw', 'compute.w2.1', '--valid-until', '2031-01-01T00:00:00Z'],
+      'no list price compute.w2.1 ends at 2031-01-01T00:00:00Z',
+    );
+    // The organization's scheduled price is not the list price's.
+    await f.expectRefused(
+      ['withdraw', 'compute.w1.1', '--valid-from', orgScheduledAt],
+      `no list price compute.w1.1 starts at ${orgScheduledAt}`,
+    );
+  });
+
+  it('refuses to withdraw the end a scheduled price sets: that price is withdrawn instead', async () => {
+    await f.expectRefused(
+      ['withdraw', 'compute.w1.1', '--valid-until', scheduledAt],
+      `the end of the list price compute.w1.1 at ${scheduledAt} comes from the price scheduled at ${scheduledAt}; withdraw that price instead`,
+    );
+  });
+
+  it('withdraws a scheduled price, reopens the price it would have ended, and moves last_changed', async () => {
+    const rowsBefore = await recordsOf(f.dataSource, 'compute.w1.1');
+    expect(rowsBefore.map((r) => r.amount)).toEqual(['1.00', '2.00']);
+    const changedBefore = await lastChanged();
+    const version = await versionOf(f.dataSource);
+
+    const result = await f.cli('withdraw', 'compute.w1.1', '--valid-from', scheduledAt);
+    expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
+    const withdrawnAt = /^withdrawn at (\S+) \(version (\d+)\)\n$/.exec(result.stdout);
+    expect(withdrawnAt).not.toBeNull();
+    expect(withdrawnAt![2]).toBe(String(Number(version) + 1));
+
+    const rows = await recordsOf(f.dataSource, 'compute.w1.1');
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ id: rowsBefore[0].id, amount: '1.00', valid_until: null, superseded_by: null });
+    const changes: { change: string; changed_at: Date }[] = await f.dataSource.query(
+      `SELECT change, changed_at FROM price_change WHERE change LIKE 'withdraw%'`,
+    );
+    expect(changes).toEqual([{ change: 'withdraw_price', changed_at: new Date(withdrawnAt![1]) }]);
+
+    const changedAfter = await lastChanged();
+    expect(Date.parse(changedAfter)).toBeGreaterThan(Date.parse(changedBefore));
+    expect(Date.parse(changedAfter)).toBe(Date.parse(withdrawnAt![1]));
+    // The organization's price is untouched.
+    expect((await recordsOf(f.dataSource, 'compute.w1.1', 'org_42')).map((r) => r.amount)).toEqual(['0.90', '0.80']);
+  });
+
+  it('withdraws a scheduled end with --valid-until', async () => {
+    const result = await f.cli('withdraw', 'compute.w2.1', '--valid-until', scheduledEnd);
+    expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
+    const rows = await recordsOf(f.dataSource, 'compute.w2.1');
+    expect(rows.map((r) => [r.amount, r.valid_until])).toEqual([['1.00', null]]);
+    const changes: { change: string; price_record_id: string }[] = await f.dataSource.query(
+      `SELECT change, price_record_id::text FROM price_change WHERE change = 'withdraw_end'`,
+    );
+    expect(changes).toEqual([{ change: 'withdraw_end', price_record_id: rows[0].id }]);
+  });
+
+  it('withdraws a scheduled organization price with --organization', async () => {
+    const result = await f.cli('withdraw', 'compute.w1.1', '--valid-from', orgScheduledAt, '--organization', 'org_42');
+    expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
+    const rows = await recordsOf(f.dataSource, 'compute.w1.1', 'org_42');
+    expect(rows.map((r) => [r.amount, r.valid_until, r.superseded_by])).toEqual([['0.90', null, null]]);
+  });
+
+  it('withdrawing the middle of a chain of scheduled changes hands its end and successor to the price before it', async () => {
+    const before = await recordsOf(f.dataSource, 'compute.w4.1');
+    expect(before.map((r) => r.amount)).toEqual(['1.00', '2.00', '3.00']);
+    const result = await f.cli('withdraw', 'compute.w4.1', '--valid-from', before[1].valid_from.toISOString());
+    expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
+    const rows = await recordsOf(f.dataSource, 'compute.w4.1');
+    expect(rows.map((r) => [r.id, r.amount, r.valid_until?.getTime() ?? null, r.superseded_by])).toEqual([
+      [before[0].id, '1.00', before[2].valid_from.getTime(), before[2].id],
+      [before[2].id, '3.00', null, null],
+    ]);
+  });
+
+  it('refuses a second withdrawal of what is gone, writing nothing', async () => {
+    await f.expectRefused(
+      ['withdraw', 'compute.w1.1', '--valid-from', scheduledAt],
+      `no list price compute.w1.1 starts at ${scheduledAt}`,
+    );
+  });
+});
+
+describe('export', () => {
+  let f: Fixture;
+  let scheduledAt: string;
+  beforeAll(async () => {
+    f = await fixture();
+    scheduledAt = inDays(70);
+    await applyBook(f.dataSource, await sampleBook());
+    expectApplied(
+      await f.import({
+        products: [{ product_key: 'compute.g2.64', on_sale: false }],
+        prices: [
+          price('compute.e1.1', '1.00', { valid_from: '2020-01-01T00:00:00Z', valid_until: '2021-01-01T00:00:00Z' }),
+          price('storage.gp1', '0.0400', { organization_id: 'org_42', valid_from: '2026-06-01T00:00:00Z' }),
+          price('storage.gp1', '0.0450', { valid_from: scheduledAt }),
+          price('network.vpc_egress', '0.0090'),
+        ],
+      }),
+    );
+  });
+  afterAll(() => f?.close());
+
+  it('prints the whole book, current, scheduled and ended, in the import format and a stable order', async () => {
+    const first = await f.cli('export');
+    const second = await f.cli('export');
+    expect({ code: first.code, stderr: first.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(second.stdout).toBe(first.stdout);
+
+    const book = JSON.parse(first.stdout) as {
+      products: { product_key: string; on_sale: boolean }[];
+      prices: Record<string, unknown>[];
+    };
+    expect(Object.keys(book).sort()).toEqual(['prices', 'products']);
+    expect(book.products).toEqual([
+      { product_key: 'compute.g2.64', on_sale: false },
+      { product_key: 'storage.io1', on_sale: false },
+      { product_key: 'storage.st1', on_sale: false },
+    ]);
+    const count: { n: number }[] = await f.dataSource.query(`SELECT count(*)::int AS n FROM price_record`);
+    expect(book.prices).toHaveLength(count[0].n);
+    expect(book.prices).toContainEqual({
+      product_key: 'compute.e1.1',
+      unit_type: 'seconds',
+      unit_count: 3600,
+      amount: '1.00',
+      valid_from: '2020-01-01T00:00:00Z',
+      valid_until: '2021-01-01T00:00:00Z',
+    });
+    expect(book.prices).toContainEqual({
+      product_key: 'storage.gp1',
+      unit_type: 'gib_hours',
+      unit_count: 730,
+      amount: '0.0450',
+      valid_from: scheduledAt,
+      valid_until: null,
+    });
+    expect(book.prices).toContainEqual({
+      product_key: 'storage.gp1',
+      unit_type: 'gib_hours',
+      unit_count: 730,
+      amount: '0.0480',
+      valid_from: '2026-01-01T00:00:00Z',
+      valid_until: scheduledAt,
+    });
+    // Organization prices come last and carry organization_id.
+    expect(book.prices.at(-1)).toEqual({
+      product_key: 'storage.gp1',
+      organization_id: 'org_42',
+      unit_type: 'gib_hours',
+      unit_count: 730,
+      amount: '0.0400',
+      valid_from: '2026-06-01T00:00:00Z',
+      valid_until: null,
+    });
+    // List prices by product key in natural order, then valid_from.
+    const listKeys = book.prices.filter((p) => !('organization_id' in p)).map((p) => p.product_key);
+    expect(listKeys.slice(0, 10)).toEqual([
+      'compute.e1.1',
+      'compute.g2.2',
+      'compute.g2.4',
+      'compute.g2.4',
+      'compute.g2.8',
+      'compute.g2.16',
+      'compute.g2.32',
+      'compute.m3.2',
+      'compute.m3.4',
+      'compute.m3.16',
+    ]);
+    const g24 = book.prices.filter((p) => p.product_key === 'compute.g2.4').map((p) => p.amount);
+    expect(g24).toEqual(['0.0610', '0.0590']);
+    expect(first.stdout.endsWith('}\n')).toBe(true);
+  });
+
+  it('importing the export into the same database changes nothing', async () => {
+    const exported = await f.cli('export');
+    const dump = await dumpDatabase(f.dataSource);
+    expectNothingToChange(await f.import(exported.stdout));
+    expect(await dumpDatabase(f.dataSource)).toBe(dump);
+  });
+
+  it('importing the export into an empty database and exporting again gives the same bytes', async () => {
+    const exported = await f.cli('export');
+    const fresh = await fixture();
+    try {
+      const file = await bookFile(exported.stdout);
+      expectApplied(await fresh.cli('import', file));
+      const again = await fresh.cli('export');
+      expect(again.code).toBe(0);
+      expect(again.stdout).toBe(exported.stdout);
+      expectNothingToChange(await fresh.cli('import', file));
+    } finally {
+      await fresh.close();
+    }
+  });
+
+  // The export has no superseded_by: a restore links a price that ends where the next starts as
+  // a scheduled change, so the book that set them up still restates them.
+  it('after a restore from the export, the sample book still restates what is recorded', async () => {
+    const exported = await f.cli('export');
+    const fresh = await fixture();
+    try {
+      expectApplied(await fresh.cli('import', await bookFile(exported.stdout)));
+      expectNothingToChange(await fresh.cli('import', SAMPLE));
+    } finally {
+      await fresh.close();
+    }
+  });
+
+  it('an empty database exports an empty book with the availability the migration set', async () => {
+    const fresh = await fixture();
+    try {
+      const result = await fresh.cli('export');
+      expect(result.code).toBe(0);
+      expect(JSON.parse(result.stdout)).toEqual({
+        products: [
+          { product_key: 'storage.io1', on_sale: false },
+          { product_key: 'storage.st1', on_sale: false },
+        ],
+        prices: [],
+      });
+    } finally {
+      await fresh.close();
+    }
+  });
+});
+
+describe('show', () => {
+  let f: Fixture;
+  beforeAll(async () => {
+    f = await fixture();
+    await applyBook(f.dataSource, await sampleBook());
+    expectApplied(
+      await f.import({
+        prices: [
+          price('compute.e1.1', '1.00', { valid_from: '2020-01-01T00:00:00Z', valid_until: '2021-01-01T00:00:00Z' }),
+          price('compute.f1.1', '1.00', { valid_from: inDays(30) }),
+          price('storage.gp1', '0.0400', { organization_id: 'org_42', valid_from: '2026-06-01T00:00:00Z' }),
+          price('storage.snapshot', '0.0150', { organization_id: 'org_42', valid_from: '2026-06-01T00:00:00Z' }),
+        ],
+      }),
+    );
+  });
+  afterAll(() => f?.close());
+
+  it('prints the bytes GET /v1/pricing serves', async () => {
+    const shown = await f.cli('show');
+    expect({ code: shown.code, stderr: shown.stderr }).toEqual({ code: 0, stderr: '' });
+
+    const rendered = renderPriceList(new PricingSnapshot(await loadPricingData(f.dataSource)).listHistory, new Date());
+    expect(shown.stdout).toBe(rendered.body.toString('utf8'));
+
+    const app = await startTestApp({ databaseUrl: f.db.url });
+    try {
+      const res = await request(app.server)
+        .get('/v1/pricing')
+        .buffer(true)
+        .parse((response, done) => {
+          let text = '';
+          response.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
+          response.on('end', () => done(null, text));
+        });
+      expect(res.status).toBe(200);
+      expect(res.body).toBe(shown.stdout);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('has the families in order and only list prices in force', async () => {
+    const shown = await f.cli('show');
+    const doc = JSON.parse(shown.stdout) as {
+      currency: string;
+      amounts_exclude_vat: boolean;
+      last_changed: string;
+      families: { family: string; prices: { product_key: string; amount: string; valid_until: string | null }[] }[];
+    };
+    expect(doc.currency).toBe('EUR');
+    expect(doc.amounts_exclude_vat).toBe(true);
+    const lastWrite: { at: Date }[] = await f.dataSource.query(`SELECT max(changed_at) AS at FROM price_change`);
+    expect(Date.parse(doc.last_changed)).toBe(lastWrite[0].at.getTime());
+    expect(doc.families.map((family) => family.family)).toEqual([
+      'compute_instance',
+      'network_floating_ip',
+      'network_nat_gateway',
+      'network_vpc_egress',
+      'network_vpc_ingress',
+      'network_vpc_internal',
+      'storage_volume',
+      'storage_snapshot',
+      'observability_custom_metric',
+      'observability_api_request',
+      'observability_ingested_sample',
+    ]);
+    const compute = doc.families[0].prices;
+    // No ended compute.e1.1, no scheduled compute.f1.1, the current (not the scheduled) compute.g2.4.
+    expect(compute.map((p) => p.product_key)).toEqual([
+      'compute.g2.2',
+      'compute.g2.4',
+      'compute.g2.8',
+      'compute.g2.16',
+      'compute.g2.32',
+      'compute.m3.2',
+      'compute.m3.4',
+      'compute.m3.16',
+    ]);
+    expect(compute[1]).toMatchObject({ amount: '0.0610', valid_until: '2027-01-01T00:00:00Z' });
+    const storage = doc.families.find((family) => family.family === 'storage_volume')!.prices;
+    expect(storage.map((p) => [p.product_key, p.amount])).toEqual([
+      ['storage.gp1', '0.0480'],
+      ['storage.io1', '0.1250'],
+      ['storage.st1', '0.0250'],
+    ]);
+    const snapshot = doc.families.find((family) => family.family === 'storage_snapshot')!.prices;
+    expect(snapshot.map((p) => p.amount)).toEqual(['0.0200']);
+  });
+});
+
+describe('NOTIFY on change', () => {
+  let f: Fixture;
+  let listener: Client;
+  const received: Notification[] = [];
+  let wake: (() => void) | undefined;
+
+  beforeAll(async () => {
+    f = await fixture();
+    listener = new Client({ connectionString: f.db.url });
+    await listener.connect();
+    listener.on('notification', (n) => {
+      received.push(n);
+      wake?.();
+    });
+    await listener.query(`LISTEN ${CHANNEL}`);
+  });
+  afterAll(async () => {
+    await listener?.end();
+    await f?.close();
+  });
+
+  /** Waits for the notifications up to and including one with `payload`, and returns them. */
+  async function notificationsUntil(payload: string): Promise<Notification[]> {
+    const deadline = Date.now() + 10_000;
+    while (!received.some((n) => n.payload === payload)) {
+      if (Date.now() > deadline) throw new Error(`no notification "${payload}"; received ${JSON.stringify(received)}`);
+      await new Promise<void>((done) => {
+        wake = done;
+        setTimeout(done, 100);
+      });
+    }
+    const index = received.findIndex((n) => n.payload === payload);
+    return received.splice(0, index + 1);
+  }
+
+  /** A marker notified by the test after a CLI run: whatever the CLI sent arrives before it. */
+  async function notificationsOfLastRun(): Promise<Notification[]> {
+    const marker = `marker-${Math.random()}`;
+    await f.dataSource.query(`SELECT pg_notify($1, $2)`, [CHANNEL, marker]);
+    return (await notificationsUntil(marker)).slice(0, -1);
+  }
+
+  it('an import that changes something notifies with the new version', async () => {
+    const result = await f.cli('import', SAMPLE);
+    expectApplied(result);
+    const notes = await notificationsOfLastRun();
+    expect(notes.map((n) => [n.channel, n.payload])).toEqual([[CHANNEL, '2']]);
+  });
+
+  it('an import that changes nothing, and a refused one, notify nothing', async () => {
+    expectNothingToChange(await f.cli('import', SAMPLE));
+    await f.expectRefused(['import', await bookFile({ prices: [price('foo.bar', '1')] })], 'prices[0].product_key');
+    await f.expectRefused(
+      ['import', await bookFile({ prices: [price('storage.gp1', '1', { valid_from: '2021-01-01T00:00:00Z' })] })],
+      'prices[0].valid_from',
+    );
+    expect(await notificationsOfLastRun()).toEqual([]);
+  });
+
+  it('an availability change and a withdrawal notify', async () => {
+    const version = Number(await versionOf(f.dataSource));
+    expectApplied(await f.import({ products: [{ product_key: 'storage.gp1', on_sale: false }] }));
+    expect((await notificationsOfLastRun()).map((n) => n.payload)).toEqual([String(version + 1)]);
+    const at = inDays(20);
+    expectApplied(await f.import({ prices: [price('storage.gp1', '0.0500', { valid_from: at })] }));
+    expect((await notificationsOfLastRun()).map((n) => n.payload)).toEqual([String(version + 2)]);
+    expect((await f.cli('withdraw', 'storage.gp1', '--valid-from', at)).code).toBe(0);
+    expect((await notificationsOfLastRun()).map((n) => n.payload)).toEqual([String(version + 3)]);
+    // A refused withdrawal notifies nothing.
+    await f.expectRefused(['withdraw', 'storage.gp1', '--valid-from', at], 'no list price storage.gp1 starts at');
+    expect(await notificationsOfLastRun()).toEqual([]);
+  });
+});
+
+describe('concurrent imports never interleave', () => {
+  let f: Fixture;
+  beforeAll(async () => {
+    f = await fixture();
+    await applyBook(f.dataSource, { prices: [price('compute.c1.1', '1.00', { valid_from: '2020-01-01T00:00:00Z' })] });
+  });
+  afterAll(() => f?.close());
+
+  it('of two conflicting books run at once, one applies and the other is refused by the rules, not the database', async () => {
+    // Each alone ends the open price; after either, the other overlaps a closed window.
+    const a = await bookFile({
+      prices: [price('compute.c1.1', '2.00', { valid_from: inDays(10), valid_until: inDays(30) })],
+    });
+    const b = await bookFile({
+      prices: [price('compute.c1.1', '3.00', { valid_from: inDays(20), valid_until: inDays(40) })],
+    });
+    const results = await Promise.all([f.cli('import', a), f.cli('import', b)]);
+    const codes = results.map((r) => r.code).sort();
+    expect(codes).toEqual([0, 1]);
+    const refused = results.find((r) => r.code === 1)!;
+    expect(refused.stderr).toMatch(/^refused, nothing was written:\n {2}prices\[0\]: overlaps the recorded price/);
+    const rows = await recordsOf(f.dataSource, 'compute.c1.1');
+    expect(rows).toHaveLength(2);
+    expect(rows[0].valid_until).toEqual(rows[1].valid_from);
+    expect(rows[0].superseded_by).toBe(rows[1].id);
+  });
+
+  it('two books run at once both apply, one after the other', async () => {
+    const version = Number(await versionOf(f.dataSource));
+    const books = await Promise.all(
+      [1, 2, 3, 4].map((n) =>
+        bookFile({ prices: [price(`compute.c2.${n}`, `${n}.00`, { valid_from: '2020-01-01T00:00:00Z' })] }),
+      ),
+    );
+    const results = await Promise.all(books.map((file) => f.cli('import', file)));
+    for (const result of results) expectApplied(result);
+    const versions = results.map((r) => Number(/\(version (\d+)\)/.exec(r.stdout)![1])).sort((a, b) => a - b);
+    expect(versions).toEqual([version + 1, version + 2, version + 3, version + 4]);
+    for (const n of [1, 2, 3, 4]) {
+      expect((await recordsOf(f.dataSource, `compute.c2.${n}`)).map((r) => r.amount)).toEqual([`${n}.00`]);
+    }
+  });
+});
+
+describe('usage errors exit 2', () => {
+  const usageErrors: [string, string[], string][] = [
+    ['no command', [], ''],
+    ['an unknown command', ['frobnicate'], 'unknown command "frobnicate"'],
+    ['import without a file', ['import'], 'import takes one file'],
+    ['import with two files', ['import', 'a.json', 'b.json'], 'import takes one file'],
+    ['export with an argument', ['export', 'x'], 'export takes no arguments'],
+    ['show with an argument', ['show', 'x'], 'show takes no arguments'],
+    ['withdraw without an instant', ['withdraw', 'compute.g2.4'], 'withdraw takes --valid-from or --valid-until'],
+    [
+      'withdraw with both instants',
+      ['withdraw', 'compute.g2.4', '--valid-from', '2030-01-01T00:00:00Z', '--valid-until', '2031-01-01T00:00:00Z'],
+      'withdraw takes --valid-from or --valid-until',
+    ],
+    ['withdraw without a key', ['withdraw', '--valid-from', '2030-01-01T00:00:00Z'], 'withdraw takes one product key'],
+    [
+      'withdraw with a timestamp without offset',
+      ['withdraw', 'compute.g2.4', '--valid-from', '2030-01-01T00:00:00'],
+      '"2030-01-01T00:00:00" is not an RFC 3339 timestamp with an offset',
+    ],
+    ['an unknown option', ['export', '--bogus'], "Unknown option '--bogus'"],
+  ];
+  let f: Fixture;
+  let dumpBefore: string;
+  let dumpAfter: string;
+  let results: CliResult[];
+  beforeAll(async () => {
+    f = await fixture();
+    dumpBefore = await dumpDatabase(f.dataSource);
+    results = await inParallel(
+      usageErrors.map(
+        ([, args]) =>
+          () =>
+            f.cli(...args),
+      ),
+    );
+    dumpAfter = await dumpDatabase(f.dataSource);
+  }, 120_000);
+  afterAll(() => f?.close());
+
+  it.each(usageErrors.map((entry, index) => [...entry, index] as const))('%s', (_name, _args, message, index) => {
+    const result = results[index];
+    expect(result.code).toBe(2);
+    expect(result.stderr + result.stdout).toContain('usage: npm run pricing -- <command>');
+    expect(result.stderr).toContain(message);
+  });
+
+  it('usage errors write nothing', () => {
+    expect(dumpAfter).toBe(dumpBefore);
+  });
+
+  it('--help prints the usage and exits 0', async () => {
+    const result = await f.cli('--help');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('usage: npm run pricing -- <command>');
+  });
+});

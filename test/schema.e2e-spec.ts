@@ -1,0 +1,419 @@
+import { DataSource, QueryFailedError } from 'typeorm';
+import { dataSourceOptions } from '../apps/control-plane/src/database/data-source-options';
+import { createTestDatabase, type TestDatabase } from './support/test-database';
+
+// The pricing schema refuses, on its own, rows that break the rules of design.md "Data": rows
+// are written with raw SQL here, past the price book CLI and its checks.
+
+const CHECK = '23514';
+const EXCLUSION = '23P01';
+const INTEGRITY = '23000'; // raised by the history trigger
+
+let db: TestDatabase;
+let dataSource: DataSource;
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  // The app's settings, without logging every refused query.
+  dataSource = new DataSource({ ...dataSourceOptions(db.url), logging: false });
+  await dataSource.initialize();
+});
+
+afterAll(async () => {
+  if (dataSource?.isInitialized) await dataSource.destroy();
+  await db?.drop();
+});
+
+interface Row {
+  product_key?: string;
+  organization_id?: string | null;
+  unit_type?: string;
+  unit_count?: number;
+  amount?: string;
+  valid_from?: string;
+  valid_until?: string | null;
+}
+
+/** Inserts one price record (a valid compute list price unless told otherwise); returns its id. */
+async function insert(row: Row = {}): Promise<string> {
+  const r = {
+    product_key: 'compute.g2.4',
+    organization_id: null,
+    unit_type: 'seconds',
+    unit_count: 3600,
+    amount: '0.0610',
+    valid_from: '2020-01-01T00:00:00Z',
+    valid_until: null,
+    ...row,
+  };
+  const rows: { id: string }[] = await dataSource.query(
+    `INSERT INTO price_record
+       (product_key, organization_id, unit_type, unit_count, amount, valid_from, valid_until, recorded_at)
+     VALUES ($1, $2, $3, $4, $5::numeric, $6::timestamptz, $7::timestamptz, now())
+     RETURNING id::text`,
+    [r.product_key, r.organization_id, r.unit_type, r.unit_count, r.amount, r.valid_from, r.valid_until],
+  );
+  return rows[0].id;
+}
+
+/** Expects the promise to fail with the SQLSTATE and, for constraints, the constraint's name. */
+async function expectRefused(
+  promise: Promise<unknown>,
+  code: string,
+  constraintOrMessage: { constraint: string } | { message: RegExp },
+): Promise<void> {
+  const error: unknown = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(QueryFailedError);
+  const failure = error as QueryFailedError & { code?: string; constraint?: string };
+  expect(failure.code).toBe(code);
+  if ('constraint' in constraintOrMessage) expect(failure.constraint).toBe(constraintOrMessage.constraint);
+  else expect(failure.message).toMatch(constraintOrMessage.message);
+}
+
+async function count(): Promise<number> {
+  const rows: { n: number }[] = await dataSource.query(`SELECT count(*)::int AS n FROM price_record`);
+  return rows[0].n;
+}
+
+describe('the migration', () => {
+  it('marks storage.io1 and storage.st1 as not on sale, and nothing else', async () => {
+    const rows: { product_key: string; on_sale: boolean }[] = await dataSource.query(
+      `SELECT product_key, on_sale FROM product_availability ORDER BY product_key`,
+    );
+    expect(rows).toEqual([
+      { product_key: 'storage.io1', on_sale: false },
+      { product_key: 'storage.st1', on_sale: false },
+    ]);
+  });
+
+  it('starts with no prices, no changes and version 1', async () => {
+    expect(await count()).toBe(0);
+    const changes: { n: number }[] = await dataSource.query(`SELECT count(*)::int AS n FROM price_change`);
+    expect(changes[0].n).toBe(0);
+    const version: { version: string }[] = await dataSource.query(`SELECT version::text FROM price_book_version`);
+    expect(version).toEqual([{ version: '1' }]);
+  });
+});
+
+describe('price_record constraints', () => {
+  // Each test starts from an empty table. TRUNCATE does not fire the row triggers.
+  beforeEach(async () => {
+    await dataSource.query(`TRUNCATE price_record`);
+  });
+
+  describe('no overlapping prices (exclusion constraints)', () => {
+    it('refuses overlapping list prices of one key', async () => {
+      await insert({ valid_from: '2020-01-01T00:00:00Z', valid_until: null });
+      await expectRefused(
+        insert({ valid_from: '2021-01-01T00:00:00Z', valid_until: '2022-01-01T00:00:00Z' }),
+        EXCLUSION,
+        {
+          constraint: 'price_record_list_prices_do_not_overlap',
+        },
+      );
+      await expectRefused(
+        insert({ valid_from: '2019-01-01T00:00:00Z', valid_until: '2020-01-02T00:00:00Z' }),
+        EXCLUSION,
+        {
+          constraint: 'price_record_list_prices_do_not_overlap',
+        },
+      );
+      // The same start twice.
+      await expectRefused(insert({ valid_from: '2020-01-01T00:00:00Z', amount: '1' }), EXCLUSION, {
+        constraint: 'price_record_list_prices_do_not_overlap',
+      });
+      expect(await count()).toBe(1);
+    });
+
+    it('refuses overlapping prices of one organization and key', async () => {
+      await insert({
+        organization_id: 'org_42',
+        valid_from: '2020-01-01T00:00:00Z',
+        valid_until: '2030-01-01T00:00:00Z',
+      });
+      await expectRefused(
+        insert({ organization_id: 'org_42', valid_from: '2029-01-01T00:00:00Z', valid_until: null }),
+        EXCLUSION,
+        { constraint: 'price_record_organization_prices_do_not_overlap' },
+      );
+      expect(await count()).toBe(1);
+    });
+
+    it('accepts list and organization prices of one key over the same time, and two organizations', async () => {
+      await insert({ valid_from: '2020-01-01T00:00:00Z' });
+      await insert({ organization_id: 'org_42', valid_from: '2020-01-01T00:00:00Z' });
+      await insert({ organization_id: 'org_43', valid_from: '2020-01-01T00:00:00Z' });
+      // Other keys are other products.
+      await insert({ product_key: 'compute.g2.8', valid_from: '2020-01-01T00:00:00Z' });
+      expect(await count()).toBe(4);
+    });
+
+    it('accepts adjacent windows [a, b) and [b, c), of the list and of an organization', async () => {
+      await insert({ valid_from: '2020-01-01T00:00:00Z', valid_until: '2021-01-01T00:00:00Z' });
+      await insert({ valid_from: '2021-01-01T00:00:00Z', valid_until: '2022-01-01T00:00:00Z' });
+      await insert({ valid_from: '2022-01-01T00:00:00Z', valid_until: null });
+      await insert({
+        organization_id: 'org_42',
+        valid_from: '2020-01-01T00:00:00Z',
+        valid_until: '2021-01-01T00:00:00Z',
+      });
+      await insert({ organization_id: 'org_42', valid_from: '2021-01-01T00:00:00Z', valid_until: null });
+      expect(await count()).toBe(5);
+    });
+  });
+
+  describe('shapes of section 2.4 (check constraints)', () => {
+    it.each([
+      'compute.G2.4',
+      'compute.g2',
+      'compute.',
+      'compute.2g.4',
+      'compute.g2.4.',
+      'compute.g2..4',
+      'Compute.g2.4',
+      'storage.xx1',
+      'storage.gp2',
+      'storage.GP1',
+      'storage.gp1.x',
+      'foo.bar',
+      'network.floating_ips',
+      'observability.custom_metrics',
+      '',
+      `compute.${'a'.repeat(50)}.${'1'.repeat(10)}`,
+    ])('refuses the product key %j', async (productKey) => {
+      await expectRefused(insert({ product_key: productKey }), CHECK, { constraint: 'price_record_product_key_shape' });
+    });
+
+    it.each([
+      ['compute.g2.4', 'seconds'],
+      ['compute.m1.small.2', 'seconds'],
+      ['network.floating_ip', 'seconds'],
+      ['network.nat_gateway', 'seconds'],
+      ['network.vpc_egress', 'gb'],
+      ['network.vpc_ingress', 'gb'],
+      ['network.vpc_internal', 'gb'],
+      ['storage.gp1', 'gib_hours'],
+      ['storage.st1', 'gib_hours'],
+      ['storage.io1', 'gib_hours'],
+      ['storage.snapshot', 'gib_hours'],
+      ['observability.custom_metric', 'metric_months'],
+      ['observability.api_request', 'requests'],
+      ['observability.ingested_sample', 'samples'],
+    ])('accepts %s billed in %s', async (productKey, unitType) => {
+      await insert({ product_key: productKey, unit_type: unitType });
+      expect(await count()).toBe(1);
+    });
+
+    it.each([
+      ['compute.g2.4', 'gib_hours'],
+      ['network.floating_ip', 'gb'],
+      ['network.vpc_egress', 'seconds'],
+      ['storage.gp1', 'seconds'],
+      ['storage.snapshot', 'gb'],
+      ['observability.custom_metric', 'requests'],
+      ['observability.api_request', 'samples'],
+      ['observability.ingested_sample', 'metric_months'],
+      ['compute.g2.4', 'hours'],
+    ])('refuses %s billed in %s', async (productKey, unitType) => {
+      await expectRefused(insert({ product_key: productKey, unit_type: unitType }), CHECK, {
+        constraint: 'price_record_unit_type_of_family',
+      });
+    });
+
+    it.each(['org 42', '', '-org', 'a'.repeat(65), 'org/42'])('refuses the organization id %j', async (id) => {
+      await expectRefused(insert({ organization_id: id }), CHECK, { constraint: 'price_record_organization_id_shape' });
+    });
+
+    it('refuses availability of a malformed product key', async () => {
+      await expectRefused(
+        dataSource.query(
+          `INSERT INTO product_availability (product_key, on_sale, updated_at) VALUES ($1, false, now())`,
+          ['storage.gp2'],
+        ),
+        CHECK,
+        { constraint: 'product_availability_product_key_shape' },
+      );
+    });
+  });
+
+  describe('units and amounts (check constraints)', () => {
+    it.each([0, -1, -3600])('refuses unit_count %d', async (unitCount) => {
+      await expectRefused(insert({ unit_count: unitCount }), CHECK, { constraint: 'price_record_unit_count_positive' });
+    });
+
+    it.each(['-0.0001', '-1', 'NaN', 'Infinity'])('refuses the amount %s', async (amount) => {
+      await expectRefused(insert({ amount }), CHECK, { constraint: 'price_record_amount_non_negative' });
+    });
+
+    it('accepts a zero amount and keeps the digits an amount was set with', async () => {
+      await insert({ amount: '0' });
+      await insert({ product_key: 'compute.g2.8', amount: '0.000000012' });
+      await insert({ product_key: 'compute.g2.16', amount: '0.0480' });
+      const rows: { amount: string }[] = await dataSource.query(`SELECT amount::text FROM price_record ORDER BY id`);
+      expect(rows.map((r) => r.amount)).toEqual(['0', '0.000000012', '0.0480']);
+    });
+  });
+
+  describe('validity windows (check constraints)', () => {
+    it('refuses valid_until equal to valid_from', async () => {
+      await expectRefused(insert({ valid_from: '2030-01-01T00:00:00Z', valid_until: '2030-01-01T00:00:00Z' }), CHECK, {
+        constraint: 'price_record_valid_until_after_valid_from',
+      });
+    });
+
+    it('refuses valid_until before valid_from', async () => {
+      await expectRefused(
+        insert({ valid_from: '2030-01-01T00:00:00Z', valid_until: '2029-12-31T23:59:59.999Z' }),
+        CHECK,
+        { constraint: 'price_record_valid_until_after_valid_from' },
+      );
+    });
+
+    it('refuses an infinite valid_from', async () => {
+      await expectRefused(insert({ valid_from: '-infinity' }), CHECK, { constraint: 'price_record_valid_from_finite' });
+      await expectRefused(insert({ valid_from: 'infinity' }), CHECK, { constraint: 'price_record_valid_from_finite' });
+    });
+
+    it('refuses an infinite valid_until (null is the open end)', async () => {
+      await expectRefused(insert({ valid_until: 'infinity' }), CHECK, {
+        constraint: 'price_record_valid_until_after_valid_from',
+      });
+    });
+
+    it('refuses a missing valid_from, amount or unit', async () => {
+      await expectRefused(
+        dataSource.query(
+          `INSERT INTO price_record (product_key, unit_type, unit_count, amount, recorded_at)
+           VALUES ('compute.g2.4', 'seconds', 3600, 1, now())`,
+        ),
+        '23502',
+        { message: /valid_from/ },
+      );
+    });
+  });
+});
+
+describe('history is never rewritten (trigger)', () => {
+  beforeEach(async () => {
+    await dataSource.query(`TRUNCATE price_record`);
+  });
+
+  const update = (id: string, set: string, ...params: unknown[]) =>
+    dataSource.query(`UPDATE price_record SET ${set} WHERE id = $1`, [id, ...params]);
+
+  it.each([
+    ['amount', `amount = 0.0700`],
+    ['valid_from', `valid_from = '2020-06-01T00:00:00Z'`],
+    ['unit_count', `unit_count = 60`],
+    ['unit_type and product_key', `product_key = 'network.floating_ip'`],
+    ['organization_id', `organization_id = 'org_42'`],
+    ['recorded_at', `recorded_at = now() - interval '1 day'`],
+  ])('refuses changing the %s of a record that took effect', async (_what, set) => {
+    const id = await insert({ valid_from: '2020-01-01T00:00:00Z' });
+    await expectRefused(update(id, set), INTEGRITY, { message: /only valid_until may change/ });
+    const rows: { amount: string; valid_from: Date }[] = await dataSource.query(
+      `SELECT amount::text, valid_from FROM price_record WHERE id = $1`,
+      [id],
+    );
+    expect(rows).toEqual([{ amount: '0.0610', valid_from: new Date('2020-01-01T00:00:00Z') }]);
+  });
+
+  it('refuses changing the amount of a scheduled record too', async () => {
+    const id = await insert({ valid_from: '2099-01-01T00:00:00Z' });
+    await expectRefused(update(id, `amount = 1`), INTEGRITY, { message: /only valid_until may change/ });
+  });
+
+  it('refuses deleting a record that took effect, and allows deleting a scheduled one', async () => {
+    const past = await insert({ valid_from: '2020-01-01T00:00:00Z', valid_until: '2099-01-01T00:00:00Z' });
+    const scheduled = await insert({ valid_from: '2099-01-01T00:00:00Z' });
+    await expectRefused(dataSource.query(`DELETE FROM price_record WHERE id = $1`, [past]), INTEGRITY, {
+      message: /took effect at .* and cannot be deleted/,
+    });
+    await dataSource.query(`DELETE FROM price_record WHERE id = $1`, [scheduled]);
+    const rows: { id: string }[] = await dataSource.query(`SELECT id::text FROM price_record`);
+    expect(rows).toEqual([{ id: past }]);
+  });
+
+  it('refuses moving or removing an end that passed', async () => {
+    const id = await insert({ valid_from: '2020-01-01T00:00:00Z', valid_until: '2021-01-01T00:00:00Z' });
+    await expectRefused(update(id, `valid_until = '2099-01-01T00:00:00Z'`), INTEGRITY, {
+      message: /ended at .* and its end cannot move/,
+    });
+    await expectRefused(update(id, `valid_until = NULL`), INTEGRITY, {
+      message: /ended at .* and its end cannot move/,
+    });
+    await expectRefused(update(id, `valid_until = '2020-06-01T00:00:00Z'`), INTEGRITY, {
+      message: /ended at .* and its end cannot move/,
+    });
+  });
+
+  it('refuses setting an end in the past', async () => {
+    const id = await insert({ valid_from: '2020-01-01T00:00:00Z' });
+    await expectRefused(update(id, `valid_until = '2021-01-01T00:00:00Z'`), INTEGRITY, {
+      message: /an end may be set to now or later/,
+    });
+    await expectRefused(update(id, `valid_until = now() - interval '1 second'`), INTEGRITY, {
+      message: /an end may be set to now or later/,
+    });
+    const rows: { valid_until: Date | null }[] = await dataSource.query(
+      `SELECT valid_until FROM price_record WHERE id = $1`,
+      [id],
+    );
+    expect(rows).toEqual([{ valid_until: null }]);
+  });
+
+  it('allows setting an open end to now or later, moving a future end, and reopening it', async () => {
+    const id = await insert({ valid_from: '2020-01-01T00:00:00Z' });
+    await update(id, `valid_until = '2099-01-01T00:00:00Z'`);
+    await update(id, `valid_until = '2098-01-01T00:00:00Z'`);
+    await update(id, `valid_until = NULL`);
+    const other = await insert({ product_key: 'compute.g2.8', valid_from: '2020-01-01T00:00:00Z' });
+    await update(other, `valid_until = now()`);
+    const rows: { id: string; ended_now: boolean | null }[] = await dataSource.query(
+      `SELECT id::text, valid_until <= now() AS ended_now FROM price_record ORDER BY id`,
+    );
+    expect(rows).toEqual([
+      { id, ended_now: null },
+      { id: other, ended_now: true },
+    ]);
+  });
+
+  it('allows linking superseded_by (the only other column that may change)', async () => {
+    const first = await insert({ valid_from: '2020-01-01T00:00:00Z', valid_until: '2099-01-01T00:00:00Z' });
+    const second = await insert({ valid_from: '2099-01-01T00:00:00Z' });
+    await update(first, `superseded_by = $2::bigint`, second);
+    const rows: { superseded_by: string }[] = await dataSource.query(
+      `SELECT superseded_by::text FROM price_record WHERE id = $1`,
+      [first],
+    );
+    expect(rows).toEqual([{ superseded_by: second }]);
+  });
+});
+
+describe('other tables', () => {
+  it('refuses an unknown kind of price change', async () => {
+    await expectRefused(
+      dataSource.query(
+        `INSERT INTO price_change (changed_at, product_key, change) VALUES (now(), 'compute.g2.4', 'rewrite')`,
+      ),
+      CHECK,
+      { constraint: 'price_change_kind' },
+    );
+  });
+
+  it('keeps a single version row', async () => {
+    await expectRefused(
+      dataSource.query(`INSERT INTO price_book_version (singleton, version) VALUES (false, 2)`),
+      CHECK,
+      {
+        constraint: 'price_book_version_singleton_check',
+      },
+    );
+    await expectRefused(dataSource.query(`INSERT INTO price_book_version (version) VALUES (2)`), '23505', {
+      constraint: 'price_book_version_pkey',
+    });
+  });
+});
