@@ -1,9 +1,9 @@
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { runCli } from './support/cli';
+import { send, waitFor, type RawResponse } from './support/http';
 import { applyBook, openDataSource, startTestApp, type TestApp } from './support/test-app';
 
 // GET /v1/pricing when the database goes away and comes back (design.md, "Public endpoint" and
@@ -11,8 +11,7 @@ import { applyBook, openDataSource, startTestApp, type TestApp } from './support
 // confirmed, then 503; the app recovers by itself. A PostgreSQL of this file's own, stopped
 // and started again on the same port and data directory.
 
-const MAX_STALENESS_S = 3;
-const PATH = '/v1/pricing';
+const MAX_STALENESS_S = 5;
 
 /** The built startEmbeddedPostgres (`npm test` builds first, as for the CLI). */
 const EMBEDDED_POSTGRES = resolve(__dirname, '../dist/apps/control-plane/src/database/embedded-postgres.js');
@@ -62,43 +61,6 @@ function startEmbeddedPostgres(dir: string, options: { port?: number } = {}): Pr
     });
     child.once('exit', (code) => reject(new Error(`embedded PostgreSQL exited (${code}): ${stderr}`)));
   });
-}
-
-interface RawResponse {
-  readonly status: number;
-  readonly headers: IncomingHttpHeaders;
-  readonly body: Buffer;
-}
-
-function send(app: TestApp, path = PATH): Promise<RawResponse> {
-  return new Promise((resolve, reject) => {
-    if (!app.url) return reject(new Error('the app is not listening: start it with listen: true'));
-    const req = httpRequest(new URL(path, app.url), { agent: false }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
-
-async function waitFor<T>(
-  what: string,
-  probe: () => Promise<T>,
-  done: (value: T) => boolean,
-  timeoutMs: number,
-  intervalMs = 50,
-): Promise<{ value: T; elapsedMs: number }> {
-  const started = performance.now();
-  for (;;) {
-    const value = await probe();
-    const elapsedMs = performance.now() - started;
-    if (done(value)) return { value, elapsedMs };
-    if (elapsedMs > timeoutMs) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, intervalMs));
-  }
 }
 
 const expect503 = (res: RawResponse): void => {
@@ -187,10 +149,10 @@ describe('GET /v1/pricing without its database', () => {
     expect(during.status).toBe(200);
     expect(during.headers.etag).toBe(etag);
     expect(during.body.equals(served.body)).toBe(true);
-    expect((await send(app, '/health/ready')).status).toBe(200);
+    expect((await send(app, 'GET', {}, '/health/ready')).status).toBe(200);
     const { value: unreachable } = await waitFor(
       'the app to notice the database is gone',
-      () => send(app, '/health/ready'),
+      () => send(app, 'GET', {}, '/health/ready'),
       (res) => JSON.parse(res.body.toString('utf8')).database.reachable === false,
       MAX_STALENESS_S * 1000,
     );
@@ -207,8 +169,8 @@ describe('GET /v1/pricing without its database', () => {
     // confirmed at most ~1 s (the check interval) before the stop
     expect(performance.now() - stoppedAt).toBeGreaterThan((MAX_STALENESS_S - 1.5) * 1000);
     expect503(unavailable);
-    expect((await send(app, '/health/ready')).status).toBe(503);
-    expect((await send(app, '/health/live')).status).toBe(200);
+    expect((await send(app, 'GET', {}, '/health/ready')).status).toBe(503);
+    expect((await send(app, 'GET', {}, '/health/live')).status).toBe(200);
 
     // The database is back on the same port: the app recovers without a restart.
     await startPostgres();
@@ -220,7 +182,7 @@ describe('GET /v1/pricing without its database', () => {
     );
     expect(recovered.headers.etag).toBe(etag);
     expect(recovered.body.equals(served.body)).toBe(true);
-    expect((await send(app, '/health/ready')).status).toBe(200);
+    expect((await send(app, 'GET', {}, '/health/ready')).status).toBe(200);
     await stop(app);
   }, 30_000);
 
@@ -228,8 +190,8 @@ describe('GET /v1/pricing without its database', () => {
     await stopPostgres();
     const app = await start({ waitUntilReady: false });
     expect503(await send(app));
-    expect((await send(app, '/health/live')).status).toBe(200);
-    expect((await send(app, '/health/ready')).status).toBe(503);
+    expect((await send(app, 'GET', {}, '/health/live')).status).toBe(200);
+    expect((await send(app, 'GET', {}, '/health/ready')).status).toBe(503);
 
     await startPostgres();
     const { value } = await waitFor(
@@ -255,7 +217,7 @@ describe('GET /v1/pricing without its database', () => {
         ],
       },
     ]);
-    expect((await send(app, '/health/ready')).status).toBe(200);
+    expect((await send(app, 'GET', {}, '/health/ready')).status).toBe(200);
     await stop(app);
   }, 30_000);
 });

@@ -1,11 +1,12 @@
 import { PriceBookCache, withdrawScheduled } from '@app/pricing';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { request as httpRequest, type IncomingHttpHeaders, type OutgoingHttpHeaders } from 'node:http';
+import type { IncomingHttpHeaders } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
 import type { DataSource } from 'typeorm';
 import { runCli } from './support/cli';
+import { send, waitFor, type RawResponse } from './support/http';
 import { applyBook, FakeClock, openDataSource, startTestApp, type TestApp } from './support/test-app';
 import { createTestDatabase, type TestDatabase } from './support/test-database';
 
@@ -95,49 +96,11 @@ function rfc3339(instant: Date): string {
   return iso.endsWith('.000Z') ? `${iso.slice(0, -5)}Z` : iso;
 }
 
-interface RawResponse {
-  readonly status: number;
-  readonly headers: IncomingHttpHeaders;
-  readonly body: Buffer;
-}
-
-/** A request over a real socket to an app started with `listen: true`; the body as bytes. */
-function send(app: TestApp, method = 'GET', headers: OutgoingHttpHeaders = {}, path = PATH): Promise<RawResponse> {
-  return new Promise((resolve, reject) => {
-    if (!app.url) return reject(new Error('the app is not listening: start it with listen: true'));
-    const req = httpRequest(new URL(path, app.url), { method, headers, agent: false }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
-
 /** The endpoint's own header names (without the transport's), sorted. */
 function ownHeaderNames(headers: IncomingHttpHeaders): string[] {
   return Object.keys(headers)
     .filter((name) => !TRANSPORT_HEADERS.has(name))
     .sort();
-}
-
-async function waitFor<T>(
-  what: string,
-  probe: () => Promise<T>,
-  done: (value: T) => boolean,
-  timeoutMs: number,
-  intervalMs = 20,
-): Promise<{ value: T; elapsedMs: number }> {
-  const started = performance.now();
-  for (;;) {
-    const value = await probe();
-    const elapsedMs = performance.now() - started;
-    if (done(value)) return { value, elapsedMs };
-    if (elapsedMs > timeoutMs) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, intervalMs));
-  }
 }
 
 async function storedVersion(dataSource: DataSource): Promise<string> {
