@@ -90,7 +90,7 @@ describe('GET /v1/pricing without its database', () => {
   const start = async (options: { waitUntilReady?: boolean } = {}): Promise<TestApp> => {
     const app = await startTestApp({
       databaseUrl: url,
-      env: { PRICING_MAX_STALENESS_S: String(MAX_STALENESS_S) },
+      env: { PRICING_MAX_STALENESS_S: String(MAX_STALENESS_S), PRICING_RATE_LIMIT: '100000' },
       listen: true,
       ...options,
     });
