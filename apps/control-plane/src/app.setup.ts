@@ -6,6 +6,7 @@ import {
   type ValidationError,
 } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
+import { servePriceList } from '@app/pricing';
 import type { AppConfig } from './config/environment';
 import { ApiError, ApiErrorCode } from './errors/api-error';
 
@@ -15,6 +16,7 @@ export function setUpApp(app: INestApplication, config: AppConfig): void {
   express.set('trust proxy', config.trustProxy);
   express.disable('x-powered-by');
   express.disable('etag'); // Express's own ETags would be strong tags of other responses
+  servePriceList(app);
   app.useGlobalPipes(
     new RefuseReservedKeysPipe(),
     new ValidationPipe({

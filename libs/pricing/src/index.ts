@@ -1,5 +1,6 @@
 // The public surface of the pricing library. Apps import from `@app/pricing` only.
-export { PricingModule, PRICE_LIST_PATH } from './pricing.module';
+export { PricingModule } from './pricing.module';
+export { servePriceList, PRICE_LIST_PATH } from './http/serve-price-list';
 export type { PricingModuleOptions } from './pricing.options';
 export { PricingService } from './pricing.service';
 export { PriceBookCache } from './snapshot/price-book-cache';

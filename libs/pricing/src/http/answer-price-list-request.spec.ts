@@ -12,6 +12,7 @@ describe('answerPriceListRequest', () => {
     const answer = answerPriceListRequest('GET', undefined, list);
     expect(answer.status).toBe(200);
     expect(answer.body).toBe(list.body);
+    expect(answerPriceListRequest('GET', list.etag, list)).toBe(list.notModified); // precomputed, no allocation
     expect(answer.headers).toEqual({
       etag: list.etag,
       'cache-control': 'public, max-age=300',

@@ -1,12 +1,6 @@
 import type { OutgoingHttpHeaders } from 'node:http';
 import { ifNoneMatchMatches } from './entity-tag';
-import { RETRY_AFTER_UNAVAILABLE_S, type PriceListResponse } from './price-list-response';
-
-export interface PlainResponse {
-  readonly status: number;
-  readonly headers: OutgoingHttpHeaders;
-  readonly body?: Buffer;
-}
+import { RETRY_AFTER_UNAVAILABLE_S, type PlainResponse, type PriceListResponse } from './price-list-response';
 
 /** Every answer of the endpoint lets a page on any origin read it. */
 const ANY_ORIGIN = { 'access-control-allow-origin': '*' } as const;
@@ -51,6 +45,7 @@ export function answerPriceListRequest(
   const head = method === 'HEAD';
   if (method !== 'GET' && !head) return METHOD_NOT_ALLOWED;
   if (!priceList) return PRICE_LIST_UNAVAILABLE;
-  if (ifNoneMatchMatches(ifNoneMatch, priceList.etag)) return { status: 304, headers: priceList.headers304 };
-  return { status: 200, headers: priceList.headers200, body: head ? undefined : priceList.body };
+  // A client revalidating sends back the tag it got: compared before any parsing.
+  if (ifNoneMatch === priceList.etag || ifNoneMatchMatches(ifNoneMatch, priceList.etag)) return priceList.notModified;
+  return head ? priceList.okWithoutBody : priceList.ok;
 }

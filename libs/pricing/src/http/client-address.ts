@@ -7,6 +7,7 @@ import { ipKeyGenerator } from 'express-rate-limit';
  */
 export function clientAddressKey(ip: string | undefined): string {
   if (!ip) return 'unknown';
+  if (!ip.includes(':')) return ip; // IPv4, the common case: no parsing
   if (ip.startsWith('::ffff:') && ip.includes('.')) return ip.slice(7);
   return isIPv6(ip) ? ipKeyGenerator(ip, 64) : ip;
 }

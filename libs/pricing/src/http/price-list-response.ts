@@ -6,14 +6,22 @@ import { weakEntityTag } from './entity-tag';
 export const PRICE_LIST_CACHE_CONTROL = 'public, max-age=300';
 export const RETRY_AFTER_UNAVAILABLE_S = 30;
 
-/** The response of `GET /v1/pricing`, computed once per change of the list, never per request. */
+/** An HTTP answer: status, headers and body, written as is. */
+export interface PlainResponse {
+  readonly status: number;
+  readonly headers: OutgoingHttpHeaders;
+  readonly body?: Buffer;
+}
+
+/** The answers of `GET /v1/pricing`, computed once per change of the list, never per request. */
 export interface PriceListResponse {
   readonly body: Buffer;
   readonly etag: string;
   /** `Last-Modified` as an HTTP date; `null` when nothing was ever priced. */
   readonly lastModified: string | null;
-  readonly headers200: OutgoingHttpHeaders;
-  readonly headers304: OutgoingHttpHeaders;
+  readonly ok: PlainResponse;
+  readonly okWithoutBody: PlainResponse;
+  readonly notModified: PlainResponse;
   /** The instant the list was built for (ms). */
   readonly builtForMs: number;
   /** The next instant at which the list changes by itself (ms), or Infinity. */
@@ -31,12 +39,14 @@ export function renderPriceList(history: ListPriceHistory, instant: Date): Price
     'access-control-allow-origin': '*',
     ...(lastModified !== null && { 'last-modified': lastModified }),
   };
+  const headers200 = { ...common, 'content-type': 'application/json', 'content-length': body.length };
   return {
     body,
     etag,
     lastModified,
-    headers200: { ...common, 'content-type': 'application/json', 'content-length': body.length },
-    headers304: common,
+    ok: { status: 200, headers: headers200, body },
+    okWithoutBody: { status: 200, headers: headers200 },
+    notModified: { status: 304, headers: common },
     builtForMs: instant.getTime(),
     expiresAtMs: nextTransitionAfter(history.records, instant)?.getTime() ?? Infinity,
   };

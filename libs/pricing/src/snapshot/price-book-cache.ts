@@ -56,7 +56,7 @@ export class PriceBookCache implements OnApplicationBootstrap, OnApplicationShut
   current(): PricingState | undefined {
     const state = this.state;
     if (!state || performance.now() - this.confirmedAt > this.options.maxStalenessS * 1000) return undefined;
-    const now = this.clock.now().getTime();
+    const now = this.clock.nowMs();
     if (now >= state.priceList.expiresAtMs || now < state.priceList.builtForMs) this.render(state.snapshot);
     return this.state;
   }
