@@ -1,4 +1,36 @@
-const RUNS = /\d+|\D+/g;
+/**
+ * A key with its natural sort key: a string whose plain comparison is the natural order, so
+ * that sorting many keys splits each key once and compares natively.
+ */
+export interface NaturalKey {
+  readonly raw: string;
+  readonly sortKey: string;
+}
+
+/**
+ * Encodes the runs of a key: a digit run as "0", a character for its length without leading
+ * zeros, then those digits (a longer number sorts after a shorter one; "0" keeps the place of
+ * a digit against other characters); any other run as itself and a NUL, so that a run that
+ * is a prefix of another sorts first.
+ */
+export function naturalKey(raw: string): NaturalKey {
+  let sortKey = '';
+  let i = 0;
+  while (i < raw.length) {
+    let end = i;
+    if (isDigit(raw.charCodeAt(i))) {
+      while (end < raw.length && isDigit(raw.charCodeAt(end))) end++;
+      let start = i;
+      while (start < end - 1 && raw.charCodeAt(start) === 48) start++; // leading zeros
+      sortKey += `0${String.fromCharCode(0x100 + end - start)}${raw.slice(start, end)}`;
+    } else {
+      while (end < raw.length && !isDigit(raw.charCodeAt(end))) end++;
+      sortKey += `${raw.slice(i, end)}\u0000`;
+    }
+    i = end;
+  }
+  return { raw, sortKey };
+}
 
 /**
  * Natural order of product keys (section 2.2): runs of digits compare as numbers, other runs
@@ -6,32 +38,23 @@ const RUNS = /\d+|\D+/g;
  * in leading zeros fall back to plain code point order, so the order stays total.
  */
 export function compareNatural(a: string, b: string): number {
-  const runsA = a.match(RUNS) ?? [];
-  const runsB = b.match(RUNS) ?? [];
-  const common = Math.min(runsA.length, runsB.length);
-  for (let i = 0; i < common; i++) {
-    const x = runsA[i];
-    const y = runsB[i];
-    if (x === y) continue;
-    const bothDigits = isDigitRun(x) && isDigitRun(y);
-    const order = bothDigits ? compareDigitRuns(x, y) : compareCodePoints(x, y);
-    if (order !== 0) return order;
-  }
-  if (runsA.length !== runsB.length) return runsA.length - runsB.length;
-  return compareCodePoints(a, b);
+  return compareNaturalKeys(naturalKey(a), naturalKey(b));
 }
 
-function isDigitRun(run: string): boolean {
-  const c = run.charCodeAt(0);
+export function compareNaturalKeys(a: NaturalKey, b: NaturalKey): number {
+  return compareCodePoints(a.sortKey, b.sortKey) || compareCodePoints(a.raw, b.raw);
+}
+
+/** Sorts items by a key in natural order, encoding each key once. */
+export function sortNatural<T>(items: readonly T[], keyOf: (item: T) => string): T[] {
+  return items
+    .map((item) => ({ item, key: naturalKey(keyOf(item)) }))
+    .sort((a, b) => compareNaturalKeys(a.key, b.key))
+    .map(({ item }) => item);
+}
+
+function isDigit(c: number): boolean {
   return c >= 48 && c <= 57;
-}
-
-/** Compares digit runs of any length as numbers, without converting them. */
-function compareDigitRuns(x: string, y: string): number {
-  const a = x.replace(/^0+(?=\d)/, '');
-  const b = y.replace(/^0+(?=\d)/, '');
-  if (a.length !== b.length) return a.length - b.length;
-  return compareCodePoints(a, b);
 }
 
 function compareCodePoints(x: string, y: string): number {

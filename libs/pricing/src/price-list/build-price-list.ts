@@ -1,5 +1,5 @@
 import { PRODUCT_FAMILIES, parseProductKey, type DimensionName, type UnitType } from '../catalogue/catalogue';
-import { compareNatural } from '../catalogue/natural-order';
+import { sortNatural } from '../catalogue/natural-order';
 import { formatInstant } from './instant';
 import { isInForce, type PriceRecord } from './price-record';
 
@@ -40,6 +40,13 @@ export interface ListPriceHistory {
  */
 export function buildPriceList(history: ListPriceHistory, instant: Date): PriceListDocument {
   const byFamily = new Map<number, PriceListEntry[]>();
+  const formatted = new Map<number, string>(); // many prices share their instants
+  const format = (d: Date): string => {
+    const ms = d.getTime();
+    let text = formatted.get(ms);
+    if (text === undefined) formatted.set(ms, (text = formatInstant(d)));
+    return text;
+  };
   for (const record of history.records) {
     if (record.organizationId !== null || !isInForce(record, instant)) continue;
     const parts = parseProductKey(record.productKey);
@@ -50,8 +57,8 @@ export function buildPriceList(history: ListPriceHistory, instant: Date): PriceL
       unit_type: record.unitType,
       unit_count: record.unitCount,
       amount: record.amount,
-      valid_from: formatInstant(record.validFrom),
-      valid_until: record.validUntil && formatInstant(record.validUntil),
+      valid_from: format(record.validFrom),
+      valid_until: record.validUntil && format(record.validUntil),
     };
     const entries = byFamily.get(parts.familyOrder);
     if (entries) entries.push(entry);
@@ -60,9 +67,7 @@ export function buildPriceList(history: ListPriceHistory, instant: Date): PriceL
   const families: PriceListFamily[] = [];
   PRODUCT_FAMILIES.forEach((family, order) => {
     const prices = byFamily.get(order);
-    if (!prices) return;
-    prices.sort((a, b) => compareNatural(a.product_key, b.product_key));
-    families.push({ family: family.family, prices });
+    if (prices) families.push({ family: family.family, prices: sortNatural(prices, (p) => p.product_key) });
   });
   const lastChanged = lastChangedAt(history, instant);
   return {
