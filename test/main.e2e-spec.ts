@@ -1,0 +1,150 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { Client } from 'pg';
+import { withDatabase } from './support/database-url';
+import { waitFor } from './support/http';
+
+// The service as `npm start` runs it (the built main.js), in a process of its own.
+const MAIN = resolve(__dirname, '../dist/apps/control-plane/src/main.js');
+
+interface Service {
+  readonly process: ChildProcess;
+  readonly url: string;
+  output(): string;
+  /** Resolves with the exit code. */
+  readonly exited: Promise<number | null>;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((done, fail) => {
+    const probe = createServer();
+    probe.once('error', fail);
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      probe.close(() => (typeof address === 'object' && address ? done(address.port) : fail(new Error('no port'))));
+    });
+  });
+}
+
+async function startService(env: Record<string, string>): Promise<Service> {
+  const port = env.PORT ?? String(await freePort());
+  const child = spawn(process.execPath, [MAIN], {
+    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', ...env, PORT: port },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
+  return { process: child, url: `http://127.0.0.1:${port}`, output: () => output, exited };
+}
+
+async function get(url: string): Promise<{ status: number; text: string }> {
+  try {
+    const res = await fetch(url);
+    return { status: res.status, text: await res.text() };
+  } catch {
+    return { status: 0, text: '' };
+  }
+}
+
+describe('the service as npm start runs it', () => {
+  const running: Service[] = [];
+  let dataDir: string;
+
+  beforeAll(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'pricing-main-'));
+  });
+
+  afterAll(async () => {
+    for (const service of running) {
+      service.process.kill('SIGTERM');
+      await service.exited;
+    }
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('refuses a bad configuration, naming the variable', async () => {
+    const service = await startService({ PORT: '3000', PRICING_RATE_LIMIT: 'many', DATA_DIR: dataDir });
+    expect(await service.exited).toBe(1);
+    expect(service.output()).toContain('PRICING_RATE_LIMIT must be a positive integer');
+  });
+
+  it('without DATABASE_URL: the embedded PostgreSQL with the sample book, stopped cleanly on SIGTERM, data kept', async () => {
+    const first = await startService({ DATA_DIR: dataDir });
+    running.push(first);
+    await waitFor(
+      'the service to be ready',
+      () => get(`${first.url}/health/ready`),
+      (r) => r.status === 200,
+      30_000,
+      100,
+    );
+    const list = await get(`${first.url}/v1/pricing`);
+    const families = (JSON.parse(list.text) as { families: { family: string }[] }).families.map((f) => f.family);
+    expect(families).toHaveLength(11); // the sample book prices every family
+    const pidFile = join(dataDir, 'postgres', 'postmaster.pid');
+    expect(existsSync(pidFile)).toBe(true);
+
+    first.process.kill('SIGTERM');
+    expect(await first.exited).toBe(0);
+    running.pop();
+    expect(existsSync(pidFile)).toBe(false); // PostgreSQL stopped with the service
+    expect(first.output()).toContain('SIGTERM: shutting down');
+
+    // Started again on the same data: the prices are still there, the sample book is not loaded twice.
+    const second = await startService({ DATA_DIR: dataDir });
+    running.push(second);
+    await waitFor(
+      'the service to be ready again',
+      () => get(`${second.url}/health/ready`),
+      (r) => r.status === 200,
+      30_000,
+      100,
+    );
+    expect((await get(`${second.url}/v1/pricing`)).text).toBe(list.text);
+    expect(second.output()).not.toContain('loaded the sample price book');
+    second.process.kill('SIGINT');
+    expect(await second.exited).toBe(0);
+    running.pop();
+  }, 90_000);
+
+  it('with DATABASE_URL: migrates that database and loads nothing into it', async () => {
+    const adminUrl = process.env.TEST_ADMIN_DATABASE_URL!;
+    const name = `pricing_main_${process.pid}`;
+    const admin = new Client({ connectionString: adminUrl });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${name}`);
+    try {
+      const service = await startService({ DATABASE_URL: withDatabase(adminUrl, name), DATA_DIR: dataDir });
+      running.push(service);
+      await waitFor(
+        'the service to be ready',
+        () => get(`${service.url}/health/ready`),
+        (r) => r.status === 200,
+        30_000,
+        100,
+      );
+      expect((await get(`${service.url}/v1/pricing`)).text).toBe(
+        '{"currency":"EUR","amounts_exclude_vat":true,"last_changed":null,"families":[]}',
+      );
+      service.process.kill('SIGTERM');
+      expect(await service.exited).toBe(0);
+      running.pop();
+      const db = new Client({ connectionString: withDatabase(adminUrl, name) });
+      await db.connect();
+      const migrations = await db.query<{ name: string }>('SELECT name FROM migrations ORDER BY id');
+      const prices = await db.query<{ n: string }>('SELECT count(*)::text AS n FROM price_record');
+      await db.end();
+      expect(migrations.rows.map((r) => r.name)).toEqual(['PricingSchema1764000000000', 'CreateVolumes1764000001000']);
+      expect(prices.rows[0].n).toBe('0');
+    } finally {
+      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await admin.end();
+    }
+  }, 60_000);
+});
