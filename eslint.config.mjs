@@ -17,16 +17,15 @@ export default tseslint.config(
       '@typescript-eslint/switch-exhaustiveness-check': 'error',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
       '@typescript-eslint/restrict-template-expressions': ['error', { allowNumber: true }],
+    },
+  },
+  {
+    // Inside the library, files import each other directly; apps only through its entry point.
+    files: ['apps/**/*.ts'],
+    rules: {
       'no-restricted-imports': [
         'error',
-        {
-          patterns: [
-            {
-              group: ['**/libs/pricing/**', '../../libs/*'],
-              message: 'Apps import the pricing library from @app/pricing only.',
-            },
-          ],
-        },
+        { patterns: [{ group: ['**/libs/**'], message: 'Apps import the pricing library from @app/pricing only.' }] },
       ],
     },
   },

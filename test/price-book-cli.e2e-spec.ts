@@ -1,4 +1,6 @@
-import { loadPricingData, PricingSnapshot, renderPriceList } from '@app/pricing';
+import { loadPricingData } from '../libs/pricing/src/database/price-book.store';
+import { renderPriceList } from '../libs/pricing/src/http/price-list-response';
+import { PricingSnapshot } from '../libs/pricing/src/snapshot/pricing-snapshot';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -1289,7 +1291,7 @@ describe('usage errors exit 2', () => {
   it.each(usageErrors.map((entry, index) => [...entry, index] as const))('%s', (_name, _args, message, index) => {
     const result = results[index];
     expect(result.code).toBe(2);
-    expect(result.stderr + result.stdout).toContain('usage: npm run pricing -- <command>');
+    expect(result.stderr + result.stdout).toContain('usage: npm run -s pricing -- <command>');
     expect(result.stderr).toContain(message);
   });
 
@@ -1300,6 +1302,6 @@ describe('usage errors exit 2', () => {
   it('--help prints the usage and exits 0', async () => {
     const result = await f.cli('--help');
     expect(result.code).toBe(0);
-    expect(result.stdout).toContain('usage: npm run pricing -- <command>');
+    expect(result.stdout).toContain('usage: npm run -s pricing -- <command>');
   });
 });

@@ -1,4 +1,5 @@
-import { PriceBookCache, withdrawScheduled } from '@app/pricing';
+import { PricingService } from '@app/pricing';
+import { withdrawScheduled } from '../libs/pricing/src/database/price-book.store';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import type { IncomingHttpHeaders } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -110,9 +111,9 @@ async function storedVersion(dataSource: DataSource): Promise<string> {
 
 /** Has the app look at the database now and returns the version it holds. */
 async function reload(app: TestApp): Promise<string | null> {
-  const cache = app.app.get(PriceBookCache);
-  await cache.check();
-  return cache.health().version;
+  const pricing = app.app.get(PricingService);
+  await pricing.refresh();
+  return pricing.health().version;
 }
 
 /** Waits until the app's LISTEN connection is up, so that a NOTIFY can reach it. */
@@ -541,7 +542,7 @@ describe('GET /v1/pricing', () => {
       expect(after.headers.etag).not.toBe(before.headers.etag);
       expect((await send(app, 'GET', { 'if-none-match': before.headers.etag })).status).toBe(200);
       expect(await storedVersion(dataSource)).toBe(version);
-      expect(app.app.get(PriceBookCache).health().version).toBe(version);
+      expect(app.app.get(PricingService).health().version).toBe(version);
     });
 
     it('a scheduled price appears at its valid_from, with a new ETag; last_changed becomes that instant', async () => {
@@ -664,7 +665,7 @@ describe('GET /v1/pricing', () => {
       });
       // The import itself arrives (last_changed moves), the price is not listed yet.
       const { value: imported } = await untilEtagChanges(before, 1_000);
-      expect(app.app.get(PriceBookCache).health().version).toBe(applied.version);
+      expect(app.app.get(PricingService).health().version).toBe(applied.version);
       if (Date.now() < validFrom.getTime() - 100) {
         expect(imported.body.toString('utf8')).not.toContain('compute.g2.4');
       }

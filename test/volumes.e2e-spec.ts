@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
-import { PriceBookCache, PricingService } from '@app/pricing';
+import { PricingService } from '@app/pricing';
+import { PriceBookCache } from '../libs/pricing/src/snapshot/price-book-cache';
 import request from 'supertest';
 import type { Response } from 'supertest';
 import type { DataSource } from 'typeorm';

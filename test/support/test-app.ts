@@ -1,6 +1,8 @@
 import type { INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
-import { Clock, PriceBookCache, applyPriceBook, parsePriceBook, type ImportResult } from '@app/pricing';
+import { Clock, PricingService } from '@app/pricing';
+import { applyPriceBook, type ImportResult } from '../../libs/pricing/src/database/price-book.store';
+import { parsePriceBook } from '../../libs/pricing/src/price-book/price-book';
 import type { Server } from 'node:http';
 import { DataSource } from 'typeorm';
 import { AppModule } from '../../apps/control-plane/src/app.module';
@@ -66,7 +68,7 @@ export async function startTestApp(options: TestAppOptions): Promise<TestApp> {
   }
   if (options.waitUntilReady !== false) {
     await app.get(DatabaseLifecycle).ready;
-    await app.get(PriceBookCache).check();
+    await app.get(PricingService).refresh();
   }
   return { app, server: app.getHttpServer() as Server, url, close: () => app.close() };
 }

@@ -18,6 +18,6 @@ import { PriceBookListener } from './snapshot/price-book-listener';
     PriceListHandler,
     PricingService,
   ],
-  exports: [PricingService, PriceBookCache, Clock],
+  exports: [PricingService, Clock],
 })
 export class PricingModule extends ConfigurableModuleClass {}

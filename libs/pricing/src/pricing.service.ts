@@ -6,7 +6,7 @@ import { PricingError, PricingErrorCode } from './errors/pricing-error';
 import { buildPriceList, type PriceListDocument } from './price-list/build-price-list';
 import type { PriceRecord } from './price-list/price-record';
 import { costOf, parseQuantity, type Quantity } from './price-list/quote';
-import type { Price, PriceLookup, PriceQuery, Quote } from './pricing.types';
+import type { Price, PriceLookup, PriceQuery, PricingHealth, Quote } from './pricing.types';
 import { PriceBookCache } from './snapshot/price-book-cache';
 import type { PricingSnapshot } from './snapshot/pricing-snapshot';
 
@@ -67,6 +67,19 @@ export class PricingService {
   /** The public price list document at an instant (default now). */
   priceList(at: Date = this.clock.now()): PriceListDocument {
     return buildPriceList(this.snapshot().listHistory, at);
+  }
+
+  /**
+   * For readiness probes: whether the price list can be served (prices confirmed within
+   * PRICING_MAX_STALENESS_S), and whether the database answered lately.
+   */
+  health(): PricingHealth {
+    return this.cache.health();
+  }
+
+  /** Checks the database for price book changes now (e.g. once the host app has migrated it). */
+  refresh(): Promise<void> {
+    return this.cache.check();
   }
 
   /** Whether `productKey` fits a product family of section 2.4. */

@@ -31,3 +31,15 @@ export interface Quote {
   /** EUR, net of VAT: amount × quantity / unit_count, rounded once to 20 decimal places. */
   readonly cost: string;
 }
+
+/** The state of the prices held in memory, for readiness probes. */
+export interface PricingHealth {
+  /** Whether the price list can be served now. */
+  readonly servable: boolean;
+  /** Whether the last read of the database succeeded. */
+  readonly databaseReachable: boolean;
+  /** The price book version held, `null` before the first load. */
+  readonly version: string | null;
+  /** Seconds since the database last confirmed the prices held. */
+  readonly confirmedAgoS: number | null;
+}

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { applyPriceBook, PriceBookCache, priceBookIsEmpty } from '@app/pricing';
+import { applyPriceBookFileIfEmpty, PricingService } from '@app/pricing';
 import { DataSource } from 'typeorm';
-import { readSamplePriceBook } from '../price-book-file';
+import { SAMPLE_PRICE_BOOK } from './sample-price-book';
 import { migrateUnderLock } from './migrate';
 
 export const DATABASE_SETTINGS = Symbol('DATABASE_SETTINGS');
@@ -29,7 +29,7 @@ export class DatabaseLifecycle implements OnApplicationBootstrap, OnApplicationS
 
   constructor(
     private readonly dataSource: DataSource,
-    private readonly cache: PriceBookCache,
+    private readonly pricing: PricingService,
     @Inject(DATABASE_SETTINGS) private readonly settings: DatabaseSettings,
   ) {
     this.ready = new Promise((resolve) => (this.markReady = resolve));
@@ -56,13 +56,13 @@ export class DatabaseLifecycle implements OnApplicationBootstrap, OnApplicationS
         if (!this.dataSource.isInitialized) await this.dataSource.initialize();
         const applied = await migrateUnderLock(this.dataSource);
         if (applied.length > 0) this.logger.log(`migrated: ${applied.join(', ')}`);
-        if (this.settings.loadSampleBook && (await priceBookIsEmpty(this.dataSource))) {
-          const result = await applyPriceBook(this.dataSource, await readSamplePriceBook());
-          this.logger.log(`loaded the sample price book (${result.inserted} prices)`);
+        if (this.settings.loadSampleBook) {
+          const loaded = await applyPriceBookFileIfEmpty(this.dataSource, SAMPLE_PRICE_BOOK);
+          if (loaded !== undefined) this.logger.log(`loaded the sample price book (${loaded} prices)`);
         }
         this.migrated = true;
         this.markReady();
-        await this.cache.check();
+        await this.pricing.refresh();
         return;
       } catch (error) {
         if (!this.dataSource.isInitialized) await this.dataSource.driver.disconnect().catch(() => undefined);

@@ -1,5 +1,5 @@
 import { Controller, Get, HttpCode, HttpStatus, Res } from '@nestjs/common';
-import { PriceBookCache } from '@app/pricing';
+import { PricingService } from '@app/pricing';
 import type { Response } from 'express';
 import { Public } from '../auth/public.decorator';
 import { DatabaseLifecycle } from '../database/database-lifecycle';
@@ -8,7 +8,7 @@ import { DatabaseLifecycle } from '../database/database-lifecycle';
 @Controller('health')
 export class HealthController {
   constructor(
-    private readonly cache: PriceBookCache,
+    private readonly pricing: PricingService,
     private readonly database: DatabaseLifecycle,
   ) {}
 
@@ -26,7 +26,7 @@ export class HealthController {
    */
   @Get('ready')
   ready(@Res({ passthrough: true }) res: Response): Record<string, unknown> {
-    const pricing = this.cache.health();
+    const pricing = this.pricing.health();
     res.status(pricing.servable ? HttpStatus.OK : HttpStatus.SERVICE_UNAVAILABLE);
     res.setHeader('Cache-Control', 'no-store');
     return {

@@ -5,6 +5,7 @@ import { Clock } from '../clock';
 import { loadPricingData, readPriceBookVersion } from '../database/price-book.store';
 import { renderPriceList, type PriceListResponse } from '../http/price-list-response';
 import { PRICING_OPTIONS, type PricingModuleOptions } from '../pricing.options';
+import type { PricingHealth } from '../pricing.types';
 import { PricingSnapshot } from './pricing-snapshot';
 
 /** setTimeout holds at most 2^31-1 ms; a later transition is re-armed when this fires. */
@@ -62,7 +63,7 @@ export class PriceBookCache implements OnApplicationBootstrap, OnApplicationShut
   }
 
   /** For readiness: whether prices can be served, and what the database looked like lately. */
-  health(): { servable: boolean; databaseReachable: boolean; version: string | null; confirmedAgoS: number | null } {
+  health(): PricingHealth {
     const ago = this.state ? (performance.now() - this.confirmedAt) / 1000 : null;
     return {
       servable: this.current() !== undefined,

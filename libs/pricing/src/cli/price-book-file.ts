@@ -1,12 +1,14 @@
-import { parsePriceBook, type PriceBook } from '@app/pricing';
-import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
+import { resolve } from 'node:path';
+import { parsePriceBook, type PriceBook } from '../price-book/price-book';
 
-/** The sample price book, in the repository (also when running from dist/). */
-export const SAMPLE_PRICE_BOOK = join(projectRoot(), 'apps', 'control-plane', 'sample', 'price-book.json');
-
-export class PriceBookFileError extends Error {}
+/** A price book file that cannot be read, is not JSON, or breaks the format: nothing is written. */
+export class PriceBookFileError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'PriceBookFileError';
+  }
+}
 
 /** Reads and checks a price book file; every problem is in the error's message. */
 export async function readPriceBookFile(path: string): Promise<PriceBook> {
@@ -30,14 +32,4 @@ export async function readPriceBookFile(path: string): Promise<PriceBook> {
     throw new PriceBookFileError(`${path}: refused, nothing was written:\n  ${parsed.errors.join('\n  ')}`);
   }
   return parsed.book;
-}
-
-export function readSamplePriceBook(): Promise<PriceBook> {
-  return readPriceBookFile(SAMPLE_PRICE_BOOK);
-}
-
-function projectRoot(): string {
-  let dir = __dirname;
-  while (!existsSync(join(dir, 'package.json')) && dirname(dir) !== dir) dir = dirname(dir);
-  return dir;
 }
