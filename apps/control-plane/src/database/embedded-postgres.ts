@@ -155,7 +155,8 @@ async function runningPort(databaseDir: string): Promise<number | undefined> {
   }
 }
 
-function freePort(): Promise<number> {
+/** A TCP port free on loopback now. */
+export function freePort(): Promise<number> {
   return new Promise((resolvePort, reject) => {
     const probe = createServer();
     probe.once('error', reject);
