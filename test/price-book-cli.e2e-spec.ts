@@ -1305,3 +1305,26 @@ describe('usage errors exit 2', () => {
     expect(result.stdout).toContain('usage: npm run -s pricing -- <command>');
   });
 });
+
+describe('large outputs', () => {
+  let f: Fixture;
+  beforeAll(async () => {
+    f = await fixture();
+    const prices = Array.from({ length: 2_000 }, (_, i) =>
+      price(`compute.big${i % 7}.${i}`, '0.0610', { valid_from: '2026-01-01T00:00:00Z' }),
+    );
+    expectApplied(await f.import({ prices }));
+  });
+  afterAll(() => f.close());
+
+  // Writes to a pipe are asynchronous: exiting right after writing would cut the output short.
+  it('export and show write everything to a pipe before exiting', async () => {
+    const exported = await f.cli('export');
+    expect(exported.code).toBe(0);
+    expect(exported.stdout.length).toBeGreaterThan(300_000);
+    expect((JSON.parse(exported.stdout) as { prices: unknown[] }).prices).toHaveLength(2_000);
+    const shown = await f.cli('show');
+    expect(shown.code).toBe(0);
+    expect((JSON.parse(shown.stdout) as { families: { prices: unknown[] }[] }).families[0].prices).toHaveLength(2_000);
+  });
+});

@@ -498,3 +498,24 @@ describe('volumes API', () => {
     });
   });
 });
+
+describe('a database where nothing was ever priced', () => {
+  it('refuses every storage class with 409 PRODUCT_UNAVAILABLE (no current price), not as unknown', async () => {
+    const db = await createTestDatabase();
+    const app = await startTestApp({ databaseUrl: db.url, env: { API_TOKENS: TOKEN } });
+    try {
+      for (const storageClass of ['gp1', 'st1', 'io1']) {
+        const res = await request(app.server)
+          .post('/v1/volumes')
+          .set('Authorization', `Bearer ${TOKEN}`)
+          .send({ ...VALID, storage_class: storageClass });
+        expect(res.status).toBe(409);
+        expect(res.body.error.code).toBe('PRODUCT_UNAVAILABLE');
+        expect(res.body.error.details).toEqual({ product_key: `storage.${storageClass}` });
+      }
+    } finally {
+      await app.close();
+      await db.drop();
+    }
+  });
+});

@@ -40,12 +40,17 @@ async function main(argv: string[]): Promise<void> {
   }
 }
 
+/** Exits once everything written to stdout has gone out: writes to a pipe are asynchronous. */
+function exit(code: number): void {
+  process.stdout.write('', () => process.exit(code));
+}
+
 main(process.argv.slice(2)).then(
-  () => process.exit(0),
+  () => exit(0),
   (error: unknown) => {
     if (error instanceof PriceBookUsageError) {
       console.error(`${error.message}\n\n${PRICE_BOOK_USAGE}`);
-      process.exit(2);
+      return exit(2);
     }
     if (
       error instanceof PriceBookRefusedError ||
@@ -56,6 +61,6 @@ main(process.argv.slice(2)).then(
     } else {
       console.error(`failed, nothing was written: ${error instanceof Error ? error.message : String(error)}`);
     }
-    process.exit(1);
+    exit(1);
   },
 );

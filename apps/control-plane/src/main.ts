@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { Logger } from '@nestjs/common';
+import { Logger, type INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { Server } from 'node:http';
 import { AppModule } from './app.module';
@@ -11,33 +11,42 @@ const logger = new Logger('Main');
 
 async function main(): Promise<void> {
   const config = loadConfig(process.env);
-  let embedded: EmbeddedDatabase | undefined;
-  if (config.databaseUrl === undefined) {
-    logger.log(`DATABASE_URL is unset: using the embedded PostgreSQL in ${config.dataDir}`);
-    embedded = await startEmbeddedPostgres(config.dataDir);
-  }
-  const databaseUrl = config.databaseUrl ?? embedded!.url;
-  const app = await NestFactory.create(
-    AppModule.forRoot(config, databaseUrl, { loadSampleBook: embedded !== undefined }),
-  );
-  setUpApp(app, config);
+  /** What has started so far, for the shutdown to stop. */
+  const started: { app?: INestApplication; embedded?: EmbeddedDatabase } = {};
 
-  // Stop accepting, finish requests in flight, close the pools, then stop PostgreSQL.
+  // Installed first: a signal at any point, during start-up too, stops what has started, in
+  // order: stop accepting, finish requests in flight, close the pools, then stop PostgreSQL.
   let stopping = false;
   const shutdown = async (signal: NodeJS.Signals): Promise<void> => {
     if (stopping) return;
     stopping = true;
     logger.log(`${signal}: shutting down`);
-    // Nest's close() runs the shutdown hooks (the pool closes) before the server stops: stop
-    // the server first, which stops accepting and waits for the requests in flight.
-    await new Promise((resolve) => (app.getHttpServer() as Server).close(resolve));
-    await app.close().catch((error: unknown) => logger.error(`closing the app: ${String(error)}`));
+    const { app, embedded } = started;
+    if (app) {
+      // Nest's close() runs the shutdown hooks (the pool closes) before the server stops: stop
+      // the server first, which stops accepting and waits for the requests in flight.
+      const server = app.getHttpServer() as Server;
+      if (server.listening) await new Promise((resolve) => server.close(resolve));
+      await app.close().catch((error: unknown) => logger.error(`closing the app: ${String(error)}`));
+    }
     await embedded?.stop();
     process.exit(0);
   };
   process.once('SIGTERM', (signal) => void shutdown(signal));
   process.once('SIGINT', (signal) => void shutdown(signal));
 
+  if (config.databaseUrl === undefined) {
+    logger.log(`DATABASE_URL is unset: using the embedded PostgreSQL in ${config.dataDir}`);
+    started.embedded = await startEmbeddedPostgres(config.dataDir);
+  }
+  if (stopping) return;
+  const databaseUrl = config.databaseUrl ?? started.embedded!.url;
+  const app = await NestFactory.create(
+    AppModule.forRoot(config, databaseUrl, { loadSampleBook: started.embedded !== undefined }),
+  );
+  started.app = app;
+  setUpApp(app, config);
+  if (stopping) return;
   await app.listen(config.port, config.host);
   logger.log(`listening on http://${config.host}:${config.port}`);
 }

@@ -198,6 +198,16 @@ describe('PricingService.assertOrderable', () => {
     expect(error.details).toEqual({ product_key: 'storage.snapshot' });
   });
 
+  it.each(['storage.snapshot', 'compute.g2.4'])(
+    'refuses a well-formed key that was never priced (%s) with PRODUCT_UNAVAILABLE, not UNKNOWN_PRODUCT',
+    (key) => {
+      const { service } = serviceOf([gp1, st1, io1], NOT_ON_SALE);
+      const error = thrownBy(() => service.assertOrderable(key));
+      expect(error).toBeInstanceOf(ProductUnavailableError);
+      expect(error.details).toEqual({ product_key: key });
+    },
+  );
+
   it('refuses a product marked on sale that was never priced with PRODUCT_UNAVAILABLE', () => {
     const { service } = serviceOf([gp1], { 'storage.snapshot': true });
     const error = thrownBy(() => service.assertOrderable('storage.snapshot'));
@@ -206,8 +216,6 @@ describe('PricingService.assertOrderable', () => {
   });
 
   it.each([
-    ['a well-formed key that was never priced', 'storage.snapshot'],
-    ['a well-formed compute key that was never priced', 'compute.g2.4'],
     ['an unknown storage class', 'storage.gp2'],
     ['an upper-case key', 'storage.GP1'],
     ['a key of no family', 'volume.gp1'],

@@ -24,11 +24,12 @@ export class PricingService {
   /**
    * The availability guard (rules 4 and 5): call it before creating anything that is billed
    * under `productKey`. Throws `PRODUCT_UNAVAILABLE` when the product is not on sale or has no
-   * current list price, `UNKNOWN_PRODUCT` when there is no such product.
+   * current list price (a product never priced included), `UNKNOWN_PRODUCT` when the key fits
+   * no product family of section 2.4.
    */
   assertOrderable(productKey: string, at: Date = this.clock.now()): void {
+    if (!parseProductKey(productKey)) throw new UnknownProductError(productKey);
     const snapshot = this.snapshot();
-    if (!snapshot.isKnown(productKey)) throw new UnknownProductError(productKey);
     if (!snapshot.isOnSale(productKey)) throw new ProductUnavailableError(productKey, 'it is not on sale');
     if (!snapshot.listPriceAt(productKey, at)) throw new ProductUnavailableError(productKey, 'it has no current price');
   }
@@ -80,11 +81,6 @@ export class PricingService {
   /** Checks the database for price book changes now (e.g. once the host app has migrated it). */
   refresh(): Promise<void> {
     return this.cache.check();
-  }
-
-  /** Whether `productKey` fits a product family of section 2.4. */
-  isProductKey(productKey: string): boolean {
-    return parseProductKey(productKey) !== undefined;
   }
 
   private snapshot(): PricingSnapshot {

@@ -67,6 +67,7 @@ describe('loadConfig', () => {
     ['PRICING_RATE_LIMIT', '-5'],
     ['PRICING_RATE_WINDOW_S', '1.5'],
     ['PRICING_MAX_STALENESS_S', 'ten'],
+    ['PRICING_MAX_STALENESS_S', '4'],
     ['DATABASE_URL', 'mysql://x'],
     ['REDIS_URL', 'localhost:6379'],
     ['API_TOKENS', 'short'],

@@ -53,8 +53,9 @@ export class EnvironmentVariables {
   readonly REDIS_URL?: string;
 
   @toInteger()
-  @IsInt({ message: 'PRICING_MAX_STALENESS_S must be a positive integer (seconds)' })
-  @Min(1, { message: 'PRICING_MAX_STALENESS_S must be a positive integer (seconds)' })
+  @IsInt({ message: 'PRICING_MAX_STALENESS_S must be an integer of at least 5 (seconds)' })
+  // Below that, the version check (at most once a second) could not keep a list fresh.
+  @Min(5, { message: 'PRICING_MAX_STALENESS_S must be an integer of at least 5 (seconds)' })
   readonly PRICING_MAX_STALENESS_S: number = 600;
 }
 

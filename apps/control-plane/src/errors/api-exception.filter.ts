@@ -80,7 +80,8 @@ function fromHttpException(exception: HttpException): Envelope {
       const fields = { body: [`is not valid JSON: ${exception.message}`] };
       return { status: 400, code: ApiErrorCode.InvalidRequest, message: 'invalid request: body', details: { fields } };
     }
-    return { status: 400, code: ApiErrorCode.InvalidRequest, message: exception.message, details: {} };
+    const code = status === 405 ? ApiErrorCode.MethodNotAllowed : ApiErrorCode.InvalidRequest;
+    return { status, code, message: exception.message, details: {} };
   }
   return { status: 500, code: ApiErrorCode.Internal, message: 'internal error', details: {} };
 }

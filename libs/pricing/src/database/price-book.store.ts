@@ -66,8 +66,8 @@ export async function readPriceBookVersion(dataSource: DataSource): Promise<stri
 
 /**
  * Applies a price book in one transaction, serialized with every other write: all of it, or,
- * when any entry is refused, nothing. The instant is the transaction's own `now()`,
- * rounded up to the millisecond.
+ * when any entry is refused, nothing. The instant is when the price book lock was granted
+ * (see lockPriceBook).
  */
 export async function applyPriceBook(dataSource: DataSource, book: PriceBook): Promise<ImportResult> {
   return dataSource.transaction(async (db) => {

@@ -2,7 +2,7 @@
 export enum PricingErrorCode {
   /** The product is priced but not on sale, or has no current list price (rule 4). */
   ProductUnavailable = 'PRODUCT_UNAVAILABLE',
-  /** The product key fits no family of section 2.4, or was never priced. */
+  /** The product key fits no family of section 2.4. */
   UnknownProduct = 'UNKNOWN_PRODUCT',
   /** No price list can be served: prices were never loaded, or are too stale. */
   PricingUnavailable = 'PRICING_UNAVAILABLE',

@@ -48,6 +48,6 @@ export function renderPriceList(history: ListPriceHistory, instant: Date): Price
     okWithoutBody: { status: 200, headers: headers200 },
     notModified: { status: 304, headers: common },
     builtForMs: instant.getTime(),
-    expiresAtMs: nextTransitionAfter(history.records, instant)?.getTime() ?? Infinity,
+    expiresAtMs: nextTransitionAfter(history, instant)?.getTime() ?? Infinity,
   };
 }

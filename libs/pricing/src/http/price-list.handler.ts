@@ -1,6 +1,6 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
-import { rateLimit, type RateLimitRequestHandler } from 'express-rate-limit';
+import { rateLimit, type ClientRateLimitInfo, type RateLimitRequestHandler } from 'express-rate-limit';
 import { Redis } from 'ioredis';
 import { RedisStore, type RedisReply } from 'rate-limit-redis';
 import { PRICING_OPTIONS, type PricingModuleOptions } from '../pricing.options';
@@ -35,7 +35,8 @@ export class PriceListHandler implements OnApplicationBootstrap, OnModuleDestroy
   ) {
     this.localLimiter = new FixedWindowLimiter(options.rateLimit, options.rateWindowS * 1000);
     if (options.redisUrl) {
-      const redis = new Redis(options.redisUrl, { maxRetriesPerRequest: 1 });
+      // No offline queue: while Redis is down, requests fail over at once instead of waiting.
+      const redis = new Redis(options.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
       this.redis = redis;
       this.sharedLimiter = rateLimit({
         windowMs: options.rateWindowS * 1000,
@@ -50,7 +51,7 @@ export class PriceListHandler implements OnApplicationBootstrap, OnModuleDestroy
         // A Redis outage must not take the public price list down with it.
         passOnStoreError: true,
         validate: false,
-        store: new RedisStore({
+        store: new ReconnectingRedisStore({
           prefix: 'pricing:rate-limit:',
           sendCommand: (command: string, ...args: string[]) => redis.call(command, ...args) as Promise<RedisReply>,
         }),
@@ -83,6 +84,23 @@ export class PriceListHandler implements OnApplicationBootstrap, OnModuleDestroy
 
   private answer(req: Request, res: Response): void {
     write(res, answerPriceListRequest(req.method, req.headers['if-none-match'], this.cache.current()?.priceList));
+  }
+}
+
+/**
+ * rate-limit-redis loads its script once, at start-up, and reloads it only on NOSCRIPT: when
+ * Redis was unreachable then, every later increment fails and the limit stays off for good.
+ * Reload the script after any failure, so the shared limit comes back with Redis.
+ */
+class ReconnectingRedisStore extends RedisStore {
+  override async increment(key: string): Promise<ClientRateLimitInfo> {
+    try {
+      return await super.increment(key);
+    } catch (error) {
+      this.incrementScriptSha = this.loadIncrementScript();
+      this.incrementScriptSha.catch(() => undefined); // retried on the next failure
+      throw error;
+    }
   }
 }
 

@@ -129,8 +129,18 @@ describe('nextTransitionAfter', () => {
       priceRecord({ productKey: 'storage.io1', validFrom: '2026-05-01T00:00:00Z' }),
       priceRecord({ organizationId: 'org_1', validFrom: '2026-02-01T00:00:00Z' }),
     ];
-    expect(nextTransitionAfter(records, at('2026-01-15T00:00:00Z'))).toEqual(at('2026-05-01T00:00:00Z'));
-    expect(nextTransitionAfter(records, at('2026-05-01T00:00:00Z'))).toEqual(at('2026-07-01T00:00:00Z'));
-    expect(nextTransitionAfter(records, at('2026-07-01T00:00:00Z'))).toBeNull();
+    expect(nextTransitionAfter({ records, writes: [] }, at('2026-01-15T00:00:00Z'))).toEqual(
+      at('2026-05-01T00:00:00Z'),
+    );
+    expect(nextTransitionAfter({ records, writes: [] }, at('2026-05-01T00:00:00Z'))).toEqual(
+      at('2026-07-01T00:00:00Z'),
+    );
+    expect(nextTransitionAfter({ records, writes: [] }, at('2026-07-01T00:00:00Z'))).toBeNull();
+  });
+
+  it('counts a write stamped a little after the instant (the database clock ahead of ours)', () => {
+    const history = { records: [], writes: [at('2026-07-01T00:00:00.004Z')] };
+    expect(nextTransitionAfter(history, at('2026-07-01T00:00:00Z'))).toEqual(at('2026-07-01T00:00:00.004Z'));
+    expect(nextTransitionAfter(history, at('2026-07-01T00:00:00.004Z'))).toBeNull();
   });
 });

@@ -100,13 +100,18 @@ export function lastChangedAt(history: ListPriceHistory, instant: Date): Date | 
 }
 
 /**
- * The first instant after `instant` at which the price list changes by itself (a scheduled
- * price takes effect or a price ends), or `null` when none is scheduled.
+ * The first instant after `instant` at which the price list changes by itself: a scheduled
+ * price takes effect, a price ends, or a write stamped by the database's clock a little ahead
+ * of ours comes into `last_changed`. `null` when there is none.
  */
-export function nextTransitionAfter(records: readonly PriceRecord[], instant: Date): Date | null {
+export function nextTransitionAfter(history: ListPriceHistory, instant: Date): Date | null {
   const t = instant.getTime();
   let next = Infinity;
-  for (const record of records) {
+  for (const write of history.writes) {
+    const at = write.getTime();
+    if (at > t && at < next) next = at;
+  }
+  for (const record of history.records) {
     if (record.organizationId !== null) continue;
     const from = record.validFrom.getTime();
     if (from > t && from < next) next = from;

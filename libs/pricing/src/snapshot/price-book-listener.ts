@@ -35,7 +35,12 @@ export class PriceBookListener implements OnApplicationBootstrap, OnApplicationS
 
   private async connect(): Promise<void> {
     if (this.stopped) return;
-    const client = new Client({ connectionString: this.options.databaseUrl, connectionTimeoutMillis: 5_000 });
+    // Keepalive: a connection dropped silently would otherwise go unnoticed.
+    const client = new Client({
+      connectionString: this.options.databaseUrl,
+      connectionTimeoutMillis: 5_000,
+      keepAlive: true,
+    });
     this.client = client;
     client.on('notification', () => void this.cache.check());
     client.on('error', () => this.retry(client));

@@ -1,4 +1,3 @@
-import { parseProductKey } from '../catalogue/catalogue';
 import type { ListPriceHistory } from '../price-list/build-price-list';
 import { isInForce, type PriceRecord } from '../price-list/price-record';
 
@@ -16,13 +15,10 @@ export class PricingSnapshot {
   readonly listHistory: ListPriceHistory;
   private readonly listPrices = new Map<string, PriceRecord[]>();
   private readonly organizationPrices = new Map<string, PriceRecord[]>();
-  /** Keys priced in any scope, at any time. */
-  private readonly everPriced = new Set<string>();
 
   constructor(readonly data: PricingData) {
     const listRecords: PriceRecord[] = [];
     for (const record of data.records) {
-      this.everPriced.add(record.productKey);
       if (record.organizationId === null) {
         listRecords.push(record);
         push(this.listPrices, record.productKey, record);
@@ -50,12 +46,6 @@ export class PricingSnapshot {
   /** Availability is data: a product not marked otherwise is on sale. */
   isOnSale(productKey: string): boolean {
     return this.data.availability.get(productKey) ?? true;
-  }
-
-  /** A product is known when its key fits section 2.4 and it was ever priced (in any scope) or marked. */
-  isKnown(productKey: string): boolean {
-    if (!parseProductKey(productKey)) return false;
-    return this.everPriced.has(productKey) || this.data.availability.has(productKey);
   }
 }
 
