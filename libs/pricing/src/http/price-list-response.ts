@@ -17,8 +17,6 @@ export interface PlainResponse {
 export interface PriceListResponse {
   readonly body: Buffer;
   readonly etag: string;
-  /** `Last-Modified` as an HTTP date; `null` when nothing was ever priced. */
-  readonly lastModified: string | null;
   readonly ok: PlainResponse;
   readonly okWithoutBody: PlainResponse;
   readonly notModified: PlainResponse;
@@ -43,7 +41,6 @@ export function renderPriceList(history: ListPriceHistory, instant: Date): Price
   return {
     body,
     etag,
-    lastModified,
     ok: { status: 200, headers: headers200, body },
     okWithoutBody: { status: 200, headers: headers200 },
     notModified: { status: 304, headers: common },
