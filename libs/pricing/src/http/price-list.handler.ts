@@ -1,6 +1,11 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
-import { rateLimit, type ClientRateLimitInfo, type RateLimitRequestHandler } from 'express-rate-limit';
+import {
+  rateLimit,
+  type ClientRateLimitInfo,
+  type Options as RateLimitOptions,
+  type RateLimitRequestHandler,
+} from 'express-rate-limit';
 import { Redis } from 'ioredis';
 import { RedisStore, type RedisReply } from 'rate-limit-redis';
 import { PRICING_OPTIONS, type PricingModuleOptions } from '../pricing.options';
@@ -90,15 +95,30 @@ export class PriceListHandler implements OnApplicationBootstrap, OnModuleDestroy
 /**
  * rate-limit-redis loads its script once, at start-up, and reloads it only on NOSCRIPT: when
  * Redis was unreachable then, every later increment fails and the limit stays off for good.
- * Reload the script after any failure, so the shared limit comes back with Redis.
+ * After any failure, the next increment loads the script again, so the shared limit comes
+ * back with Redis.
  */
-class ReconnectingRedisStore extends RedisStore {
+export class ReconnectingRedisStore extends RedisStore {
+  private scriptLost = false;
+
+  override async init(options: RateLimitOptions): Promise<void> {
+    try {
+      await super.init(options);
+    } catch (error) {
+      this.scriptLost = true;
+      throw error;
+    }
+  }
+
   override async increment(key: string): Promise<ClientRateLimitInfo> {
+    if (this.scriptLost) {
+      this.scriptLost = false;
+      this.incrementScriptSha = this.loadIncrementScript();
+    }
     try {
       return await super.increment(key);
     } catch (error) {
-      this.incrementScriptSha = this.loadIncrementScript();
-      this.incrementScriptSha.catch(() => undefined); // retried on the next failure
+      this.scriptLost = true;
       throw error;
     }
   }
