@@ -1,8 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { parseProductKey } from './catalogue/catalogue';
 import { Clock } from './clock';
-import { PricingUnavailableError, ProductUnavailableError, UnknownProductError } from './errors/pricing-error';
-import { PricingError, PricingErrorCode } from './errors/pricing-error';
+import {
+  PricingError,
+  PricingErrorCode,
+  PricingUnavailableError,
+  ProductUnavailableError,
+  UnknownProductError,
+} from './errors/pricing-error';
 import { buildPriceList, type PriceListDocument } from './price-list/build-price-list';
 import type { PriceRecord } from './price-list/price-record';
 import { costOf, parseQuantity, type Quantity } from './price-list/quote';
@@ -52,13 +57,10 @@ export class PricingService {
   quote(productKey: string, quantity: Quantity, query: PriceQuery = {}): Quote | undefined {
     const amount = parseQuantity(quantity);
     if (!amount) {
-      throw new PricingError(
-        PricingErrorCode.InvalidQuantity,
-        `not a non-negative decimal quantity: ${String(quantity)}`,
-        {
-          quantity: String(quantity),
-        },
-      );
+      const text = String(quantity);
+      throw new PricingError(PricingErrorCode.InvalidQuantity, `not a non-negative decimal quantity: ${text}`, {
+        quantity: text,
+      });
     }
     const lookup = this.priceAt(productKey, query);
     if (!lookup.found) return undefined;
