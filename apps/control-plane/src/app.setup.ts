@@ -29,6 +29,10 @@ export function setUpApp(app: INestApplication, config: AppConfig): void {
 }
 
 /** 400 INVALID_REQUEST naming every field and what is wrong with it. */
+function invalidFields(fields: Record<string, string[]>): ApiError {
+  return new ApiError(ApiErrorCode.InvalidRequest, `invalid request: ${Object.keys(fields).join(', ')}`, { fields });
+}
+
 function invalidRequest(errors: ValidationError[]): ApiError {
   const fields = Object.fromEntries(
     errors.map((error) => [
@@ -42,7 +46,7 @@ function invalidRequest(errors: ValidationError[]): ApiError {
       ],
     ]),
   );
-  return new ApiError(ApiErrorCode.InvalidRequest, `invalid request: ${Object.keys(fields).join(', ')}`, { fields });
+  return invalidFields(fields);
 }
 
 const RESERVED_KEYS = ['__proto__', 'constructor', 'prototype'];
@@ -55,10 +59,7 @@ class RefuseReservedKeysPipe implements PipeTransform {
   transform(value: unknown, metadata: ArgumentMetadata): unknown {
     if (metadata.type !== 'body' || typeof value !== 'object' || value === null) return value;
     const reserved = RESERVED_KEYS.filter((key) => Object.prototype.hasOwnProperty.call(value, key));
-    if (reserved.length > 0) {
-      const fields = Object.fromEntries(reserved.map((key) => [key, ['unknown field']]));
-      throw new ApiError(ApiErrorCode.InvalidRequest, `invalid request: ${reserved.join(', ')}`, { fields });
-    }
+    if (reserved.length > 0) throw invalidFields(Object.fromEntries(reserved.map((key) => [key, ['unknown field']])));
     return value;
   }
 }

@@ -9,8 +9,8 @@ export const PRICE_LIST_PATH = '/v1/pricing';
  * Mounts `GET /v1/pricing` as the first layer of the app's Express instance: ahead of the body
  * parsers and Nest's router, so no guard, pipe or interceptor runs for it (it is public
  * whatever the host app installs) and nothing else costs time on its path. Exact path (a
- * trailing slash allowed, query strings ignored), every method (others are answered 405). Call it once, after setting Express's `trust proxy` and
- * before `app.init()` or `app.listen()`.
+ * trailing slash allowed, query strings ignored), every method (others are answered 405).
+ * Call it once, after setting Express's `trust proxy` and before `app.init()` or `app.listen()`.
  */
 export function servePriceList(app: INestApplication): void {
   const handler = app.get(PriceListHandler);

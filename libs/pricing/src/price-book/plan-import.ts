@@ -53,7 +53,8 @@ interface Slot {
  * - a price starting inside the window of an open price of the same key and scope ends it
  *   at its `valid_from`; any other overlap is refused.
  * Entries of one key and scope apply in `valid_from` order, so the order in the file does not
- * matter; two of them where one ends as the next starts are a scheduled change. Returns every refusal, named by entry, or a plan; never a partial plan.
+ * matter; two of them where one ends as the next starts are a scheduled change. Returns every
+ * refusal, named by entry, or a plan; never a partial plan.
  */
 export function planImport(
   book: PriceBook,

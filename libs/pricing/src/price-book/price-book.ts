@@ -1,5 +1,6 @@
 import { explainProductKey, isUnitType, parseProductKey, type UnitType } from '../catalogue/catalogue';
 import { parseInstant } from '../price-list/instant';
+import { PLAIN_DECIMAL } from '../price-list/quote';
 
 /** A price book file (design.md, "Price book CLI"), checked and typed. */
 export interface PriceBook {
@@ -30,8 +31,6 @@ export interface PriceBookEntry {
 
 export type ParsedPriceBook = { readonly book: PriceBook } | { readonly errors: readonly string[] };
 
-/** Digits with an optional fraction, no sign, no exponent, no leading zeros. */
-export const AMOUNT = /^(?:0|[1-9]\d*)(?:\.\d+)?$/;
 const MAX_AMOUNT_LENGTH = 40;
 export const ORGANIZATION_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 const MAX_UNIT_COUNT = 2_147_483_647;
@@ -125,7 +124,7 @@ function parsePrice(raw: unknown, path: string, index: number, errors: string[])
   const amount = raw.amount;
   if (typeof amount !== 'string') {
     errors.push(`${path}.amount: must be a JSON string such as "0.0480" (a JSON number would be rounded)`);
-  } else if (!AMOUNT.test(amount) || amount.length > MAX_AMOUNT_LENGTH) {
+  } else if (!PLAIN_DECIMAL.test(amount) || amount.length > MAX_AMOUNT_LENGTH) {
     errors.push(
       `${path}.amount: "${amount}" is not a decimal amount: digits with an optional fraction, no sign, exponent or leading zeros, at most ${MAX_AMOUNT_LENGTH} characters (e.g. "0.0480", "12")`,
     );

@@ -1,5 +1,4 @@
 import Decimal from 'decimal.js';
-import { AMOUNT } from '../price-book/price-book';
 import type { PriceRecord } from './price-record';
 
 /**
@@ -10,7 +9,8 @@ import type { PriceRecord } from './price-record';
 const Exact = Decimal.clone({ precision: 120, rounding: Decimal.ROUND_HALF_EVEN, toExpNeg: -200, toExpPos: 200 });
 /** Decimal places of a cost; the division by `unit_count` is rounded half-even to them. */
 export const COST_DECIMAL_PLACES = 20;
-const QUANTITY = /^(?:0|[1-9]\d*)(?:\.\d+)?$/;
+/** Digits with an optional fraction: no sign, no exponent, no leading zeros (amounts, quantities). */
+export const PLAIN_DECIMAL = /^(?:0|[1-9]\d*)(?:\.\d+)?$/;
 const MAX_QUANTITY_DIGITS = 60;
 
 /** A quantity in the family's unit: a non-negative decimal string, or a bigint. */
@@ -19,7 +19,7 @@ export type Quantity = string | bigint;
 export function parseQuantity(quantity: Quantity): Decimal | undefined {
   // Untyped callers may pass a float: it is refused, as is anything but a string or a bigint.
   const text: unknown = typeof quantity === 'bigint' ? quantity.toString() : quantity;
-  if (typeof text !== 'string' || !QUANTITY.test(text) || text.replace('.', '').length > MAX_QUANTITY_DIGITS)
+  if (typeof text !== 'string' || !PLAIN_DECIMAL.test(text) || text.replace('.', '').length > MAX_QUANTITY_DIGITS)
     return undefined;
   return new Exact(text);
 }
@@ -30,7 +30,7 @@ export function parseQuantity(quantity: Quantity): Decimal | undefined {
  * trailing zeros removed.
  */
 export function costOf(price: Pick<PriceRecord, 'amount' | 'unitCount'>, quantity: Decimal): string {
-  if (!AMOUNT.test(price.amount)) throw new Error(`not a decimal amount: ${price.amount}`);
+  if (!PLAIN_DECIMAL.test(price.amount)) throw new Error(`not a decimal amount: ${price.amount}`);
   const cost = new Exact(price.amount)
     .times(quantity)
     .dividedBy(price.unitCount)
