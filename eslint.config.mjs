@@ -20,12 +20,20 @@ export default tseslint.config(
     },
   },
   {
-    // Inside the library, files import each other directly; apps only through its entry point.
-    files: ['apps/**/*.ts'],
+    // Inside a library, files import each other directly; apps, other libraries and e2e tests
+    // only through its entry point (@app/auth, @app/clock, @app/database, @app/pricing, ...).
+    files: ['apps/**/*.ts', 'libs/**/*.ts', 'test/**/*.ts'],
     rules: {
       'no-restricted-imports': [
         'error',
-        { patterns: [{ group: ['**/libs/**'], message: 'Apps import the pricing library from @app/pricing only.' }] },
+        {
+          patterns: [
+            {
+              group: ['**/libs/**', '**/apps/**', '../../*/src/**', '@app/*/src/**'],
+              message: 'Import a library or app through its entry point: @app/<name>.',
+            },
+          ],
+        },
       ],
     },
   },

@@ -22,7 +22,11 @@ module.exports = {
   testRegex: '\\.(spec|e2e-spec)\\.ts$',
   transform: { '^.+\\.ts$': swc('typescript'), '^.+\\.m?js$': swc('ecmascript') },
   transformIgnorePatterns: ['/node_modules/(?!(@nestjs)/)'],
-  moduleNameMapper: { '^@app/pricing$': '<rootDir>/libs/pricing/src' },
+  moduleNameMapper: {
+    '^@app/(auth|clock|database|pricing)$': '<rootDir>/libs/$1/src',
+    '^@app/pricing/testing$': '<rootDir>/libs/pricing/src/testing',
+    '^@app/control-plane$': '<rootDir>/apps/control-plane/src',
+  },
   testEnvironment: 'node',
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',

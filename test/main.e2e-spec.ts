@@ -4,8 +4,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Client } from 'pg';
-import { freePort } from '../apps/control-plane/src/database/embedded-postgres';
-import { withDatabase } from './support/database-url';
+import { freePort } from '@app/control-plane';
+import { withDatabase } from '@app/pricing/testing';
 import { waitFor } from './support/http';
 
 // The service as `npm start` runs it (the built main.js), in a process of its own.

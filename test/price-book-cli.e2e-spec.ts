@@ -1,6 +1,4 @@
-import { loadPricingData } from '../libs/pricing/src/database/price-book.store';
-import { renderPriceList } from '../libs/pricing/src/http/price-list-response';
-import { PricingSnapshot } from '../libs/pricing/src/snapshot/pricing-snapshot';
+import { PriceBookService } from '@app/pricing';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -9,7 +7,7 @@ import request from 'supertest';
 import type { DataSource } from 'typeorm';
 import { runCli, type CliResult } from './support/cli';
 import { applyBook, dumpDatabase, openDataSource, startTestApp } from './support/test-app';
-import { createTestDatabase, type TestDatabase } from './support/test-database';
+import { createTestDatabase, type TestDatabase } from '@app/pricing/testing';
 
 // End-to-end tests of the price book CLI (design.md, "Price book CLI"), through the built CLI
 // (dist/), against a database of their own. Every refusal is checked to leave the database as it was.
@@ -1061,8 +1059,8 @@ describe('show', () => {
     const shown = await f.cli('show');
     expect({ code: shown.code, stderr: shown.stderr }).toEqual({ code: 0, stderr: '' });
 
-    const rendered = renderPriceList(new PricingSnapshot(await loadPricingData(f.dataSource)).listHistory, new Date());
-    expect(shown.stdout).toBe(rendered.body.toString('utf8'));
+    const rendered = await PriceBookService.on(f.dataSource).priceListAt(new Date());
+    expect(shown.stdout).toBe(rendered.toString('utf8'));
 
     const app = await startTestApp({ databaseUrl: f.db.url });
     try {

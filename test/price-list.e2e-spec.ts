@@ -1,5 +1,5 @@
-import { PricingService } from '@app/pricing';
-import { withdrawScheduled } from '../libs/pricing/src/database/price-book.store';
+import { Clock } from '@app/clock';
+import { PriceBookService, PricingService } from '@app/pricing';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import type { IncomingHttpHeaders } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -8,8 +8,8 @@ import request from 'supertest';
 import type { DataSource } from 'typeorm';
 import { runCli } from './support/cli';
 import { send, waitFor, type RawResponse } from './support/http';
-import { applyBook, FakeClock, openDataSource, startTestApp, type TestApp } from './support/test-app';
-import { createTestDatabase, type TestDatabase } from './support/test-database';
+import { applyBook, openDataSource, startTestApp, type TestApp } from './support/test-app';
+import { createTestDatabase, ManualClock, type TestDatabase } from '@app/pricing/testing';
 
 // GET /v1/pricing end to end: the real app in-process on a real PostgreSQL.
 // price-list-api.md is the contract; design.md ("Public endpoint — decisions beyond the document").
@@ -170,7 +170,7 @@ describe('GET /v1/pricing', () => {
 
     beforeAll(async () => {
       known = await database(KNOWN_BOOK);
-      app = await start({ databaseUrl: known.db.url, clock: new FakeClock(new Date(T)) });
+      app = await start({ databaseUrl: known.db.url, clock: new ManualClock(new Date(T)) });
       etag = (await send(app)).headers.etag as string;
     });
 
@@ -295,9 +295,98 @@ describe('GET /v1/pricing', () => {
         expect200(await send(app, 'GET', { 'if-none-match': `${etag} junk` }));
       });
 
-      it('If-Modified-Since is ignored: a future date still gives 200', async () => {
-        expect200(await send(app, 'GET', { 'if-modified-since': 'Tue, 01 Jan 2099 00:00:00 GMT' }));
-        expect200(await send(app, 'GET', { 'if-modified-since': LAST_MODIFIED_AT_T }));
+      it('takes precedence over If-Modified-Since (RFC 9110 13.2.2)', async () => {
+        const stale = 'Thu, 01 Jan 2026 00:00:00 GMT';
+        expect304(await send(app, 'GET', { 'if-none-match': etag, 'if-modified-since': stale }));
+        expect200(await send(app, 'GET', { 'if-none-match': 'W/"other"', 'if-modified-since': LAST_MODIFIED_AT_T }));
+        expect200(await send(app, 'GET', { 'if-none-match': 'W/xyz', 'if-modified-since': LAST_MODIFIED_AT_T }));
+      });
+    });
+
+    describe('If-Modified-Since (without If-None-Match)', () => {
+      const expect304 = (res: RawResponse): void => {
+        expect(res.status).toBe(304);
+        expect(res.body.length).toBe(0);
+        expect(res.headers.etag).toBe(etag);
+        expect(res.headers['cache-control']).toBe(CACHE_CONTROL);
+        expect(res.headers['access-control-allow-origin']).toBe('*');
+        expect(res.headers['last-modified']).toBe(LAST_MODIFIED_AT_T);
+      };
+      const expect200 = (res: RawResponse): void => {
+        expect(res.status).toBe(200);
+        expect(res.body.toString('utf8')).toBe(EXPECTED_AT_T);
+      };
+      const since = (date: string, method = 'GET') => send(app, method, { 'if-modified-since': date });
+
+      it('equal to Last-Modified: 304 with ETag, Cache-Control, CORS and Last-Modified', async () => {
+        expect304(await since(LAST_MODIFIED_AT_T));
+      });
+
+      it('later than Last-Modified: 304', async () => {
+        expect304(await since('Fri, 01 Mar 2030 08:30:01 GMT'));
+        expect304(await since('Tue, 01 Jan 2099 00:00:00 GMT'));
+      });
+
+      it('older than Last-Modified, by one second: 200 with the body', async () => {
+        expect200(await since('Fri, 01 Mar 2030 08:29:59 GMT'));
+      });
+
+      it('the obsolete RFC 850 and asctime forms of the same date: 304', async () => {
+        expect304(await since('Friday, 01-Mar-30 08:30:00 GMT'));
+        expect304(await since('Fri Mar  1 08:30:00 2030'));
+      });
+
+      it.each([
+        ['not a date', 'yesterday'],
+        ['a date without GMT', 'Fri, 01 Mar 2030 08:30:00'],
+        ['an ISO timestamp', '2030-03-01T08:30:00Z'],
+        ['two dates', `${LAST_MODIFIED_AT_T}, ${LAST_MODIFIED_AT_T}`],
+        ['a day that does not exist', 'Sat, 30 Feb 2030 08:30:00 GMT'],
+      ])('ignored when it is not a valid HTTP-date (%s): 200', async (_what, header) => {
+        expect200(await since(header));
+      });
+
+      it('HEAD: 304 as GET, no body', async () => {
+        expect304(await since(LAST_MODIFIED_AT_T, 'HEAD'));
+        const head = await since('Fri, 01 Mar 2030 08:29:59 GMT', 'HEAD');
+        expect([head.status, head.body.length]).toEqual([200, 0]);
+      });
+
+      it('only for GET and HEAD: POST is still 405', async () => {
+        expect((await since(LAST_MODIFIED_AT_T, 'POST')).status).toBe(405);
+      });
+    });
+
+    describe('If-Modified-Since when two changes fall within one second', () => {
+      // The list changes at 10:00:00.200 and 10:00:00.700: both have the HTTP date 10:00:00. A client
+      // that fetched between them holds the older list with that same Last-Modified.
+      const SECOND = 'Wed, 01 May 2030 10:00:00 GMT';
+      let twice: TestApp;
+
+      beforeAll(async () => {
+        const { db } = await database({
+          prices: [
+            price('storage.gp1', 'gib_hours', 730, '0.0480', '2030-05-01T10:00:00.200Z'),
+            price('storage.snapshot', 'gib_hours', 730, '0.0300', '2030-05-01T10:00:00.700Z'),
+          ],
+        });
+        twice = await start({ databaseUrl: db.url, clock: new ManualClock(new Date('2030-05-01T10:00:00.500Z')) });
+      });
+
+      it('between the two, a client gets Last-Modified of that second', async () => {
+        const res = await send(twice);
+        expect(res.headers['last-modified']).toBe(SECOND);
+        expect(JSON.parse(res.body.toString('utf8')).last_changed).toBe('2030-05-01T10:00:00.200Z');
+      });
+
+      it('after the second change, that date gives 200, not 304, and a later one 304', async () => {
+        const clock = twice.app.get<Clock, ManualClock>(Clock);
+        clock.set('2030-05-01T10:00:05Z');
+        const res = await send(twice, 'GET', { 'if-modified-since': SECOND });
+        expect(res.status).toBe(200);
+        expect(res.headers['last-modified']).toBe(SECOND);
+        expect(JSON.parse(res.body.toString('utf8')).last_changed).toBe('2030-05-01T10:00:00.700Z');
+        expect((await send(twice, 'GET', { 'if-modified-since': 'Wed, 01 May 2030 10:00:01 GMT' })).status).toBe(304);
       });
     });
 
@@ -382,8 +471,8 @@ describe('GET /v1/pricing', () => {
 
   it('the ETag comes from the body alone: two instances on one database serve the same tag and bytes', async () => {
     const { db } = await database(KNOWN_BOOK);
-    const first = await start({ databaseUrl: db.url, clock: new FakeClock(new Date(T)) });
-    const second = await start({ databaseUrl: db.url, clock: new FakeClock(new Date(T)) });
+    const first = await start({ databaseUrl: db.url, clock: new ManualClock(new Date(T)) });
+    const second = await start({ databaseUrl: db.url, clock: new ManualClock(new Date(T)) });
     const a = await send(first);
     const b = await send(second);
     expect(a.status).toBe(200);
@@ -393,7 +482,7 @@ describe('GET /v1/pricing', () => {
     expect(b.headers['last-modified']).toBe(a.headers['last-modified']);
     // After a restart too.
     await stop(first);
-    const third = await start({ databaseUrl: db.url, clock: new FakeClock(new Date(T)) });
+    const third = await start({ databaseUrl: db.url, clock: new ManualClock(new Date(T)) });
     const c = await send(third);
     expect(c.body.toString('utf8')).toBe(EXPECTED_AT_T);
     expect(c.headers.etag).toBe(a.headers.etag);
@@ -483,7 +572,7 @@ describe('GET /v1/pricing', () => {
 
     it('a withdrawal of a scheduled list price moves it', async () => {
       const before = await read();
-      const withdrawn = await withdrawScheduled(dataSource, {
+      const withdrawn = await PriceBookService.on(dataSource).withdraw({
         productKey: 'storage.gp1',
         organizationId: null,
         validFrom: new Date('2035-01-01T00:00:00Z'),
@@ -499,7 +588,7 @@ describe('GET /v1/pricing', () => {
   describe('scheduled transitions, fake clock: at their instant, without a restart or a database write', () => {
     let dataSource: DataSource;
     let app: TestApp;
-    let clock: FakeClock;
+    let clock: ManualClock;
     let written: Date;
 
     beforeAll(async () => {
@@ -516,7 +605,7 @@ describe('GET /v1/pricing', () => {
           ],
         })
       ).instant;
-      clock = new FakeClock(new Date('2029-01-01T00:00:00Z'));
+      clock = new ManualClock(new Date('2029-01-01T00:00:00Z'));
       app = await start({ databaseUrl: created.db.url, clock });
     });
 

@@ -1,6 +1,7 @@
 import { DataSource, QueryFailedError } from 'typeorm';
-import { dataSourceOptions } from '../apps/control-plane/src/database/data-source-options';
-import { createTestDatabase, type TestDatabase } from './support/test-database';
+import { appDatabaseOptions } from '@app/control-plane';
+import { dataSourceOptions } from '@app/database';
+import { createTestDatabase, type TestDatabase } from '@app/pricing/testing';
 
 // The pricing schema refuses, on its own, rows that break the rules of design.md "Data": rows
 // are written with raw SQL here, past the price book CLI and its checks.
@@ -15,7 +16,7 @@ let dataSource: DataSource;
 beforeAll(async () => {
   db = await createTestDatabase();
   // The app's settings, without logging every refused query.
-  dataSource = new DataSource({ ...dataSourceOptions(db.url), logging: false });
+  dataSource = new DataSource({ ...dataSourceOptions(appDatabaseOptions(db.url)), logging: false });
   await dataSource.initialize();
 });
 

@@ -1,11 +1,10 @@
 import { Logger } from '@nestjs/common';
 import { PricingService } from '@app/pricing';
-import { PriceBookCache } from '../libs/pricing/src/snapshot/price-book-cache';
 import request from 'supertest';
 import type { Response } from 'supertest';
 import type { DataSource } from 'typeorm';
-import { createTestDatabase, type TestDatabase } from './support/test-database';
-import { applyBook, dumpDatabase, FakeClock, openDataSource, startTestApp, type TestApp } from './support/test-app';
+import { createTestDatabase, ManualClock, type TestDatabase } from '@app/pricing/testing';
+import { applyBook, dumpDatabase, openDataSource, startTestApp, type TestApp } from './support/test-app';
 
 const TOKEN = 'volumes-e2e-token-0123456789';
 const SECOND_TOKEN = 'second.token~with+chars/=-';
@@ -58,7 +57,7 @@ describe('volumes API', () => {
   let db: TestDatabase;
   let dataSource: DataSource;
   let app: TestApp;
-  const clock = new FakeClock(new Date(NOW));
+  const clock = new ManualClock(new Date(NOW));
 
   beforeAll(async () => {
     db = await createTestDatabase();
@@ -118,9 +117,9 @@ describe('volumes API', () => {
 
   /** Waits (briefly, polling) until the app's in-memory prices say `key` is or is not on sale. */
   async function untilOnSale(key: string, onSale: boolean): Promise<void> {
-    const cache = app.app.get(PriceBookCache);
+    const pricing = app.app.get(PricingService);
     const deadline = Date.now() + 5_000;
-    while (cache.current()?.snapshot.isOnSale(key) !== onSale) {
+    while (pricing.isOnSale(key) !== onSale) {
       if (Date.now() > deadline) throw new Error(`${key} did not become ${onSale ? 'on sale' : 'unavailable'}`);
       await new Promise((resolve) => setTimeout(resolve, 20));
     }

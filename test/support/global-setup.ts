@@ -1,32 +1,52 @@
-import { mkdtemp } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { Client } from 'pg';
-import { startEmbeddedPostgres } from '../../apps/control-plane/src/database/embedded-postgres';
+// Jest loads the global setup outside its module mapping: no @app/... entry points here.
+/* eslint-disable no-restricted-imports */
+import { startEmbeddedPostgres, type EmbeddedDatabase } from '../../apps/control-plane/src/database/embedded-postgres';
+import { TEMPLATE_DATABASE, withDatabase } from '../../libs/pricing/src/testing/database-url';
+/* eslint-enable no-restricted-imports */
 import { runCli } from './cli';
-import { TEMPLATE_DATABASE, withDatabase } from './database-url';
+
+const ROOT = resolve(__dirname, '../..');
 
 /**
  * One PostgreSQL for the whole run: DATABASE_URL when set, else a throwaway embedded one.
- * It is migrated once, into a template database each test file copies.
+ * It is migrated once, by the built CLI as an operator would, into a template database that
+ * each test file copies. The app and its CLI are built first (a second or two with swc), so a
+ * single spec runs from a fresh clone with `npx jest test/<file>`. When anything here fails,
+ * what it started is stopped and removed again.
  */
 export default async function globalSetup(): Promise<void> {
+  execFileSync(process.execPath, [join(ROOT, 'node_modules/@nestjs/cli/bin/nest.js'), 'build'], {
+    cwd: ROOT,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   let adminUrl = process.env.DATABASE_URL;
-  if (!adminUrl) {
-    const dir = await mkdtemp(join(tmpdir(), 'pricing-test-pg-'));
-    const embedded = await startEmbeddedPostgres(dir);
-    (globalThis as Record<string, unknown>).__EMBEDDED_PG__ = { embedded, dir };
-    adminUrl = embedded.url;
+  let started: { embedded?: EmbeddedDatabase; dir: string } | undefined;
+  try {
+    if (!adminUrl) {
+      const dir = await mkdtemp(join(tmpdir(), 'pricing-test-pg-'));
+      started = { dir };
+      started.embedded = await startEmbeddedPostgres(dir);
+      adminUrl = started.embedded.url;
+    }
+    process.env.TEST_ADMIN_DATABASE_URL = adminUrl;
+
+    const admin = new Client({ connectionString: adminUrl });
+    await admin.connect();
+    await admin.query(`DROP DATABASE IF EXISTS ${TEMPLATE_DATABASE} WITH (FORCE)`);
+    await admin.query(`CREATE DATABASE ${TEMPLATE_DATABASE}`);
+    await admin.end();
+
+    const migrated = await runCli(['migrate'], { DATABASE_URL: withDatabase(adminUrl, TEMPLATE_DATABASE) });
+    if (migrated.code !== 0) throw new Error(`migrating the template failed: ${migrated.stderr}`);
+  } catch (error) {
+    await started?.embedded?.stop();
+    if (started) await rm(started.dir, { recursive: true, force: true });
+    throw error;
   }
-  process.env.TEST_ADMIN_DATABASE_URL = adminUrl;
-
-  const admin = new Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS ${TEMPLATE_DATABASE} WITH (FORCE)`);
-  await admin.query(`CREATE DATABASE ${TEMPLATE_DATABASE}`);
-  await admin.end();
-
-  // Migrated by the built CLI (`npm test` builds first), as an operator would.
-  const migrated = await runCli(['migrate'], { DATABASE_URL: withDatabase(adminUrl, TEMPLATE_DATABASE) });
-  if (migrated.code !== 0) throw new Error(`migrating the template failed: ${migrated.stderr}`);
+  (globalThis as Record<string, unknown>).__EMBEDDED_PG__ = started;
 }

@@ -1,34 +1,11 @@
 import type { INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
-import { Clock, PricingService } from '@app/pricing';
-import { applyPriceBook, type ImportResult } from '../../libs/pricing/src/database/price-book.store';
-import { parsePriceBook } from '../../libs/pricing/src/price-book/price-book';
+import { Clock } from '@app/clock';
+import { AppModule, appDatabaseOptions, configureExpress, loadConfig } from '@app/control-plane';
+import { DatabaseConnection, dataSourceOptions } from '@app/database';
+import { PriceBookService, PricingService, type ImportResult } from '@app/pricing';
 import type { Server } from 'node:http';
 import { DataSource } from 'typeorm';
-import { AppModule } from '../../apps/control-plane/src/app.module';
-import { setUpApp } from '../../apps/control-plane/src/app.setup';
-import { loadConfig } from '../../apps/control-plane/src/config/environment';
-import { dataSourceOptions } from '../../apps/control-plane/src/database/data-source-options';
-import { DatabaseLifecycle } from '../../apps/control-plane/src/database/database-lifecycle';
-
-/** A clock the test moves by hand. */
-export class FakeClock extends Clock {
-  constructor(private instant: Date) {
-    super();
-  }
-
-  now(): Date {
-    return new Date(this.instant.getTime());
-  }
-
-  set(instant: Date | string): void {
-    this.instant = new Date(instant);
-  }
-
-  advance(ms: number): void {
-    this.instant = new Date(this.instant.getTime() + ms);
-  }
-}
 
 export interface TestApp {
   readonly app: INestApplication;
@@ -49,16 +26,14 @@ export interface TestAppOptions {
   readonly waitUntilReady?: boolean;
 }
 
-/** The real control-plane app, in-process, on the given database. */
+/** The real control-plane app, in-process, on the given database, set up as main.ts sets it up. */
 export async function startTestApp(options: TestAppOptions): Promise<TestApp> {
   const config = loadConfig({ ...options.env, DATABASE_URL: options.databaseUrl });
-  let builder = Test.createTestingModule({
-    imports: [AppModule.forRoot(config, options.databaseUrl, { loadSampleBook: false })],
-  });
+  let builder = Test.createTestingModule({ imports: [AppModule.forRoot(config, options.databaseUrl)] });
   if (options.clock) builder = builder.overrideProvider(Clock).useValue(options.clock);
   const moduleRef = await builder.compile();
-  const app = moduleRef.createNestApplication({ logger: ['error'] });
-  setUpApp(app, config);
+  const app = moduleRef.createNestApplication({ logger: ['error'], bodyParser: false });
+  configureExpress(app, config);
   await app.init();
   let url: string | undefined;
   if (options.listen) {
@@ -67,7 +42,7 @@ export async function startTestApp(options: TestAppOptions): Promise<TestApp> {
     if (typeof address === 'object' && address) url = `http://127.0.0.1:${address.port}`;
   }
   if (options.waitUntilReady !== false) {
-    await app.get(DatabaseLifecycle).ready;
+    await app.get(DatabaseConnection).whenReady();
     await app.get(PricingService).refresh();
   }
   return { app, server: app.getHttpServer() as Server, url, close: () => app.close() };
@@ -75,16 +50,14 @@ export async function startTestApp(options: TestAppOptions): Promise<TestApp> {
 
 /** A DataSource of the app's settings, for writing prices and reading rows in tests. */
 export async function openDataSource(databaseUrl: string): Promise<DataSource> {
-  const dataSource = new DataSource(dataSourceOptions(databaseUrl));
+  const dataSource = new DataSource(dataSourceOptions(appDatabaseOptions(databaseUrl)));
   await dataSource.initialize();
   return dataSource;
 }
 
 /** Applies a price book given as JSON, as the CLI would (throws when it is refused). */
-export async function applyBook(dataSource: DataSource, json: unknown): Promise<ImportResult> {
-  const parsed = parsePriceBook(json);
-  if ('errors' in parsed) throw new Error(parsed.errors.join('\n'));
-  return applyPriceBook(dataSource, parsed.book);
+export function applyBook(dataSource: DataSource, json: unknown): Promise<ImportResult> {
+  return PriceBookService.on(dataSource).apply(json);
 }
 
 /**

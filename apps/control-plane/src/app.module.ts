@@ -1,38 +1,52 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import { APP_FILTER, APP_GUARD } from '@nestjs/core';
-import { TypeOrmModule } from '@nestjs/typeorm';
+import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
+import { AuthModule, BearerAuthGuard } from '@app/auth';
+import { ClockModule } from '@app/clock';
+import { DatabaseModule } from '@app/database';
 import { PricingModule } from '@app/pricing';
-import { BearerAuthGuard } from './auth/bearer-auth.guard';
-import { AppConfig } from './config/environment';
-import { dataSourceOptions } from './database/data-source-options';
-import { DATABASE_SETTINGS, DatabaseLifecycle, type DatabaseSettings } from './database/database-lifecycle';
+import { AppConfig } from './config/app-config';
+import { AppConfigModule } from './config/app-config.module';
+import { appDatabaseOptions } from './database/app-database';
 import { ApiExceptionFilter } from './errors/api-exception.filter';
 import { HealthController } from './health/health.controller';
+import { bodyValidationPipe, RefuseReservedKeysPipe } from './validation';
 import { VolumesModule } from './volumes/volumes.module';
 
+/**
+ * The control plane. `config` is the validated environment; `databaseUrl` is DATABASE_URL, or
+ * the embedded PostgreSQL's when it is unset (main.ts starts that one, as it outlives the app).
+ */
 @Module({})
 export class AppModule {
-  static forRoot(config: AppConfig, databaseUrl: string, database: DatabaseSettings): DynamicModule {
+  static forRoot(config: AppConfig, databaseUrl: string): DynamicModule {
     return {
       module: AppModule,
       imports: [
-        // Connected by DatabaseLifecycle, in the background: the app listens without a database.
-        TypeOrmModule.forRoot({ ...dataSourceOptions(databaseUrl), manualInitialization: true }),
-        PricingModule.forRoot({
-          databaseUrl,
-          rateLimit: config.pricing.rateLimit,
-          rateWindowS: config.pricing.rateWindowS,
-          maxStalenessS: config.pricing.maxStalenessS,
-          redisUrl: config.redisUrl,
+        AppConfigModule.forRoot(config),
+        ClockModule,
+        // Pricing first: its routes are matched before any other.
+        PricingModule.forRootAsync({
+          inject: [AppConfig],
+          useFactory: (env: AppConfig) => ({
+            rateLimit: env.pricingRateLimit,
+            rateWindowS: env.pricingRateWindowS,
+            trustProxy: env.trustProxy,
+            redisUrl: env.redisUrl,
+            maxStalenessS: env.pricingMaxStalenessS,
+          }),
         }),
+        DatabaseModule.forRootAsync({
+          inject: [AppConfig],
+          useFactory: (env: AppConfig) => appDatabaseOptions(databaseUrl, env.databaseTimeoutS),
+        }),
+        AuthModule.forRootAsync({ inject: [AppConfig], useFactory: (env: AppConfig) => ({ tokens: env.apiTokens }) }),
         VolumesModule,
       ],
       controllers: [HealthController],
       providers: [
-        { provide: AppConfig, useValue: config },
-        { provide: DATABASE_SETTINGS, useValue: database },
-        DatabaseLifecycle,
-        { provide: APP_GUARD, useClass: BearerAuthGuard },
+        { provide: APP_GUARD, useExisting: BearerAuthGuard },
+        { provide: APP_PIPE, useClass: RefuseReservedKeysPipe },
+        { provide: APP_PIPE, useFactory: bodyValidationPipe },
         { provide: APP_FILTER, useClass: ApiExceptionFilter },
       ],
     };

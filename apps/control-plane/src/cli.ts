@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
+import { dataSourceOptions, migrateUnderLock } from '@app/database';
 import {
   PRICE_BOOK_USAGE,
   PriceBookFileError,
@@ -9,10 +10,9 @@ import {
   runPriceBookCommand,
 } from '@app/pricing';
 import { DataSource } from 'typeorm';
-import { ConfigurationError, loadConfig } from './config/environment';
-import { dataSourceOptions } from './database/data-source-options';
+import { ConfigurationError, loadConfig } from './config/app-config';
+import { appDatabaseOptions } from './database/app-database';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './database/embedded-postgres';
-import { migrateUnderLock } from './database/migrate';
 
 /**
  * The price book CLI (`npm run -s pricing -- <command>`): the command and its book are checked
@@ -29,11 +29,12 @@ async function main(argv: string[]): Promise<void> {
   const embedded: EmbeddedDatabase | undefined = config.databaseUrl
     ? undefined
     : await startEmbeddedPostgres(config.dataDir);
-  const dataSource = new DataSource(dataSourceOptions(config.databaseUrl ?? embedded!.url));
+  const url = config.databaseUrl ?? embedded!.url;
+  const dataSource = new DataSource(dataSourceOptions(appDatabaseOptions(url, config.databaseTimeoutS)));
   try {
     await dataSource.initialize();
     await migrateUnderLock(dataSource);
-    await runPriceBookCommand(command, dataSource, write);
+    await runPriceBookCommand(command, dataSource, write, new Date());
   } finally {
     if (dataSource.isInitialized) await dataSource.destroy();
     await embedded?.stop();

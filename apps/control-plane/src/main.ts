@@ -1,13 +1,19 @@
 import 'reflect-metadata';
 import { Logger, type INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import { DatabaseConnection } from '@app/database';
+import { PriceBookService, PricingService } from '@app/pricing';
+import { readFile } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import { AppModule } from './app.module';
-import { setUpApp } from './app.setup';
-import { ConfigurationError, loadConfig } from './config/environment';
+import { ConfigurationError, loadConfig } from './config/app-config';
+import { configureExpress } from './configure-express';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './database/embedded-postgres';
+import { SAMPLE_PRICE_BOOK } from './database/sample-price-book';
 
 const logger = new Logger('Main');
+/** How long the embedded default may take to be migrated before the sample book is loaded. */
+const EMBEDDED_READY_MS = 60_000;
 
 async function main(): Promise<void> {
   const config = loadConfig(process.env);
@@ -41,14 +47,31 @@ async function main(): Promise<void> {
   }
   if (stopping) return;
   const databaseUrl = config.databaseUrl ?? started.embedded!.url;
-  const app = await NestFactory.create(
-    AppModule.forRoot(config, databaseUrl, { loadSampleBook: started.embedded !== undefined }),
-  );
+  // Bodies are parsed only on the routes that take one (VolumesModule), not on every request.
+  const app = await NestFactory.create(AppModule.forRoot(config, databaseUrl), { bodyParser: false });
   started.app = app;
-  setUpApp(app, config);
+  configureExpress(app, config);
+  await app.init();
+  if (started.embedded) await loadSampleBookIfEmpty(app);
   if (stopping) return;
   await app.listen(config.port, config.host);
   logger.log(`listening on http://${config.host}:${config.port}`);
+}
+
+/** The embedded default's first start: the sample price book goes into an empty database. */
+async function loadSampleBookIfEmpty(app: INestApplication): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([
+    app.get(DatabaseConnection).whenReady(),
+    new Promise((_, reject) => {
+      timer = setTimeout(() => reject(new Error('the embedded PostgreSQL was not ready in time')), EMBEDDED_READY_MS);
+    }),
+  ]).finally(() => clearTimeout(timer));
+  const book: unknown = JSON.parse(await readFile(SAMPLE_PRICE_BOOK, 'utf8'));
+  const loaded = await app.get(PriceBookService).applyIfEmpty(book);
+  if (!loaded) return;
+  logger.log(`loaded the sample price book (${loaded.inserted} prices)`);
+  await app.get(PricingService).refresh();
 }
 
 main().catch((error: unknown) => {

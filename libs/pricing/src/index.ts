@@ -1,10 +1,11 @@
-// The public surface of the pricing library. Apps import from `@app/pricing` only.
+// The public surface of the pricing library. Apps, other libraries and e2e tests import from
+// `@app/pricing` only (test support: `@app/pricing/testing`).
 export { PricingModule } from './pricing.module';
 export type { PricingModuleOptions } from './pricing.options';
 export { PricingService } from './pricing.service';
-export { servePriceList, PRICE_LIST_PATH } from './http/serve-price-list';
+export { PriceBookService } from './price-book/price-book.service';
+export { PricingController, PRICE_LIST_PATH } from './http/pricing.controller';
 export { pricingMigrations } from './migrations';
-export { Clock, SystemClock } from './clock';
 
 // Errors.
 export {
@@ -14,22 +15,28 @@ export {
   UnknownProductError,
   PricingUnavailableError,
   PriceBookRefusedError,
+  RateLimitedError,
 } from './errors/pricing-error';
 export { PriceBookFileError } from './cli/price-book-file';
 export { PriceBookUsageError } from './cli/price-book-command';
 
 // Public types.
-export type { Price, PriceLookup, PriceQuery, PricingHealth, Quote } from './pricing.types';
+export type { Price, PriceLookup, PriceQuery, PricingHealth, Quote, QuoteLookup } from './pricing.types';
+export type { ImportResult, WithdrawalResult } from './database/price-book.repository';
+export type { Withdrawal } from './price-book/plan-withdrawal';
 export type { Quantity } from './price-list/quote';
 export type { PriceListDocument, PriceListEntry, PriceListFamily } from './price-list/build-price-list';
-export type { UnitType, StorageClass } from './catalogue/catalogue';
-export { STORAGE_CLASSES } from './catalogue/catalogue';
+
+// The catalogue of section 2.4.
+export type { UnitType, StorageClass, ProductFamily, ProductKeyParts, DimensionName } from './catalogue/catalogue';
+export { STORAGE_CLASSES, PRODUCT_FAMILIES, UNIT_TYPES, parseProductKey } from './catalogue/catalogue';
 
 // The price book CLI, run by the host app's command line.
 export {
   PRICE_BOOK_USAGE,
   preparePriceBookCommand,
   runPriceBookCommand,
-  applyPriceBookFileIfEmpty,
   type PriceBookCommand,
 } from './cli/price-book-command';
+export { readPriceBookFile } from './cli/price-book-file';
+export { RETRY_AFTER_UNAVAILABLE_S } from './http/price-list-response';

@@ -1,20 +1,51 @@
 import { ConfigurableModuleBuilder } from '@nestjs/common';
+import type { TrustProxy } from './http/client-address';
 
+/**
+ * Options of PricingModule; every one has a default, so `PricingModule.forRoot()` works as is.
+ *
+ * What the module needs from its host: `DatabaseModule` from `@app/database` (global), whose
+ * migrations include `pricingMigrations`; it connects and migrates the database, and the
+ * pricing module loads the prices once it is ready, then on every change. A host that serves
+ * HTTP gets `GET /v1/pricing` (PricingController, public under any global guard); an
+ * application context without HTTP (a worker, a billing job) uses PricingService alone.
+ */
 export interface PricingModuleOptions {
-  /** PostgreSQL URL for the LISTEN connection that hears price book changes. */
-  readonly databaseUrl: string;
-  /** Requests per client address per window on `GET /v1/pricing`. */
-  readonly rateLimit: number;
-  readonly rateWindowS: number;
-  /** With a Redis URL, instances share the rate limit through Redis. */
+  /** Requests per client address per window on `GET /v1/pricing` (default 120). */
+  readonly rateLimit?: number;
+  /** The rate-limit window in seconds (default 60). */
+  readonly rateWindowS?: number;
+  /**
+   * Express's trust proxy values (default false: the socket's address is the client's). Only
+   * then is `X-Forwarded-For` read; `true` trusts every hop and is warned about at start.
+   */
+  readonly trustProxy?: TrustProxy;
+  /** With a Redis URL, instances share the rate limit through Redis (default: in memory). */
   readonly redisUrl?: string;
-  /** How long the last loaded prices are served while the database cannot be read. */
-  readonly maxStalenessS: number;
+  /** How long, in seconds, the last loaded prices are served while the database cannot be read (default 600). */
+  readonly maxStalenessS?: number;
 }
 
-export const { ConfigurableModuleClass, MODULE_OPTIONS_TOKEN: PRICING_OPTIONS } =
-  new ConfigurableModuleBuilder<PricingModuleOptions>()
-    .setClassMethodName('forRoot')
-    // Global by default: every module of the control plane may ask pricing.
-    .setExtras({ isGlobal: true }, (definition, extras) => ({ ...definition, global: extras.isGlobal }))
-    .build();
+export type ResolvedPricingOptions = Required<Omit<PricingModuleOptions, 'redisUrl'>> &
+  Pick<PricingModuleOptions, 'redisUrl'>;
+
+export const PRICING_DEFAULTS = { rateLimit: 120, rateWindowS: 60, trustProxy: false, maxStalenessS: 600 } as const;
+
+export const {
+  ConfigurableModuleClass,
+  MODULE_OPTIONS_TOKEN: PRICING_MODULE_OPTIONS,
+  OPTIONS_TYPE,
+  ASYNC_OPTIONS_TYPE,
+} = new ConfigurableModuleBuilder<PricingModuleOptions>()
+  .setClassMethodName('forRoot')
+  // Global by default: every module of the host may ask pricing without importing it again.
+  .setExtras({ isGlobal: true }, (definition, extras) => ({ ...definition, global: extras.isGlobal }))
+  .build();
+
+/** The options with their defaults filled in; what the providers inject. */
+export const PRICING_OPTIONS = Symbol('PRICING_OPTIONS');
+
+export function resolvePricingOptions(options: PricingModuleOptions): ResolvedPricingOptions {
+  const defined = Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined));
+  return { ...PRICING_DEFAULTS, ...defined };
+}

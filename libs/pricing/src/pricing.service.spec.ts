@@ -1,5 +1,5 @@
 import type { UnitType } from './catalogue/catalogue';
-import { Clock } from './clock';
+import { ManualClock } from '@app/clock';
 import {
   PricingError,
   PricingErrorCode,
@@ -8,26 +8,13 @@ import {
   UnknownProductError,
 } from './errors/pricing-error';
 import type { PriceRecord } from './price-list/price-record';
-import { PricingService } from './pricing.service';
-import type { PriceBookCache, PricingState } from './snapshot/price-book-cache';
+import { PricingService, type PricesInMemory } from './pricing.service';
+import type { PricingHealth, QuoteLookup } from './pricing.types';
+import type { PricingState } from './snapshot/price-book-cache';
 import { PricingSnapshot } from './snapshot/pricing-snapshot';
 
-class TestClock extends Clock {
-  constructor(private instant: Date) {
-    super();
-  }
-
-  now(): Date {
-    return new Date(this.instant.getTime());
-  }
-
-  set(instant: string): void {
-    this.instant = new Date(instant);
-  }
-}
-
 /** Stands in for PriceBookCache: holds one snapshot, replaceable as a price book import would. */
-class StubCache {
+class StubCache implements PricesInMemory {
   calls = 0;
 
   constructor(private snapshot: PricingSnapshot | undefined) {}
@@ -39,6 +26,18 @@ class StubCache {
 
   replace(snapshot: PricingSnapshot | undefined): void {
     this.snapshot = snapshot;
+  }
+
+  health(): PricingHealth {
+    return { servable: this.snapshot !== undefined, databaseReachable: true, version: 'v1', confirmedAgoS: 0 };
+  }
+
+  check(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  loaded(): Promise<void> {
+    return this.snapshot ? Promise.resolve() : new Promise(() => undefined);
   }
 }
 
@@ -85,10 +84,15 @@ function serviceOf(
   records: readonly PriceRecord[],
   availability: Record<string, boolean> = {},
   now: string = NOW,
-): { service: PricingService; cache: StubCache; clock: TestClock } {
+): { service: PricingService; cache: StubCache; clock: ManualClock } {
   const cache = new StubCache(snapshotOf(records, availability));
-  const clock = new TestClock(new Date(now));
-  return { service: new PricingService(cache as unknown as PriceBookCache, clock), cache, clock };
+  const clock = new ManualClock(new Date(now));
+  return { service: new PricingService(cache, clock), cache, clock };
+}
+
+/** The cost of a quote, `undefined` when no price was found. */
+function costOf(quote: QuoteLookup): string | undefined {
+  return quote.found ? quote.cost : undefined;
 }
 
 /** Runs `fn` and returns what it threw (fails the test when it throws nothing). */
@@ -439,6 +443,7 @@ describe('PricingService.quote', () => {
     const { service } = serviceOf([record({ key, unit, count, amount, from })]);
     const quote = service.quote(key, quantity);
     expect(quote).toEqual({
+      found: true,
       price: {
         productKey: key,
         scope: 'list',
@@ -452,14 +457,14 @@ describe('PricingService.quote', () => {
       quantity,
       cost,
     });
-    expect(typeof quote!.cost).toBe('string');
+    expect(typeof costOf(quote)).toBe('string');
   });
 
   it('"0.0480" per 730 GiB-hours for 730 GiB-hours costs "0.048"', () => {
     const { service } = serviceOf([gp1]);
-    expect(service.quote('storage.gp1', '730')?.cost).toBe('0.048');
-    expect(service.quote('storage.gp1', 730n)?.cost).toBe('0.048');
-    expect(service.quote('storage.gp1', '1000000')?.cost).toBe('65.75342465753424657534');
+    expect(costOf(service.quote('storage.gp1', '730'))).toBe('0.048');
+    expect(costOf(service.quote('storage.gp1', 730n))).toBe('0.048');
+    expect(costOf(service.quote('storage.gp1', '1000000'))).toBe('65.75342465753424657534');
   });
 
   it.each([
@@ -470,17 +475,17 @@ describe('PricingService.quote', () => {
     ['0.3', '1', 3, '0.1'], // 0.3 / 3 === 0.09999999999999999
   ])('computes %s × %s / %i exactly as %s, where floats would round', (amount, quantity, count, cost) => {
     const { service } = serviceOf([record({ key: 'network.vpc_egress', unit: 'gb', count, amount, from })]);
-    expect(service.quote('network.vpc_egress', quantity)?.cost).toBe(cost);
+    expect(costOf(service.quote('network.vpc_egress', quantity))).toBe(cost);
   });
 
   it('keeps tiny amounts exact and never in exponent form', () => {
     const egress = (amount: string) =>
       serviceOf([record({ key: 'network.vpc_egress', unit: 'gb', count: 1, amount, from })]).service;
-    expect(egress('0.000000012').quote('network.vpc_egress', '1')?.cost).toBe('0.000000012');
-    expect(egress('0.000000012').quote('network.vpc_egress', '0.000000001')?.cost).toBe('0.000000000000000012');
-    expect(egress('0.000000012').quote('network.vpc_egress', '0')?.cost).toBe('0');
+    expect(costOf(egress('0.000000012').quote('network.vpc_egress', '1'))).toBe('0.000000012');
+    expect(costOf(egress('0.000000012').quote('network.vpc_egress', '0.000000001'))).toBe('0.000000000000000012');
+    expect(costOf(egress('0.000000012').quote('network.vpc_egress', '0'))).toBe('0');
     // 1.2e-20 has 21 decimal places: rounded once to 20.
-    expect(egress('0.000000012').quote('network.vpc_egress', '0.000000000001')?.cost).toBe('0.00000000000000000001');
+    expect(costOf(egress('0.000000012').quote('network.vpc_egress', '0.000000000001'))).toBe('0.00000000000000000001');
   });
 
   it('keeps huge amounts and quantities exact (30+ digits)', () => {
@@ -492,10 +497,10 @@ describe('PricingService.quote', () => {
       from,
     });
     const { service } = serviceOf([huge]);
-    expect(service.quote('network.vpc_egress', '987654321098765432109876543210')?.cost).toBe(
+    expect(costOf(service.quote('network.vpc_egress', '987654321098765432109876543210'))).toBe(
       '121932631137021795226185032733744855954473403443334857491122.2374638',
     );
-    expect(service.quote('network.vpc_egress', 987654321098765432109876543210n)?.cost).toBe(
+    expect(costOf(service.quote('network.vpc_egress', 987654321098765432109876543210n))).toBe(
       '121932631137021795226185032733744855954473403443334857491122.2374638',
     );
   });
@@ -504,35 +509,37 @@ describe('PricingService.quote', () => {
     const egress = (amount: string, count: number) =>
       serviceOf([record({ key: 'network.vpc_egress', unit: 'gb', count, amount, from })]).service;
     expect(
-      egress('123456789012345678901234567890.12345678', 2147483647).quote(
-        'network.vpc_egress',
-        '987654321098765432109876543210.987654321098765432109876543210',
-      )?.cost,
+      costOf(
+        egress('123456789012345678901234567890.12345678', 2147483647).quote(
+          'network.vpc_egress',
+          '987654321098765432109876543210.987654321098765432109876543210',
+        ),
+      ),
     ).toBe('56779306006525224648746781694988520015310004937402.46047324428464891331');
     expect(
-      egress('99999999999999999999999999999999999999.9', 7).quote('network.vpc_egress', '9'.repeat(60))?.cost,
+      costOf(egress('99999999999999999999999999999999999999.9', 7).quote('network.vpc_egress', '9'.repeat(60))),
     ).toBe('14285714285714285714285714285714285714271428571428571428571414285714285714285714285714285714285714.3');
-    expect(egress('1', 2147483647).quote('network.vpc_egress', '1')?.cost).toBe('0.00000000046566128752');
+    expect(costOf(egress('1', 2147483647).quote('network.vpc_egress', '1'))).toBe('0.00000000046566128752');
   });
 
   it('rounds a division that does not terminate once, half-even, to 20 decimal places', () => {
     const per3 = (amount: string) =>
       serviceOf([record({ key: 'network.vpc_egress', unit: 'gb', count: 3, amount, from })]).service;
-    expect(per3('1').quote('network.vpc_egress', '1')?.cost).toBe('0.33333333333333333333');
-    expect(per3('2').quote('network.vpc_egress', '1')?.cost).toBe('0.66666666666666666667');
+    expect(costOf(per3('1').quote('network.vpc_egress', '1'))).toBe('0.33333333333333333333');
+    expect(costOf(per3('2').quote('network.vpc_egress', '1'))).toBe('0.66666666666666666667');
     // One rounding, at the end: 1/3 × 3 is 1, not 0.99999999999999999999.
-    expect(per3('1').quote('network.vpc_egress', '3')?.cost).toBe('1');
+    expect(costOf(per3('1').quote('network.vpc_egress', '3'))).toBe('1');
     const per3600 = serviceOf([record({ key: 'compute.g2.4', unit: 'seconds', count: 3600, amount: '0.0610', from })]);
-    expect(per3600.service.quote('compute.g2.4', '1')?.cost).toBe('0.00001694444444444444');
+    expect(costOf(per3600.service.quote('compute.g2.4', '1'))).toBe('0.00001694444444444444');
   });
 
   it('rounds ties to even at the 20th decimal place', () => {
     const egress = (amount: string) =>
       serviceOf([record({ key: 'network.vpc_egress', unit: 'gb', count: 1, amount, from })]).service;
-    expect(egress('0.000000000000000000025').quote('network.vpc_egress', '1')?.cost).toBe('0.00000000000000000002');
-    expect(egress('0.000000000000000000035').quote('network.vpc_egress', '1')?.cost).toBe('0.00000000000000000004');
-    expect(egress('0.000000000000000000015').quote('network.vpc_egress', '1')?.cost).toBe('0.00000000000000000002');
-    expect(egress('0.0000000000000000000251').quote('network.vpc_egress', '1')?.cost).toBe('0.00000000000000000003');
+    expect(costOf(egress('0.000000000000000000025').quote('network.vpc_egress', '1'))).toBe('0.00000000000000000002');
+    expect(costOf(egress('0.000000000000000000035').quote('network.vpc_egress', '1'))).toBe('0.00000000000000000004');
+    expect(costOf(egress('0.000000000000000000015').quote('network.vpc_egress', '1'))).toBe('0.00000000000000000002');
+    expect(costOf(egress('0.0000000000000000000251').quote('network.vpc_egress', '1'))).toBe('0.00000000000000000003');
   });
 
   it('takes bigint and string quantities, and reports the quantity as a decimal string', () => {
@@ -578,8 +585,8 @@ describe('PricingService.quote', () => {
       from: '2026-07-01T00:00:00Z',
     });
     const { service } = serviceOf([old, next]);
-    expect(service.quote('storage.gp1', '730', { at: new Date('2026-06-30T23:59:59.999Z') })?.cost).toBe('0.048');
-    expect(service.quote('storage.gp1', '730', { at: new Date('2026-07-01T00:00:00.000Z') })?.cost).toBe('0.073');
+    expect(costOf(service.quote('storage.gp1', '730', { at: new Date('2026-06-30T23:59:59.999Z') }))).toBe('0.048');
+    expect(costOf(service.quote('storage.gp1', '730', { at: new Date('2026-07-01T00:00:00.000Z') }))).toBe('0.073');
   });
 
   it.each<[string, string | bigint]>([
@@ -614,11 +621,11 @@ describe('PricingService.quote', () => {
 
   it('accepts a quantity of 60 digits', () => {
     const egress = serviceOf([record({ key: 'network.vpc_egress', unit: 'gb', count: 1, amount: '1', from })]).service;
-    expect(egress.quote('network.vpc_egress', '9'.repeat(60))?.cost).toBe('9'.repeat(60));
-    expect(egress.quote('network.vpc_egress', `0.${'9'.repeat(59)}`)?.cost).toBe('1');
+    expect(costOf(egress.quote('network.vpc_egress', '9'.repeat(60)))).toBe('9'.repeat(60));
+    expect(costOf(egress.quote('network.vpc_egress', `0.${'9'.repeat(59)}`))).toBe('1');
   });
 
-  it('answers undefined when there is no price', () => {
+  it('answers { found: false } when there is no price, as priceAt does', () => {
     const scheduled = record({
       key: 'compute.g2.4',
       unit: 'seconds',
@@ -627,10 +634,10 @@ describe('PricingService.quote', () => {
       from: '2026-07-01T00:00:00Z',
     });
     const { service } = serviceOf([gp1, scheduled]);
-    expect(service.quote('storage.snapshot', '1')).toBeUndefined();
-    expect(service.quote('compute.g2.4', '3600')).toBeUndefined();
-    expect(service.quote('storage.gp1', '730', { at: new Date('2025-12-31T23:59:59.999Z') })).toBeUndefined();
-    expect(service.quote('compute.g2.4', '3600', { at: new Date('2026-07-01T00:00:00Z') })?.cost).toBe('0.061');
+    expect(service.quote('storage.snapshot', '1')).toEqual({ found: false });
+    expect(service.quote('compute.g2.4', '3600')).toEqual({ found: false });
+    expect(service.quote('storage.gp1', '730', { at: new Date('2025-12-31T23:59:59.999Z') })).toEqual({ found: false });
+    expect(costOf(service.quote('compute.g2.4', '3600', { at: new Date('2026-07-01T00:00:00Z') }))).toBe('0.061');
   });
 
   it('throws PRICING_UNAVAILABLE when no snapshot can be served', () => {

@@ -1,6 +1,6 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { Clock } from '@app/clock';
 import { parseProductKey } from './catalogue/catalogue';
-import { Clock } from './clock';
 import {
   PricingError,
   PricingErrorCode,
@@ -11,9 +11,15 @@ import {
 import { buildPriceList, type PriceListDocument } from './price-list/build-price-list';
 import type { PriceRecord } from './price-list/price-record';
 import { costOf, parseQuantity, type Quantity } from './price-list/quote';
-import type { Price, PriceLookup, PriceQuery, PricingHealth, Quote } from './pricing.types';
+import type { Price, PriceLookup, PriceQuery, PricingHealth, QuoteLookup } from './pricing.types';
 import { PriceBookCache } from './snapshot/price-book-cache';
 import type { PricingSnapshot } from './snapshot/pricing-snapshot';
+
+/** What the service needs of the prices held in memory (PriceBookCache; a stand-in in unit specs). */
+export type PricesInMemory = Pick<PriceBookCache, 'current' | 'health' | 'check' | 'loaded'>;
+
+/** How long whenReady() waits for the first load by default. */
+const READY_TIMEOUT_MS = 30_000;
 
 /**
  * What the rest of the control plane asks of pricing. Every answer comes from the prices held
@@ -22,9 +28,26 @@ import type { PricingSnapshot } from './snapshot/pricing-snapshot';
 @Injectable()
 export class PricingService {
   constructor(
-    private readonly cache: PriceBookCache,
+    @Inject(PriceBookCache) private readonly cache: PricesInMemory,
     private readonly clock: Clock,
   ) {}
+
+  /**
+   * Resolves once prices are loaded for the first time (every other method throws
+   * PRICING_UNAVAILABLE until then); rejects with PRICING_UNAVAILABLE after `timeoutMs`.
+   * Await it where an answer is needed at start-up: a worker or a billing job before its run.
+   */
+  async whenReady(timeoutMs = READY_TIMEOUT_MS): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new PricingUnavailableError()), timeoutMs);
+    });
+    try {
+      await Promise.race([this.cache.loaded(), timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
 
   /**
    * The availability guard (rules 4 and 5): call it before creating anything that is billed
@@ -39,6 +62,11 @@ export class PricingService {
     if (!snapshot.listPriceAt(productKey, at)) throw new ProductUnavailableError(productKey, 'it has no current price');
   }
 
+  /** Whether a product is on sale (availability is data; a product not marked otherwise is). */
+  isOnSale(productKey: string): boolean {
+    return this.snapshot().isOnSale(productKey);
+  }
+
   /** The price of `productKey` at an instant: the organization's agreed price, else the list price. */
   priceAt(productKey: string, query: PriceQuery = {}): PriceLookup {
     const snapshot = this.snapshot();
@@ -50,11 +78,11 @@ export class PricingService {
   }
 
   /**
-   * The cost of `quantity` units of `productKey` (in the family's unit) at an instant.
-   * Returns `undefined` when there is no price; throws on a quantity that is not a
-   * non-negative decimal.
+   * The cost of `quantity` units of `productKey` (in the family's unit) at an instant:
+   * `{ found: false }` when there is no price (never zero), as priceAt answers; throws
+   * INVALID_QUANTITY on a quantity that is not a non-negative decimal.
    */
-  quote(productKey: string, quantity: Quantity, query: PriceQuery = {}): Quote | undefined {
+  quote(productKey: string, quantity: Quantity, query: PriceQuery = {}): QuoteLookup {
     const amount = parseQuantity(quantity);
     if (!amount) {
       const text = String(quantity);
@@ -63,8 +91,8 @@ export class PricingService {
       });
     }
     const lookup = this.priceAt(productKey, query);
-    if (!lookup.found) return undefined;
-    return { price: lookup.price, quantity: amount.toFixed(), cost: costOf(lookup.price, amount) };
+    if (!lookup.found) return lookup;
+    return { found: true, price: lookup.price, quantity: amount.toFixed(), cost: costOf(lookup.price, amount) };
   }
 
   /** The public price list document at an instant (default now). */

@@ -24,6 +24,9 @@ export interface PriceQuery {
   readonly organizationId?: string;
 }
 
+/** A quote, or "no price" (never zero), in the same shape as PriceLookup. */
+export type QuoteLookup = ({ readonly found: true } & Quote) | { readonly found: false };
+
 export interface Quote {
   readonly price: Price;
   /** The quantity, in the family's unit (seconds, GiB-hours, decimal GB, ...). */

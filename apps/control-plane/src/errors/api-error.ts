@@ -2,7 +2,6 @@
 export enum ApiErrorCode {
   InvalidRequest = 'INVALID_REQUEST',
   PayloadTooLarge = 'PAYLOAD_TOO_LARGE',
-  Unauthenticated = 'UNAUTHENTICATED',
   NotFound = 'NOT_FOUND',
   MethodNotAllowed = 'METHOD_NOT_ALLOWED',
   ServiceUnavailable = 'SERVICE_UNAVAILABLE',

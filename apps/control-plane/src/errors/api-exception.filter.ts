@@ -1,15 +1,17 @@
 import { ArgumentsHost, Catch, HttpException, HttpStatus, Logger, type ExceptionFilter } from '@nestjs/common';
-import { PricingError, PricingErrorCode } from '@app/pricing';
+import { AuthError, AuthErrorCode } from '@app/auth';
+import { DatabaseUnavailableError } from '@app/database';
+import { PricingError, PricingErrorCode, RETRY_AFTER_UNAVAILABLE_S } from '@app/pricing';
 import type { Response } from 'express';
 import { ApiError, ApiErrorCode } from './api-error';
 
-type Code = ApiErrorCode | PricingErrorCode;
+type Code = ApiErrorCode | AuthErrorCode | PricingErrorCode;
 
 /** The one place where error codes become HTTP statuses. */
 const STATUS_OF: Record<Code, number> = {
   [ApiErrorCode.InvalidRequest]: HttpStatus.BAD_REQUEST,
   [ApiErrorCode.PayloadTooLarge]: HttpStatus.PAYLOAD_TOO_LARGE,
-  [ApiErrorCode.Unauthenticated]: HttpStatus.UNAUTHORIZED,
+  [AuthErrorCode.Unauthenticated]: HttpStatus.UNAUTHORIZED,
   [ApiErrorCode.NotFound]: HttpStatus.NOT_FOUND,
   [ApiErrorCode.MethodNotAllowed]: HttpStatus.METHOD_NOT_ALLOWED,
   [ApiErrorCode.ServiceUnavailable]: HttpStatus.SERVICE_UNAVAILABLE,
@@ -19,6 +21,7 @@ const STATUS_OF: Record<Code, number> = {
   [PricingErrorCode.InvalidQuantity]: HttpStatus.BAD_REQUEST,
   [PricingErrorCode.PricingUnavailable]: HttpStatus.SERVICE_UNAVAILABLE,
   [PricingErrorCode.PriceBookRefused]: HttpStatus.BAD_REQUEST,
+  [PricingErrorCode.RateLimited]: HttpStatus.TOO_MANY_REQUESTS,
 };
 
 interface Envelope {
@@ -39,19 +42,19 @@ export class ApiExceptionFilter implements ExceptionFilter {
   catch(exception: unknown, host: ArgumentsHost): void {
     const response = host.switchToHttp().getResponse<Response>();
     const envelope = this.envelopeOf(exception);
-    if (envelope.status === 503) response.setHeader('Retry-After', '30');
+    if (envelope.status === 503) response.setHeader('Retry-After', String(RETRY_AFTER_UNAVAILABLE_S));
     response.status(envelope.status).json({
       error: { code: envelope.code, message: envelope.message, details: envelope.details },
     });
   }
 
   private envelopeOf(exception: unknown): Envelope {
-    if (exception instanceof ApiError || exception instanceof PricingError) {
+    if (exception instanceof ApiError || exception instanceof AuthError || exception instanceof PricingError) {
       const code: Code = exception.code;
       return { status: STATUS_OF[code], code, message: exception.message, details: exception.details };
     }
     if (exception instanceof HttpException) return fromHttpException(exception);
-    if (isDatabaseUnreachable(exception)) {
+    if (exception instanceof DatabaseUnavailableError) {
       return {
         status: HttpStatus.SERVICE_UNAVAILABLE,
         code: ApiErrorCode.ServiceUnavailable,
@@ -69,7 +72,7 @@ function fromHttpException(exception: HttpException): Envelope {
   const status = exception.getStatus();
   if (status === 404) return { status, code: ApiErrorCode.NotFound, message: 'no such resource', details: {} };
   if (status === 401) {
-    return { status, code: ApiErrorCode.Unauthenticated, message: 'a valid bearer token is required', details: {} };
+    return { status, code: AuthErrorCode.Unauthenticated, message: 'a valid bearer token is required', details: {} };
   }
   if (status === 413) {
     return { status, code: ApiErrorCode.PayloadTooLarge, message: 'the request body is too large', details: {} };
@@ -89,18 +92,4 @@ function fromHttpException(exception: HttpException): Envelope {
 function isMalformedJson(exception: HttpException): boolean {
   const cause = exception.cause as { type?: string } | undefined;
   return cause?.type === 'entity.parse.failed';
-}
-
-/** Connection errors of pg and TypeORM: the database went away, nothing was written. */
-function isDatabaseUnreachable(exception: unknown): boolean {
-  const error = exception as { code?: string; name?: string; message?: string } | undefined;
-  if (!error) return false;
-  const code = error.code ?? '';
-  return (
-    ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND'].includes(code) ||
-    code.startsWith('08') || // SQLSTATE class 08: connection exception
-    code === '57P01' || // admin shutdown
-    error.name === 'CannotExecuteNotConnectedError' ||
-    /Connection terminated|not initialized|timeout exceeded when trying to connect/i.test(error.message ?? '')
-  );
 }

@@ -1,15 +1,15 @@
 import { Controller, Get, HttpCode, HttpStatus, Res } from '@nestjs/common';
+import { Public } from '@app/auth';
+import { DatabaseConnection } from '@app/database';
 import { PricingService } from '@app/pricing';
 import type { Response } from 'express';
-import { Public } from '../auth/public.decorator';
-import { DatabaseLifecycle } from '../database/database-lifecycle';
 
 @Public()
 @Controller('health')
 export class HealthController {
   constructor(
     private readonly pricing: PricingService,
-    private readonly database: DatabaseLifecycle,
+    private readonly database: DatabaseConnection,
   ) {}
 
   /** 200 while the process runs. */
@@ -36,7 +36,7 @@ export class HealthController {
         version: pricing.version,
         confirmed_seconds_ago: pricing.confirmedAgoS,
       },
-      database: { reachable: pricing.databaseReachable, migrated: this.database.isMigrated },
+      database: { reachable: pricing.databaseReachable, migrated: this.database.isReady },
     };
   }
 }

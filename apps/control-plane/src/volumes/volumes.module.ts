@@ -1,6 +1,18 @@
-import { Module } from '@nestjs/common';
+import { Module, type MiddlewareConsumer, type NestModule } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { json } from 'express';
+import { VolumeEntity } from './volume.entity';
 import { VolumesController } from './volumes.controller';
 import { VolumesService } from './volumes.service';
 
-@Module({ controllers: [VolumesController], providers: [VolumesService] })
-export class VolumesModule {}
+@Module({
+  imports: [TypeOrmModule.forFeature([VolumeEntity])],
+  controllers: [VolumesController],
+  providers: [VolumesService],
+})
+export class VolumesModule implements NestModule {
+  /** The app parses bodies only on the routes that take one (main.ts: bodyParser false). */
+  configure(consumer: MiddlewareConsumer): void {
+    consumer.apply(json({ limit: '100kb' })).forRoutes(VolumesController);
+  }
+}

@@ -1,17 +1,9 @@
 import { parseArgs } from 'node:util';
 import type { DataSource } from 'typeorm';
-import {
-  applyPriceBook,
-  exportPriceBook,
-  loadPricingData,
-  priceBookIsEmpty,
-  withdrawScheduled,
-} from '../database/price-book.store';
-import { renderPriceList } from '../http/price-list-response';
+import { PriceBookService } from '../price-book/price-book.service';
 import type { PriceBook } from '../price-book/price-book';
 import type { Withdrawal } from '../price-book/plan-withdrawal';
 import { parseInstant } from '../price-list/instant';
-import { PricingSnapshot } from '../snapshot/pricing-snapshot';
 import { readPriceBookFile } from './price-book-file';
 
 export const PRICE_BOOK_USAGE = `usage: npm run -s pricing -- <command>
@@ -85,17 +77,19 @@ export async function preparePriceBookCommand(argv: readonly string[]): Promise<
 export type DatabaseCommand = Exclude<PriceBookCommand, { readonly name: 'help' }>;
 
 /**
- * Runs a prepared command on a migrated database; what it prints goes to `out`. Refusals throw
- * PriceBookRefusedError, with nothing written.
+ * Runs a prepared command on a migrated database at `now` (what `show` shows); what it prints
+ * goes to `out`. Refusals throw PriceBookRefusedError, with nothing written.
  */
 export async function runPriceBookCommand(
   command: DatabaseCommand,
   dataSource: DataSource,
   out: (text: string | Buffer) => void,
+  now: Date,
 ): Promise<void> {
+  const priceBook = PriceBookService.on(dataSource);
   switch (command.name) {
     case 'import': {
-      const result = await applyPriceBook(dataSource, command.book);
+      const result = await priceBook.applyBook(command.book);
       return out(
         result.changed
           ? `applied at ${result.instant.toISOString()}: ${result.inserted} prices set, ${result.ended} ended, ${result.availabilityChanged} availability changes (version ${result.version})\n`
@@ -103,27 +97,16 @@ export async function runPriceBookCommand(
       );
     }
     case 'export':
-      return out(await exportPriceBook(dataSource));
-    case 'show': {
-      const snapshot = new PricingSnapshot(await loadPricingData(dataSource));
-      return out(renderPriceList(snapshot.listHistory, new Date()).body);
-    }
+      return out(await priceBook.export());
+    case 'show':
+      return out(await priceBook.priceListAt(now));
     case 'withdraw': {
-      const result = await withdrawScheduled(dataSource, command.withdrawal);
+      const result = await priceBook.withdraw(command.withdrawal);
       return out(`withdrawn at ${result.instant.toISOString()} (version ${result.version})\n`);
     }
     case 'migrate':
       return out('database migrated\n');
   }
-}
-
-/**
- * The embedded default's first start: applies the price book file when no price was ever
- * recorded. Returns how many prices it set, or `undefined` when the database had prices.
- */
-export async function applyPriceBookFileIfEmpty(dataSource: DataSource, path: string): Promise<number | undefined> {
-  if (!(await priceBookIsEmpty(dataSource))) return undefined;
-  return (await applyPriceBook(dataSource, await readPriceBookFile(path))).inserted;
 }
 
 function withdrawalOf(

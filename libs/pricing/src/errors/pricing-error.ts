@@ -10,6 +10,8 @@ export enum PricingErrorCode {
   InvalidQuantity = 'INVALID_QUANTITY',
   /** A price book or withdrawal was refused; nothing was written. */
   PriceBookRefused = 'PRICE_BOOK_REFUSED',
+  /** Too many requests of the public price list from one client address (section 7). */
+  RateLimited = 'RATE_LIMITED',
 }
 
 export class PricingError extends Error {
@@ -50,5 +52,12 @@ export class PricingUnavailableError extends PricingError {
 export class PriceBookRefusedError extends PricingError {
   constructor(readonly problems: readonly string[]) {
     super(PricingErrorCode.PriceBookRefused, `refused, nothing was written:\n  ${problems.join('\n  ')}`, { problems });
+  }
+}
+
+/** Section 7's 429: the client waits `retryAfterS` seconds. */
+export class RateLimitedError extends PricingError {
+  constructor(readonly retryAfterS: number) {
+    super(PricingErrorCode.RateLimited, 'too many requests from this address', { retry_after_s: retryAfterS });
   }
 }

@@ -1,4 +1,5 @@
 import type { OutgoingHttpHeaders } from 'node:http';
+import { parseHttpDate } from '../price-list/instant';
 import { ifNoneMatchMatches } from './entity-tag';
 import { RETRY_AFTER_UNAVAILABLE_S, type PlainResponse, type PriceListResponse } from './price-list-response';
 
@@ -35,17 +36,47 @@ export function tooManyRequests(retryAfterS: number): PlainResponse {
 
 /**
  * The answer to a request of `/v1/pricing`, from precomputed bytes and headers: 200 with the
- * list, 304 when `If-None-Match` matches, 405 for other methods, 503 when no list can be served.
+ * list, 304 when the conditional headers say the client's copy is current, 405 for other
+ * methods, 503 when no list can be served.
  */
 export function answerPriceListRequest(
   method: string,
   ifNoneMatch: string | undefined,
   priceList: PriceListResponse | undefined,
+  ifModifiedSince?: string,
 ): PlainResponse {
   const head = method === 'HEAD';
   if (method !== 'GET' && !head) return METHOD_NOT_ALLOWED;
   if (!priceList) return PRICE_LIST_UNAVAILABLE;
-  // A client revalidating sends back the tag it got: compared before any parsing.
-  if (ifNoneMatch === priceList.etag || ifNoneMatchMatches(ifNoneMatch, priceList.etag)) return priceList.notModified;
+  if (isNotModified(priceList, ifNoneMatch, ifModifiedSince)) return priceList.notModified;
   return head ? priceList.okWithoutBody : priceList.ok;
+}
+
+/**
+ * RFC 9110 13.2.2, for GET and HEAD: If-None-Match when present (weak comparison), else
+ * If-Modified-Since when it is a valid HTTP-date.
+ */
+function isNotModified(
+  priceList: PriceListResponse,
+  ifNoneMatch: string | undefined,
+  ifModifiedSince: string | undefined,
+): boolean {
+  // A client revalidating sends back the tag it got: compared before any parsing.
+  if (ifNoneMatch !== undefined)
+    return ifNoneMatch === priceList.etag || ifNoneMatchMatches(ifNoneMatch, priceList.etag);
+  return ifModifiedSince !== undefined && unmodifiedSince(priceList, ifModifiedSince);
+}
+
+/**
+ * Whether the list is certainly unchanged since the HTTP date D: an HTTP date has whole seconds,
+ * so `last_changed` L must fall before D + 1 s, and no earlier change may fall in D's second
+ * (a client that fetched between two changes within one second must not keep the older list).
+ * An invalid date is ignored (RFC 9110 13.1.3).
+ */
+function unmodifiedSince(priceList: PriceListResponse, ifModifiedSince: string): boolean {
+  const since = parseHttpDate(ifModifiedSince, new Date(priceList.builtForMs));
+  const last = priceList.lastChangedMs;
+  if (since === undefined || last === null) return false;
+  const previous = priceList.previousChangeMs;
+  return last < since + 1000 && (previous === null || previous < since);
 }

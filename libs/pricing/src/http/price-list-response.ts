@@ -1,5 +1,10 @@
 import type { OutgoingHttpHeaders } from 'node:http';
-import { buildPriceList, nextTransitionAfter, type ListPriceHistory } from '../price-list/build-price-list';
+import {
+  buildPriceList,
+  listChangesAt,
+  nextTransitionAfter,
+  type ListPriceHistory,
+} from '../price-list/build-price-list';
 import { formatHttpDate } from '../price-list/instant';
 import { weakEntityTag } from './entity-tag';
 
@@ -20,6 +25,10 @@ export interface PriceListResponse {
   readonly ok: PlainResponse;
   readonly okWithoutBody: PlainResponse;
   readonly notModified: PlainResponse;
+  /** `last_changed` (ms), `null` when nothing was ever priced. */
+  readonly lastChangedMs: number | null;
+  /** The change of the list before `last_changed` (ms), for If-Modified-Since. */
+  readonly previousChangeMs: number | null;
   /** The instant the list was built for (ms). */
   readonly builtForMs: number;
   /** The next instant at which the list changes by itself (ms), or Infinity. */
@@ -30,7 +39,8 @@ export function renderPriceList(history: ListPriceHistory, instant: Date): Price
   const document = buildPriceList(history, instant);
   const body = Buffer.from(JSON.stringify(document), 'utf8');
   const etag = weakEntityTag(body);
-  const lastModified = document.last_changed === null ? null : formatHttpDate(new Date(document.last_changed));
+  const changes = listChangesAt(history, instant);
+  const lastModified = changes.latest && formatHttpDate(changes.latest);
   const common: OutgoingHttpHeaders = {
     etag,
     'cache-control': PRICE_LIST_CACHE_CONTROL,
@@ -44,6 +54,8 @@ export function renderPriceList(history: ListPriceHistory, instant: Date): Price
     ok: { status: 200, headers: headers200, body },
     okWithoutBody: { status: 200, headers: headers200 },
     notModified: { status: 304, headers: common },
+    lastChangedMs: changes.latest?.getTime() ?? null,
+    previousChangeMs: changes.previous?.getTime() ?? null,
     builtForMs: instant.getTime(),
     expiresAtMs: nextTransitionAfter(history, instant)?.getTime() ?? Infinity,
   };

@@ -84,11 +84,25 @@ export function buildPriceList(history: ListPriceHistory, instant: Date): PriceL
  * `null` only when nothing was ever priced.
  */
 export function lastChangedAt(history: ListPriceHistory, instant: Date): Date | null {
+  return listChangesAt(history, instant).latest;
+}
+
+/**
+ * The latest change of the list not after `instant` (`last_changed`), and the one before it:
+ * If-Modified-Since needs both, as HTTP dates have whole seconds.
+ */
+export function listChangesAt(
+  history: ListPriceHistory,
+  instant: Date,
+): { latest: Date | null; previous: Date | null } {
   const t = instant.getTime();
   let latest = -Infinity;
+  let previous = -Infinity;
   const consider = (d: Date | null): void => {
     const ms = d?.getTime();
-    if (ms !== undefined && ms <= t && ms > latest) latest = ms;
+    if (ms === undefined || ms > t || ms === latest || ms <= previous) return;
+    if (ms > latest) [previous, latest] = [latest, ms];
+    else previous = ms;
   };
   history.writes.forEach(consider);
   for (const record of history.records) {
@@ -96,7 +110,8 @@ export function lastChangedAt(history: ListPriceHistory, instant: Date): Date | 
     consider(record.validFrom);
     consider(record.validUntil);
   }
-  return latest === -Infinity ? null : new Date(latest);
+  const toDate = (ms: number): Date | null => (ms === -Infinity ? null : new Date(ms));
+  return { latest: toDate(latest), previous: toDate(previous) };
 }
 
 /**

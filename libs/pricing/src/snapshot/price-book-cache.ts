@@ -1,10 +1,11 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Clock } from '@app/clock';
+import { DatabaseConnection } from '@app/database';
 import { performance } from 'node:perf_hooks';
-import { DataSource } from 'typeorm';
-import { Clock } from '../clock';
-import { loadPricingData, readPriceBookVersion } from '../database/price-book.store';
+import { filter, take, type Subscription } from 'rxjs';
+import { PriceBookRepository } from '../database/price-book.repository';
 import { renderPriceList, type PriceListResponse } from '../http/price-list-response';
-import { PRICING_OPTIONS, type PricingModuleOptions } from '../pricing.options';
+import { PRICING_OPTIONS, type ResolvedPricingOptions } from '../pricing.options';
 import type { PricingHealth } from '../pricing.types';
 import { PricingSnapshot } from './pricing-snapshot';
 
@@ -36,21 +37,39 @@ export class PriceBookCache implements OnApplicationBootstrap, OnApplicationShut
   private checking: Promise<void> | undefined;
   private checkAgain = false;
   private stopped = false;
+  private databaseReady: Subscription | undefined;
+  private readonly firstLoad: Promise<void>;
+  private markLoaded!: () => void;
 
   constructor(
-    @Inject(PRICING_OPTIONS) private readonly options: PricingModuleOptions,
-    private readonly dataSource: DataSource,
+    @Inject(PRICING_OPTIONS) private readonly options: ResolvedPricingOptions,
+    private readonly repository: PriceBookRepository,
+    private readonly database: DatabaseConnection,
     private readonly clock: Clock,
-  ) {}
+  ) {
+    this.firstLoad = new Promise((resolve) => (this.markLoaded = resolve));
+  }
 
+  /** Starts checking for prices once the database is connected and migrated. */
   onApplicationBootstrap(): void {
-    this.scheduleCheck(0);
+    this.databaseReady = this.database.state$
+      .pipe(
+        filter((state) => state === 'ready'),
+        take(1),
+      )
+      .subscribe(() => this.scheduleCheck(0));
   }
 
   onApplicationShutdown(): void {
     this.stopped = true;
+    this.databaseReady?.unsubscribe();
     clearTimeout(this.transitionTimer);
     clearTimeout(this.checkTimer);
+  }
+
+  /** Resolves once prices were loaded for the first time. */
+  loaded(): Promise<void> {
+    return this.firstLoad;
   }
 
   /** The current prices, or `undefined` when none can be served (never loaded, or too stale). */
@@ -93,8 +112,7 @@ export class PriceBookCache implements OnApplicationBootstrap, OnApplicationShut
 
   private async checkOnce(): Promise<void> {
     try {
-      if (!this.dataSource.isInitialized) throw new Error('the database is not connected yet');
-      const version = await readPriceBookVersion(this.dataSource);
+      const version = await this.repository.readVersion();
       if (this.state && version === this.state.snapshot.version) {
         this.confirmedAt = performance.now();
         this.markReachable(true);
@@ -109,11 +127,12 @@ export class PriceBookCache implements OnApplicationBootstrap, OnApplicationShut
   private async load(): Promise<void> {
     const startedAt = performance.now();
     try {
-      const data = await loadPricingData(this.dataSource);
+      const data = await this.repository.loadPricingData();
       if (this.stopped) return;
       this.render(new PricingSnapshot(data));
       this.confirmedAt = startedAt;
       this.markReachable(true);
+      this.markLoaded();
     } catch (error) {
       this.markReachable(false, error);
     }
@@ -129,7 +148,7 @@ export class PriceBookCache implements OnApplicationBootstrap, OnApplicationShut
   private armTransitionTimer(expiresAtMs: number): void {
     clearTimeout(this.transitionTimer);
     if (this.stopped || expiresAtMs === Infinity) return;
-    const delay = Math.min(Math.max(expiresAtMs - this.clock.now().getTime(), 0), MAX_TIMER_MS);
+    const delay = Math.min(Math.max(expiresAtMs - this.clock.nowMs(), 0), MAX_TIMER_MS);
     this.transitionTimer = setTimeout(() => {
       if (this.state) this.render(this.state.snapshot);
     }, delay);

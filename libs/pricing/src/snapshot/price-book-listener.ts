@@ -1,63 +1,81 @@
-import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { Client } from 'pg';
-import { PRICE_BOOK_CHANNEL } from '../database/price-book.store';
-import { PRICING_OPTIONS, type PricingModuleOptions } from '../pricing.options';
+import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { DatabaseConnection, type TimedClient } from '@app/database';
+import { filter, take, type Subscription } from 'rxjs';
+import { PRICE_BOOK_CHANNEL } from '../database/price-book.repository';
 import { PriceBookCache } from './price-book-cache';
 
 const RECONNECT_MS = 1_000;
+/** How often the LISTEN connection is asked whether it is alive (its answer has the database timeout). */
+export const HEARTBEAT_MS = 3_000;
+/** Instances hearing one NOTIFY reload within this spread, not all at the same instant. */
+const RELOAD_JITTER_MS = 100;
 
 /**
- * Hears the NOTIFY every price book change sends, on a connection of its own, and has the
- * cache check the version. After a reconnect it checks too: notifications sent while the
- * connection was down are lost.
+ * Hears the NOTIFY every price book change sends, on a connection of its own (with the pool's
+ * settings), and has the cache check the version. The connection is asked `SELECT 1` every few
+ * seconds: one that stopped answering (a partition that dropped it silently) times out and is
+ * replaced, so notifications come back within seconds of the network's return. After a
+ * reconnect the cache checks too: notifications sent while the connection was down are lost.
  */
 @Injectable()
 export class PriceBookListener implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(PriceBookListener.name);
-  private client: Client | undefined;
+  private client: TimedClient | undefined;
   private reconnectTimer: NodeJS.Timeout | undefined;
+  private heartbeat: NodeJS.Timeout | undefined;
+  private databaseReady: Subscription | undefined;
   private stopped = false;
 
   constructor(
-    @Inject(PRICING_OPTIONS) private readonly options: PricingModuleOptions,
+    private readonly database: DatabaseConnection,
     private readonly cache: PriceBookCache,
   ) {}
 
   onApplicationBootstrap(): void {
-    void this.connect();
+    this.databaseReady = this.database.state$
+      .pipe(
+        filter((state) => state === 'ready'),
+        take(1),
+      )
+      .subscribe(() => void this.connect());
   }
 
   async onApplicationShutdown(): Promise<void> {
     this.stopped = true;
+    this.databaseReady?.unsubscribe();
     clearTimeout(this.reconnectTimer);
+    clearInterval(this.heartbeat);
     await this.client?.end().catch(() => undefined);
   }
 
   private async connect(): Promise<void> {
     if (this.stopped) return;
-    // Keepalive: a connection dropped silently would otherwise go unnoticed.
-    const client = new Client({
-      connectionString: this.options.databaseUrl,
-      connectionTimeoutMillis: 5_000,
-      keepAlive: true,
-    });
+    const client = this.database.createClient();
     this.client = client;
-    client.on('notification', () => void this.cache.check());
+    client.on('notification', () => {
+      setTimeout(() => void this.cache.check(), Math.random() * RELOAD_JITTER_MS).unref();
+    });
     client.on('error', () => this.retry(client));
     client.on('end', () => this.retry(client));
     try {
       await client.connect();
       await client.query(`LISTEN ${PRICE_BOOK_CHANNEL}`);
+      clearInterval(this.heartbeat);
+      this.heartbeat = setInterval(() => {
+        client.query('SELECT 1').catch(() => this.retry(client));
+      }, HEARTBEAT_MS);
+      this.heartbeat.unref();
       void this.cache.check();
     } catch {
       this.retry(client);
     }
   }
 
-  private retry(client: Client): void {
+  private retry(client: TimedClient): void {
     if (this.stopped || this.client !== client) return;
     this.client = undefined;
-    client.end().catch(() => undefined);
+    clearInterval(this.heartbeat);
+    client.drop();
     this.logger.debug('price book notifications lost; reconnecting');
     this.reconnectTimer = setTimeout(() => void this.connect(), RECONNECT_MS);
     this.reconnectTimer.unref();

@@ -1,6 +1,6 @@
 import { SetMetadata } from '@nestjs/common';
 
-export const IS_PUBLIC = 'isPublic';
+export const IS_PUBLIC = 'auth:public';
 
-/** Marks a route that needs no credentials (health checks). */
+/** Marks a controller or route that needs no credentials under the global BearerAuthGuard. */
 export const Public = (): MethodDecorator & ClassDecorator => SetMetadata(IS_PUBLIC, true);

@@ -1,4 +1,4 @@
-import { ConfigurationError, loadConfig } from './environment';
+import { ConfigurationError, loadConfig } from './app-config';
 
 function problemsOf(env: Record<string, string>): readonly string[] {
   try {
@@ -12,15 +12,20 @@ function problemsOf(env: Record<string, string>): readonly string[] {
 
 describe('loadConfig', () => {
   it('has the documented defaults', () => {
-    expect(loadConfig({})).toEqual({
+    expect({ ...loadConfig({}) }).toEqual({
       databaseUrl: undefined,
       dataDir: '.data',
       port: 3000,
       host: '0.0.0.0',
       apiTokens: [],
-      pricing: { rateLimit: 120, rateWindowS: 60, maxStalenessS: 600 },
+      pricingRateLimit: 120,
+      pricingRateWindowS: 60,
+      pricingMaxStalenessS: 600,
       trustProxy: false,
       redisUrl: undefined,
+      databaseTimeoutS: 5,
+      shutdownTimeoutS: 10,
+      logLevel: 'info',
     });
   });
 
@@ -36,16 +41,24 @@ describe('loadConfig', () => {
       TRUST_PROXY: 'loopback, 10.0.0.0/8',
       REDIS_URL: 'redis://127.0.0.1:6379',
       PRICING_MAX_STALENESS_S: '30',
+      DATABASE_TIMEOUT_S: '2',
+      SHUTDOWN_TIMEOUT_S: '3',
+      LOG_LEVEL: 'debug',
     });
-    expect(config).toEqual({
+    expect({ ...config }).toEqual({
       databaseUrl: 'postgres://u:p@db:5432/pricing',
       dataDir: '/var/lib/pricing',
       port: 8080,
       host: '127.0.0.1',
       apiTokens: ['token-aaaaaaaaaaaaaaaa', 'token-bbbbbbbbbbbbbbbb'],
-      pricing: { rateLimit: 5, rateWindowS: 10, maxStalenessS: 30 },
+      pricingRateLimit: 5,
+      pricingRateWindowS: 10,
+      pricingMaxStalenessS: 30,
       trustProxy: 'loopback,10.0.0.0/8',
       redisUrl: 'redis://127.0.0.1:6379',
+      databaseTimeoutS: 2,
+      shutdownTimeoutS: 3,
+      logLevel: 'debug',
     });
   });
 
@@ -74,6 +87,9 @@ describe('loadConfig', () => {
     ['API_TOKENS', 'token-aaaaaaaaaaaaaaaa,,token-bbbbbbbbbbbbbbbb'],
     ['TRUST_PROXY', 'not-an-address'],
     ['DATA_DIR', ''],
+    ['DATABASE_TIMEOUT_S', '0'],
+    ['SHUTDOWN_TIMEOUT_S', 'soon'],
+    ['LOG_LEVEL', 'verbose'],
   ])('refuses %s=%j with a message naming it', (name, value) => {
     const problems = problemsOf({ [name]: value });
     expect(problems).toHaveLength(1);

@@ -1,0 +1,46 @@
+import { Inject, Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import type { IncomingMessage } from 'node:http';
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { AuthError, AuthErrorCode } from './auth.error';
+import { AUTH_OPTIONS, type AuthModuleOptions } from './auth.options';
+import { IS_PUBLIC } from './public.decorator';
+
+const BEARER = /^Bearer ([^\s]+)$/i;
+
+/**
+ * The control plane's global guard (registered by the host app as APP_GUARD):
+ * `Authorization: Bearer <token>` with a configured token, on every route not marked @Public().
+ * Tokens are compared as SHA-256 digests, which all have the same length, so neither the
+ * comparison's time nor its early exit tells anything about a token's length or content.
+ */
+@Injectable()
+export class BearerAuthGuard implements CanActivate {
+  private readonly digests: readonly Buffer[];
+
+  constructor(
+    private readonly reflector: Reflector,
+    @Inject(AUTH_OPTIONS) options: AuthModuleOptions,
+  ) {
+    this.digests = options.tokens.map(digest);
+  }
+
+  canActivate(context: ExecutionContext): boolean {
+    if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, [context.getHandler(), context.getClass()])) return true;
+    const header = context.switchToHttp().getRequest<IncomingMessage>().headers.authorization ?? '';
+    const match = BEARER.exec(header);
+    if (match && this.isKnown(digest(match[1]))) return true;
+    throw new AuthError(AuthErrorCode.Unauthenticated, 'a valid bearer token is required');
+  }
+
+  private isKnown(candidate: Buffer): boolean {
+    let known = false;
+    // Every configured token is compared, so the time does not tell which one matched.
+    for (const token of this.digests) known = timingSafeEqual(token, candidate) || known;
+    return known;
+  }
+}
+
+function digest(token: string): Buffer {
+  return createHash('sha256').update(token, 'utf8').digest();
+}

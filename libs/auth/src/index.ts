@@ -1,0 +1,6 @@
+// The public surface of the auth library: apps and other libraries import from `@app/auth` only.
+export { AuthModule } from './auth.module';
+export type { AuthModuleOptions } from './auth.options';
+export { BearerAuthGuard } from './bearer-auth.guard';
+export { Public, IS_PUBLIC } from './public.decorator';
+export { AuthError, AuthErrorCode } from './auth.error';

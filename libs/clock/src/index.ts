@@ -1,0 +1,3 @@
+// The clock every module takes "now" from: `@app/clock`.
+export { Clock, SystemClock, ManualClock } from './clock';
+export { ClockModule } from './clock.module';

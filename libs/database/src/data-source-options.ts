@@ -1,0 +1,38 @@
+import type { ClientConfig } from 'pg';
+import type { DataSourceOptions } from 'typeorm';
+import { DEFAULT_DATABASE_TIMEOUT_S, type DatabaseModuleOptions } from './database.options';
+import { timedClient } from './timed-client';
+
+/** The connection settings of every client of the app: the pool's and the LISTEN connection's. */
+export function clientConfig(options: DatabaseModuleOptions): ClientConfig {
+  const timeoutMs = (options.timeoutS ?? DEFAULT_DATABASE_TIMEOUT_S) * 1000;
+  return {
+    connectionString: options.url,
+    application_name: options.applicationName,
+    connectionTimeoutMillis: timeoutMs,
+    // A server-side limit too, so that PostgreSQL stops work nobody waits for any more.
+    statement_timeout: timeoutMs,
+    keepAlive: true,
+  };
+}
+
+/** One place for the DataSource settings of the app, the CLI and the tests. */
+export function dataSourceOptions(options: DatabaseModuleOptions): DataSourceOptions {
+  const { connectionString, application_name, ...client } = clientConfig(options);
+  return {
+    type: 'postgres',
+    url: connectionString,
+    applicationName: application_name,
+    entities: options.entities ?? [],
+    migrations: options.migrations ?? [],
+    migrationsTableName: 'migrations',
+    synchronize: false,
+    migrationsRun: false,
+    logging: ['error', 'warn'],
+    extra: {
+      ...client,
+      max: options.poolSize ?? 10,
+      Client: timedClient(client.connectionTimeoutMillis!),
+    },
+  };
+}

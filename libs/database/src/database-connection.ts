@@ -1,0 +1,85 @@
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { BehaviorSubject, filter, firstValueFrom } from 'rxjs';
+import { DataSource } from 'typeorm';
+import { clientConfig } from './data-source-options';
+import { DATABASE_OPTIONS, DEFAULT_DATABASE_TIMEOUT_S, type DatabaseModuleOptions } from './database.options';
+import { migrateUnderLock } from './migrate';
+import { timedClient, type TimedClient } from './timed-client';
+
+/**
+ * `connecting`: not connected or not migrated yet (retrying); `ready`: connected and migrated
+ * (the pool reconnects by itself after that); `stopped`: the app is shutting down.
+ */
+export type DatabaseState = 'connecting' | 'ready' | 'stopped';
+
+const RETRY_MS = 2_000;
+
+/**
+ * The one owner of the database's lifecycle. It connects in the background, so that the app
+ * listens even while PostgreSQL cannot be reached, retries until it can, migrates under an
+ * advisory lock, then publishes `ready`. Everything else observes `state$`; nobody else
+ * connects, migrates or disconnects the DataSource.
+ */
+@Injectable()
+export class DatabaseConnection implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(DatabaseConnection.name);
+  private readonly state = new BehaviorSubject<DatabaseState>('connecting');
+  readonly state$ = this.state.asObservable();
+  private retryTimer: NodeJS.Timeout | undefined;
+  private wake: (() => void) | undefined;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    @Inject(DATABASE_OPTIONS) private readonly options: DatabaseModuleOptions,
+  ) {}
+
+  get isReady(): boolean {
+    return this.state.value === 'ready';
+  }
+
+  /** Resolves once the database is connected and migrated; rejects if the app stops first. */
+  async whenReady(): Promise<void> {
+    const state = await firstValueFrom(this.state$.pipe(filter((s) => s !== 'connecting')));
+    if (state === 'stopped') throw new Error('the app stopped before the database was ready');
+  }
+
+  /** A client with the pool's settings (URL, timeouts, keepalive), for a LISTEN connection. */
+  createClient(): TimedClient {
+    const config = clientConfig(this.options);
+    const TimedClient = timedClient(config.connectionTimeoutMillis ?? DEFAULT_DATABASE_TIMEOUT_S * 1000);
+    return new TimedClient(config);
+  }
+
+  onApplicationBootstrap(): void {
+    void this.connect();
+  }
+
+  onApplicationShutdown(): void {
+    clearTimeout(this.retryTimer);
+    this.wake?.();
+    this.state.next('stopped');
+    this.state.complete();
+  }
+
+  private async connect(): Promise<void> {
+    let reported = false;
+    while (this.state.value === 'connecting') {
+      try {
+        if (!this.dataSource.isInitialized) await this.dataSource.initialize();
+        const applied = await migrateUnderLock(this.dataSource);
+        if (applied.length > 0) this.logger.log(`migrated: ${applied.join(', ')}`);
+        if (this.state.value === 'connecting') this.state.next('ready');
+        return;
+      } catch (error) {
+        if (!reported) {
+          this.logger.warn(`database not ready, retrying every ${RETRY_MS / 1000} s: ${(error as Error).message}`);
+          reported = true;
+        }
+        await new Promise<void>((resolve) => {
+          this.wake = resolve;
+          this.retryTimer = setTimeout(resolve, RETRY_MS);
+        });
+      }
+    }
+  }
+}

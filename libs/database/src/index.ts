@@ -1,0 +1,8 @@
+// The public surface of the database library: apps and other libraries import from `@app/database` only.
+export { DatabaseModule, type DatabaseModuleAsyncOptions } from './database.module';
+export { DatabaseConnection, type DatabaseState } from './database-connection';
+export { DATABASE_OPTIONS, type DatabaseModuleOptions } from './database.options';
+export { dataSourceOptions, clientConfig } from './data-source-options';
+export { migrateUnderLock, pendingMigrations } from './migrate';
+export { databaseCall, DatabaseUnavailableError } from './database-errors';
+export { DatabaseTimeoutError, type TimedClient } from './timed-client';

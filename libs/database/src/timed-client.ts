@@ -1,0 +1,57 @@
+import { Client, type ClientConfig } from 'pg';
+
+/** A query (or a connection attempt) that PostgreSQL did not answer in time. */
+export class DatabaseTimeoutError extends Error {
+  constructor(readonly timeoutMs: number) {
+    super(`PostgreSQL did not answer within ${timeoutMs} ms; the connection was dropped`);
+    this.name = 'DatabaseTimeoutError';
+  }
+}
+
+/** A pg Client that can be dropped at once (see timedClient). */
+export interface TimedClient extends Client {
+  /** Ends the connection at once, failing what is in flight: no goodbye to a peer that may be gone. */
+  drop(reason?: Error): void;
+}
+
+type AnyQuery = (...args: unknown[]) => unknown;
+
+/**
+ * A pg Client class whose queries each have a client-side deadline. A server-side
+ * statement_timeout is not enough: a connection cut silently (a partition, a NAT that forgot
+ * it) never delivers it. At the deadline the socket is destroyed, so the query fails, the pool
+ * drops the connection (pg-pool never reuses a client that is not queryable) and a new one is
+ * opened on next use. pg's own query_timeout only fails the query: the connection would stay in
+ * the pool, and with it the answer of the abandoned query, which the next query would read.
+ */
+export function timedClient(timeoutMs: number): new (config?: string | ClientConfig) => TimedClient {
+  return class extends Client implements TimedClient {
+    constructor(config?: string | ClientConfig) {
+      super(config);
+      const query = (Client.prototype.query as AnyQuery).bind(this);
+      (this as unknown as { query: AnyQuery }).query = (...args: unknown[]): unknown => {
+        const timer = setTimeout(() => this.drop(new DatabaseTimeoutError(timeoutMs)), timeoutMs);
+        timer.unref();
+        const last = args.length - 1;
+        if (typeof args[last] === 'function') {
+          const callback = args[last] as (...results: unknown[]) => void;
+          args[last] = (...results: unknown[]): void => {
+            clearTimeout(timer);
+            callback(...results);
+          };
+          return query(...args);
+        }
+        const result = query(...args);
+        if (result instanceof Promise) return result.finally(() => clearTimeout(timer));
+        clearTimeout(timer); // a submittable (cursor, stream) reports on its own
+        return result;
+      };
+    }
+
+    drop(reason?: Error): void {
+      (this as unknown as { connection: { stream: { destroy(error?: Error): void } } }).connection.stream.destroy(
+        reason,
+      );
+    }
+  };
+}

@@ -1,0 +1,61 @@
+import { Injectable } from '@nestjs/common';
+import type { DataSource } from 'typeorm';
+import { PriceBookRepository, type ImportResult, type WithdrawalResult } from '../database/price-book.repository';
+import { PriceBookRefusedError } from '../errors/pricing-error';
+import { renderPriceList } from '../http/price-list-response';
+import { PricingSnapshot } from '../snapshot/pricing-snapshot';
+import { parsePriceBook, type PriceBook } from './price-book';
+import type { Withdrawal } from './plan-withdrawal';
+
+/**
+ * Operators' changes of the price book, from code: the CLI, seeding and tests all go through
+ * here. A book is the price book file's JSON (README, "Price book CLI"); a refused one throws
+ * PRICE_BOOK_REFUSED naming every entry at fault, and nothing is written.
+ */
+@Injectable()
+export class PriceBookService {
+  constructor(private readonly repository: PriceBookRepository) {}
+
+  /** The service on a DataSource of its own, outside Nest (the CLI, scripts, tests). */
+  static on(dataSource: DataSource): PriceBookService {
+    return new PriceBookService(new PriceBookRepository(dataSource));
+  }
+
+  /** Checks and applies a price book given as parsed JSON, all of it or nothing. */
+  apply(json: unknown): Promise<ImportResult> {
+    return this.repository.apply(checkedBook(json));
+  }
+
+  /** Applies a price book already checked (parsePriceBook, readPriceBookFile). */
+  applyBook(book: PriceBook): Promise<ImportResult> {
+    return this.repository.apply(book);
+  }
+
+  /** Applies a price book only when nothing was ever priced; `undefined` when prices exist. */
+  async applyIfEmpty(json: unknown): Promise<ImportResult | undefined> {
+    const book = checkedBook(json);
+    return (await this.repository.isEmpty()) ? this.repository.apply(book) : undefined;
+  }
+
+  /** Withdraws a scheduled price or a scheduled end. */
+  withdraw(withdrawal: Withdrawal): Promise<WithdrawalResult> {
+    return this.repository.withdraw(withdrawal);
+  }
+
+  /** The whole price book, history included, in the import format (stable bytes). */
+  export(): Promise<string> {
+    return this.repository.exportBook();
+  }
+
+  /** The body `GET /v1/pricing` serves at `instant`, read from the database now. */
+  async priceListAt(instant: Date): Promise<Buffer> {
+    const snapshot = new PricingSnapshot(await this.repository.loadPricingData());
+    return renderPriceList(snapshot.listHistory, instant).body;
+  }
+}
+
+function checkedBook(json: unknown): PriceBook {
+  const parsed = parsePriceBook(json);
+  if ('errors' in parsed) throw new PriceBookRefusedError(parsed.errors);
+  return parsed.book;
+}
