@@ -75,6 +75,7 @@ const UNIT_WORDS: Record<string, string> = {
 };
 
 let workDir: string;
+let books = 0;
 let database: TestDatabase;
 let api: Child;
 let proxy: RecordingProxy;
@@ -85,14 +86,15 @@ const contexts: BrowserContext[] = [];
 const pageErrors: string[] = [];
 
 async function importBook(prices: object[]): Promise<void> {
-  const file = join(workDir, `book-${Date.now()}.json`);
+  const file = join(workDir, `book-${++books}.json`);
   await writeFile(file, JSON.stringify({ prices }));
   const result = await runCli(['import', file], { DATABASE_URL: database.url });
   if (result.code !== 0) throw new Error(`import failed: ${result.stderr}`);
 }
 
-async function priceList(serviceUrl = api.url): Promise<PriceList> {
-  return (await (await fetch(`${serviceUrl}/v1/pricing`)).json()) as PriceList;
+/** The list as the service serves it, read directly (not through the proxy). */
+async function priceList(): Promise<PriceList> {
+  return (await (await fetch(`${api.url}/v1/pricing`)).json()) as PriceList;
 }
 
 /** A new browser context (empty HTTP cache) on the page, in Tokyo with British English. */
