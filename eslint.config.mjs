@@ -51,6 +51,20 @@ export default tseslint.config(
     },
   },
   {
+    // The price page: its scripts run in the browser, its server (serve.mjs) in Node.js.
+    files: ['apps/price-page/**/*.js', 'apps/price-page/**/*.mjs'],
+    languageOptions: {
+      globals: {
+        URL: 'readonly',
+        document: 'readonly',
+        fetch: 'readonly',
+        setTimeout: 'readonly',
+        clearTimeout: 'readonly',
+        HTMLInputElement: 'readonly',
+      },
+    },
+  },
+  {
     files: ['**/*.spec.ts', 'test/**/*.ts'],
     rules: {
       '@typescript-eslint/no-unsafe-member-access': 'off',
