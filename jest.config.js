@@ -26,6 +26,7 @@ module.exports = {
     '^@app/(auth|clock|database|pricing)$': '<rootDir>/libs/$1/src',
     '^@app/pricing/testing$': '<rootDir>/libs/pricing/src/testing',
     '^@app/control-plane$': '<rootDir>/apps/control-plane/src',
+    '^@app/price-page$': '<rootDir>/apps/price-page/public/prices.mjs',
   },
   testEnvironment: 'node',
   globalSetup: '<rootDir>/test/support/global-setup.ts',

@@ -22,8 +22,8 @@ import {
 } from './prices.mjs';
 
 const PRICE_LIST_URL = `${PRICING_API_URL}/v1/pricing`;
-// Section 8 of the API document. The endpoint does not expose Retry-After to scripts on other
-// origins (no Access-Control-Expose-Headers), so this is the wait when the header cannot be read.
+// Section 8 of the API document: the wait when a 429 or 503 carries no readable Retry-After
+// (the endpoint exposes it to other origins with Access-Control-Expose-Headers; a proxy may not).
 const DEFAULT_RETRY_AFTER_S = 30;
 
 const dateTime = new Intl.DateTimeFormat(undefined, {

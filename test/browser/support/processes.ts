@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { resolve } from 'node:path';
-import { freePort } from '../../../apps/control-plane/src/database/embedded-postgres';
+import { freePort } from '@app/control-plane';
 import { waitFor } from '../../support/http';
 
 const MAIN = resolve(__dirname, '../../../dist/apps/control-plane/src/main.js');

@@ -10,6 +10,8 @@ export interface RecordedRequest {
   status: number;
   /** The response's ETag, when it had one. */
   etag?: string;
+  /** The response's Retry-After, when it had one. */
+  retryAfter?: string;
 }
 
 /**
@@ -58,6 +60,8 @@ export async function startRecordingProxy(target: string): Promise<RecordingProx
         record.status = answer.statusCode ?? 0;
         const etag = answer.headers.etag;
         if (etag) record.etag = etag;
+        const retryAfter = answer.headers['retry-after'];
+        if (retryAfter) record.retryAfter = retryAfter;
         const back = { ...answer.headers };
         for (const name of HOP_BY_HOP) delete back[name];
         res.writeHead(record.status, back);

@@ -59,6 +59,8 @@ describe('answerPriceListRequest', () => {
       'retry-after': '30',
       'cache-control': 'no-store',
       'content-type': 'text/plain; charset=utf-8',
+      'access-control-allow-origin': '*',
+      'access-control-expose-headers': 'Retry-After',
     });
     expect(answer.body?.toString()).toBe('The price list is temporarily unavailable. Retry after 30 seconds.\n');
   });
@@ -66,7 +68,12 @@ describe('answerPriceListRequest', () => {
   it('answers 429 with whole seconds to wait', () => {
     const answer = tooManyRequests(12.2);
     expect(answer.status).toBe(429);
-    expect(answer.headers).toMatchObject({ 'retry-after': '13', 'cache-control': 'no-store' });
+    expect(answer.headers).toMatchObject({
+      'retry-after': '13',
+      'cache-control': 'no-store',
+      'access-control-allow-origin': '*',
+      'access-control-expose-headers': 'Retry-After',
+    });
     expect(tooManyRequests(0).headers['retry-after']).toBe('1');
   });
 });

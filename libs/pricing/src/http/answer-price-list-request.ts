@@ -5,6 +5,11 @@ import { RETRY_AFTER_UNAVAILABLE_S, type PlainResponse, type PriceListResponse }
 
 /** Every answer of the endpoint lets a page on any origin read it. */
 const ANY_ORIGIN = { 'access-control-allow-origin': '*' } as const;
+/**
+ * 429 and 503 tell when to retry; Retry-After is not a CORS-safelisted header, so it is exposed
+ * for a page on another origin to honour it (the ETag stays unexposed, as section 4 says).
+ */
+const RETRY_AFTER_EXPOSED = { 'access-control-expose-headers': 'Retry-After' } as const;
 
 function plainText(status: number, text: string, headers: OutgoingHttpHeaders): PlainResponse {
   const body = Buffer.from(`${text}\n`, 'utf8');
@@ -22,7 +27,7 @@ export const METHOD_NOT_ALLOWED = plainText(405, 'Method Not Allowed: use GET or
 export const PRICE_LIST_UNAVAILABLE = plainText(
   503,
   `The price list is temporarily unavailable. Retry after ${RETRY_AFTER_UNAVAILABLE_S} seconds.`,
-  { 'retry-after': String(RETRY_AFTER_UNAVAILABLE_S), 'cache-control': 'no-store' },
+  { 'retry-after': String(RETRY_AFTER_UNAVAILABLE_S), 'cache-control': 'no-store', ...RETRY_AFTER_EXPOSED },
 );
 
 /** Section 7: 429 per client address, with `Retry-After` in seconds. */
@@ -31,6 +36,7 @@ export function tooManyRequests(retryAfterS: number): PlainResponse {
   return plainText(429, `Too many requests from this address. Retry after ${seconds} seconds.`, {
     'retry-after': String(seconds),
     'cache-control': 'no-store',
+    ...RETRY_AFTER_EXPOSED,
   });
 }
 
