@@ -458,8 +458,23 @@ describe('GET /v1/pricing', () => {
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toBe('application/json');
     expect(res.body.currency).toBe('EUR');
-    const withWrongToken = await request(app.server).get(PATH).set('Authorization', 'Bearer wrong-token-xxxxxxxxxx');
-    expect(withWrongToken.status).toBe(200);
+    // Any Authorization header, valid or not, changes nothing: no 401 on any answer of the endpoint.
+    for (const authorization of [
+      'Bearer wrong-token-xxxxxxxxxx',
+      'Bearer a-token-of-at-least-16-chars',
+      'Basic dXNlcjpwYXNz',
+      'Bearer',
+      'x'.repeat(2000),
+    ]) {
+      const answered = await request(app.server).get(PATH).set('Authorization', authorization);
+      expect([authorization.slice(0, 20), answered.status, answered.body.currency]).toEqual([
+        authorization.slice(0, 20),
+        200,
+        'EUR',
+      ]);
+      expect((await request(app.server).get(`${PATH}/?x=1`).set('Authorization', authorization)).status).toBe(200);
+      expect((await request(app.server).delete(PATH).set('Authorization', authorization)).status).toBe(405);
+    }
     expect((await request(app.server).head(PATH)).status).toBe(200);
 
     const volume = await request(app.server)
@@ -833,6 +848,18 @@ describe('GET /v1/pricing', () => {
       expect429(await from('203.0.113.1'));
       expect((await from('203.0.113.2')).status).toBe(200);
       expect((await from('198.51.100.9, 203.0.113.2')).status).toBe(200); // the right-most untrusted hop counts
+      await stop(app);
+    });
+
+    it('with TRUST_PROXY, X-Forwarded-For junk never becomes a key: the last valid hop is the client', async () => {
+      const app = await start({ databaseUrl: url, env: { ...LIMITED, TRUST_PROXY: 'loopback' } });
+      const from = (xff: string) => send(app, 'GET', { 'x-forwarded-for': xff });
+      // Each junk value would be a fresh key if it became one; they all count as the socket's address.
+      for (const junk of ['junk-1', 'not-an-ip', '203.0.113.1:443']) expect((await from(junk)).status).toBe(200);
+      expect429(await from('[2001:db8::1]'));
+      expect429(await send(app)); // the socket's own address: the same key
+      // Junk left of a valid hop ends the walk there: the valid hop is the client, with its own limit.
+      expect((await from('junk, 203.0.113.7')).status).toBe(200);
       await stop(app);
     });
 

@@ -1,4 +1,4 @@
-import type { INestApplication } from '@nestjs/common';
+import type { INestApplication, LoggerService } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { Clock } from '@app/clock';
 import { AppModule, appDatabaseOptions, configureExpress, loadConfig } from '@app/control-plane';
@@ -24,6 +24,8 @@ export interface TestAppOptions {
   readonly listen?: boolean;
   /** Wait until the database is migrated and prices are loaded (default true). */
   readonly waitUntilReady?: boolean;
+  /** Where the app logs (default: errors only, to the console). */
+  readonly logger?: LoggerService;
 }
 
 /** The real control-plane app, in-process, on the given database, set up as main.ts sets it up. */
@@ -32,7 +34,7 @@ export async function startTestApp(options: TestAppOptions): Promise<TestApp> {
   let builder = Test.createTestingModule({ imports: [AppModule.forRoot(config, options.databaseUrl)] });
   if (options.clock) builder = builder.overrideProvider(Clock).useValue(options.clock);
   const moduleRef = await builder.compile();
-  const app = moduleRef.createNestApplication({ logger: ['error'], bodyParser: false });
+  const app = moduleRef.createNestApplication({ logger: options.logger ?? ['error'], bodyParser: false });
   configureExpress(app, config);
   await app.init();
   let url: string | undefined;

@@ -78,6 +78,50 @@ describe('answerPriceListRequest', () => {
   });
 });
 
+describe('answerPriceListRequest with If-Modified-Since (RFC 9110 13.2.2)', () => {
+  // last_changed 10:00:00.700; the change before it 09:00:00 (another second).
+  const list = renderPriceList(
+    {
+      records: [priceRecord({ validFrom: '2026-05-01T09:00:00Z' })],
+      writes: [new Date('2026-05-01T10:00:00.700Z')],
+    },
+    new Date('2026-06-01T00:00:00Z'),
+  );
+  const answer = (ims: string, inm?: string, method = 'GET'): number =>
+    answerPriceListRequest(method, inm, list, ims).status;
+
+  it('304 when last_changed falls before the date plus one second, and nothing else changed in that second', () => {
+    expect(list.ok.headers['last-modified']).toBe('Fri, 01 May 2026 10:00:00 GMT');
+    expect(answer('Fri, 01 May 2026 10:00:00 GMT')).toBe(304);
+    expect(answer('Fri, 01 May 2026 10:00:01 GMT')).toBe(304);
+    expect(answer('Fri, 01 May 2026 09:59:59 GMT')).toBe(200);
+    expect(answer('Fri, 01 May 2026 10:00:00 GMT', undefined, 'HEAD')).toBe(304);
+  });
+
+  it('200 when an earlier change falls in the same second as the date', () => {
+    const twice = renderPriceList(
+      {
+        records: [priceRecord({ validFrom: '2026-05-01T10:00:00.200Z' })],
+        writes: [new Date('2026-05-01T10:00:00.700Z')],
+      },
+      new Date('2026-06-01T00:00:00Z'),
+    );
+    expect(answerPriceListRequest('GET', undefined, twice, 'Fri, 01 May 2026 10:00:00 GMT').status).toBe(200);
+    expect(answerPriceListRequest('GET', undefined, twice, 'Fri, 01 May 2026 10:00:01 GMT').status).toBe(304);
+  });
+
+  it('is ignored when If-None-Match is present, or when it is not an HTTP-date', () => {
+    expect(answer('Fri, 01 May 2026 10:00:00 GMT', 'W/"other"')).toBe(200);
+    expect(answer('Fri, 01 May 2026 09:00:00 GMT', list.etag)).toBe(304);
+    expect(answer('2026-05-01T10:00:00Z')).toBe(200);
+  });
+
+  it('is ignored when nothing was ever priced (no Last-Modified)', () => {
+    const empty = renderPriceList({ records: [], writes: [] }, new Date('2026-06-01T00:00:00Z'));
+    expect(answerPriceListRequest('GET', undefined, empty, 'Fri, 01 May 2099 10:00:00 GMT').status).toBe(200);
+  });
+});
+
 describe('renderPriceList', () => {
   it('expires at the next scheduled instant', () => {
     const records = [priceRecord({ validUntil: '2026-07-01T00:00:00Z' })];

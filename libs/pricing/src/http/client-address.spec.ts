@@ -1,0 +1,76 @@
+import { clientAddress, clientAddressKey, compileTrustProxy } from './client-address';
+
+describe('clientAddress', () => {
+  const loopback = compileTrustProxy('loopback');
+
+  it('is the socket address when no proxy is trusted, whatever X-Forwarded-For says', () => {
+    expect(clientAddress('127.0.0.1', '203.0.113.9', undefined)).toBe('127.0.0.1');
+    expect(compileTrustProxy(false)).toBeUndefined();
+    expect(compileTrustProxy(0)).toBeUndefined();
+  });
+
+  it('is the socket address when the socket is not a trusted proxy', () => {
+    expect(clientAddress('198.51.100.1', '203.0.113.9', loopback)).toBe('198.51.100.1');
+  });
+
+  it('walks X-Forwarded-For from the right through trusted hops', () => {
+    expect(clientAddress('127.0.0.1', '203.0.113.9', loopback)).toBe('203.0.113.9');
+    expect(clientAddress('127.0.0.1', '198.51.100.7, 203.0.113.9', loopback)).toBe('203.0.113.9');
+    expect(clientAddress('127.0.0.1', '198.51.100.7, 127.0.0.2', loopback)).toBe('198.51.100.7');
+    expect(clientAddress('127.0.0.1', ' 2001:db8::1 ', loopback)).toBe('2001:db8::1');
+  });
+
+  it.each([
+    ['not an address', 'hello'],
+    ['an address with a port', '203.0.113.9:4711'],
+    ['an IPv6 address in brackets', '[2001:db8::1]'],
+    ['an empty element', ''],
+    ['a very long value', 'x'.repeat(10_000)],
+    ['a key of another client', '203.0.113.9/32'],
+  ])('stops at a value that is not an IP address (%s): the last valid hop is the client', (_what, junk) => {
+    expect(clientAddress('127.0.0.1', junk, loopback)).toBe('127.0.0.1');
+    expect(clientAddress('127.0.0.1', `${junk}, 203.0.113.9`, loopback)).toBe('203.0.113.9');
+    expect(clientAddress('127.0.0.1', `203.0.113.9, ${junk}`, loopback)).toBe('127.0.0.1');
+    expect(clientAddress('127.0.0.1', `203.0.113.9, ${junk}, 127.0.0.5`, loopback)).toBe('127.0.0.5');
+  });
+
+  it('trusts a hop count as Express does: n hops from the socket', () => {
+    const two = compileTrustProxy(2);
+    expect(clientAddress('10.0.0.1', '203.0.113.1, 198.51.100.2, 10.0.0.2', two)).toBe('198.51.100.2');
+    expect(clientAddress('10.0.0.1', '198.51.100.2', two)).toBe('198.51.100.2');
+  });
+
+  it('trusts every hop with true: the left-most valid address', () => {
+    expect(clientAddress('10.0.0.1', '203.0.113.1, 198.51.100.2', compileTrustProxy(true))).toBe('203.0.113.1');
+    expect(clientAddress('10.0.0.1', 'junk, 198.51.100.2', compileTrustProxy(true))).toBe('198.51.100.2');
+  });
+
+  it('trusts listed subnets', () => {
+    const subnets = compileTrustProxy('10.0.0.0/8, 192.168.0.1');
+    expect(clientAddress('10.1.2.3', '203.0.113.1, 192.168.0.1', subnets)).toBe('203.0.113.1');
+    expect(clientAddress('10.1.2.3', '203.0.113.1, 192.168.0.2', subnets)).toBe('192.168.0.2');
+  });
+});
+
+describe('clientAddressKey', () => {
+  it('keys IPv4 as is, also mapped into IPv6', () => {
+    expect(clientAddressKey('203.0.113.9')).toBe('203.0.113.9');
+    expect(clientAddressKey('::ffff:203.0.113.9')).toBe('203.0.113.9');
+  });
+
+  it('keys IPv6 by its /64, whatever its spelling', () => {
+    const key = '2001:db8:1:2::/64';
+    expect(clientAddressKey('2001:db8:1:2::1')).toBe(key);
+    expect(clientAddressKey('2001:0db8:0001:0002:ffff:ffff:ffff:ffff')).toBe(key);
+    expect(clientAddressKey('2001:DB8:1:2:abcd::9')).toBe(key);
+    expect(clientAddressKey('2001:db8:1:2::1%eth0')).toBe(key);
+    expect(clientAddressKey('2001:db8:1:3::1')).toBe('2001:db8:1:3::/64');
+    expect(clientAddressKey('2001:db8::1')).toBe('2001:db8:0:0::/64');
+    expect(clientAddressKey('::1')).toBe('0:0:0:0::/64');
+    expect(clientAddressKey('64:ff9b::192.0.2.1')).toBe('64:ff9b:0:0::/64');
+  });
+
+  it('has one key for an unknown address', () => {
+    expect(clientAddressKey(undefined)).toBe('unknown');
+  });
+});

@@ -1,0 +1,131 @@
+import { Controller, Get, Injectable, Module, type DynamicModule, type INestApplication } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { Test } from '@nestjs/testing';
+import { appDatabaseOptions, freePort } from '@app/control-plane';
+import { DatabaseModule } from '@app/database';
+import { PricingModule, PricingService, PricingUnavailableError } from '@app/pricing';
+import { createTestDatabase, listPrice, type TestDatabase } from '@app/pricing/testing';
+import type { Server } from 'node:http';
+import request from 'supertest';
+import { applyBook, openDataSource } from './support/test-app';
+
+// PricingModule as another team wires it into a host of its own (issue: "wiring without surprises"):
+// forRoot in the root module and nothing else for pricing; feature modules import the class or
+// nothing; an application context without HTTP uses PricingService alone.
+
+const BOOK = {
+  products: [{ product_key: 'storage.io1', on_sale: false }],
+  prices: [
+    listPrice('storage.gp1', 'gib_hours', 730, '0.0480', '2025-01-01T00:00:00Z'),
+    listPrice('storage.io1', 'gib_hours', 730, '0.1250', '2025-01-01T00:00:00Z'),
+  ],
+};
+
+/** A feature module of another team: it imports the class PricingModule, as Nest habits go. */
+@Injectable()
+class InstanceOrders {
+  constructor(private readonly pricing: PricingService) {}
+
+  canOrder(productKey: string): boolean {
+    try {
+      this.pricing.assertOrderable(productKey);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+}
+
+@Controller('orders')
+class OrdersController {
+  constructor(private readonly orders: InstanceOrders) {}
+
+  @Get('gp1')
+  gp1(): { orderable: boolean } {
+    return { orderable: this.orders.canOrder('storage.gp1') };
+  }
+}
+
+@Module({
+  imports: [PricingModule],
+  providers: [InstanceOrders],
+  controllers: [OrdersController],
+  exports: [InstanceOrders],
+})
+class OrdersModule {}
+
+@Module({})
+class HostModule {}
+
+/** The other team's root module: its database, pricing with its defaults, and its feature module. */
+function hostModule(url: string): DynamicModule {
+  return {
+    module: HostModule,
+    imports: [DatabaseModule.forRoot(appDatabaseOptions(url)), PricingModule.forRoot(), OrdersModule],
+  };
+}
+
+describe('PricingModule in a host of its own', () => {
+  let db: TestDatabase;
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    const dataSource = await openDataSource(db.url);
+    await applyBook(dataSource, BOOK);
+    await dataSource.destroy();
+  });
+
+  afterAll(() => db.drop());
+
+  it('serves GET /v1/pricing with no other set-up step, and its feature modules use PricingService', async () => {
+    const moduleRef = await Test.createTestingModule({ imports: [hostModule(db.url)] }).compile();
+    const app: INestApplication = moduleRef.createNestApplication({ logger: ['error'] });
+    await app.init();
+    try {
+      await app.get(PricingService).whenReady(10_000);
+      const server = app.getHttpServer() as Server;
+      const list = await request(server).get('/v1/pricing');
+      expect(list.status).toBe(200);
+      expect(list.headers['content-type']).toBe('application/json');
+      expect(list.headers.etag).toMatch(/^W\/"/);
+      const families = (list.body as { families: { family: string }[] }).families;
+      expect(families.map((f) => f.family)).toEqual(['storage_volume']);
+      expect((await request(server).post('/v1/pricing')).status).toBe(405);
+      expect((await request(server).get('/orders/gp1')).body).toEqual({ orderable: true });
+      expect(app.get(InstanceOrders).canOrder('storage.io1')).toBe(false);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('an application context without HTTP (a worker) uses PricingService alone', async () => {
+    const context = await NestFactory.createApplicationContext(
+      { module: HostModule, imports: [DatabaseModule.forRoot(appDatabaseOptions(db.url)), PricingModule.forRoot()] },
+      { logger: ['error'] },
+    );
+    try {
+      const pricing = context.get(PricingService);
+      await pricing.whenReady(10_000);
+      const lookup = pricing.priceAt('storage.gp1', { at: new Date('2026-01-01T00:00:00Z') });
+      expect(lookup).toMatchObject({ found: true, price: { amount: '0.0480', unitCount: 730 } });
+      expect(pricing.quote('storage.gp1', '730')).toMatchObject({ found: true, cost: '0.048' });
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('whenReady() rejects with PRICING_UNAVAILABLE when no prices load in time', async () => {
+    const nowhere = `postgres://nobody:nothing@127.0.0.1:${await freePort()}/nothing`;
+    const context = await NestFactory.createApplicationContext(
+      { module: HostModule, imports: [DatabaseModule.forRoot(appDatabaseOptions(nowhere)), PricingModule.forRoot()] },
+      { logger: false },
+    );
+    try {
+      const pricing = context.get(PricingService);
+      await expect(pricing.whenReady(300)).rejects.toBeInstanceOf(PricingUnavailableError);
+      expect(() => pricing.priceAt('storage.gp1')).toThrow(PricingUnavailableError);
+    } finally {
+      await context.close();
+    }
+  });
+});

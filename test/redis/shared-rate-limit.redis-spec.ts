@@ -1,0 +1,134 @@
+import { createTestDatabase, listPrice, type TestDatabase } from '@app/pricing/testing';
+import { Redis } from 'ioredis';
+import { performance } from 'node:perf_hooks';
+import { send, waitFor } from '../support/http';
+import { RecordingLogger } from '../support/recording-logger';
+import { TcpProxy } from '../support/tcp-proxy';
+import { applyBook, openDataSource, startTestApp, type TestApp } from '../support/test-app';
+import { startTestRedis, type TestRedis } from './redis-server';
+
+// The rate limit shared through a real Redis (`npm run test:redis`): instances count together;
+// when Redis hangs or goes away, each instance counts in memory without delaying a request, logs
+// the outage once, and shares again once Redis answers. Each test is its own client address
+// (TRUST_PROXY=loopback, X-Forwarded-For), so tests never share a counter, on a shared Redis too.
+
+const LIMIT = 6;
+
+describe('the shared rate limit, on a real Redis', () => {
+  let redis: TestRedis;
+  let db: TestDatabase;
+  const apps: TestApp[] = [];
+  let nextClient = 1;
+
+  beforeAll(async () => {
+    redis = await startTestRedis();
+    db = await createTestDatabase();
+    const dataSource = await openDataSource(db.url);
+    await applyBook(dataSource, {
+      prices: [listPrice('storage.gp1', 'gib_hours', 730, '0.0480', '2025-01-01T00:00:00Z')],
+    });
+    await dataSource.destroy();
+  });
+
+  afterAll(async () => {
+    for (const app of apps) await app.close();
+    await db?.drop();
+    await redis?.stop();
+  });
+
+  async function instance(redisUrl: string, logger = new RecordingLogger()): Promise<TestApp> {
+    const app = await startTestApp({
+      databaseUrl: db.url,
+      listen: true,
+      logger,
+      env: {
+        REDIS_URL: redisUrl,
+        PRICING_RATE_LIMIT: String(LIMIT),
+        PRICING_RATE_WINDOW_S: '60',
+        TRUST_PROXY: 'loopback',
+      },
+    });
+    apps.push(app);
+    return app;
+  }
+
+  /** A client address of its own for each test. */
+  function client(): (app: TestApp) => Promise<number> {
+    const address = `198.51.100.${nextClient++}`;
+    return async (app) => (await send(app, 'GET', { 'x-forwarded-for': address })).status;
+  }
+
+  it('two instances count one client together', async () => {
+    const [a, b] = [await instance(redis.url), await instance(redis.url)];
+    const from = client();
+    const statuses: number[] = [];
+    for (let i = 0; i < LIMIT; i++) statuses.push(await from(i % 2 === 0 ? a : b));
+    expect(statuses).toEqual(Array(LIMIT).fill(200));
+    expect(await from(a)).toBe(429);
+    expect(await from(b)).toBe(429);
+  });
+
+  it('Redis paused (every command hangs): answers at once, counted in memory, one line; shared again after', async () => {
+    const logger = new RecordingLogger();
+    const app = await instance(redis.url, logger);
+    const from = client();
+    expect(await from(app)).toBe(200); // counted in Redis
+    const admin = new Redis(redis.url);
+    try {
+      await admin.call('CLIENT', 'PAUSE', '1500', 'ALL');
+      const started = performance.now();
+      const during: number[] = [];
+      for (let i = 0; i < 10; i++) during.push(await from(app));
+      // One request waited the 100 ms timeout; every other one went to the local count at once.
+      expect(performance.now() - started).toBeLessThan(1_000);
+      // In memory this client starts at 0: LIMIT more, then refused.
+      expect(during).toEqual([...Array(LIMIT).fill(200), ...Array(10 - LIMIT).fill(429)]);
+      expect(logger.of('warn', 'PricingRateLimit')).toHaveLength(1);
+      await waitFor(
+        'Redis to answer again',
+        () => Promise.resolve(logger.of('log', 'PricingRateLimit')),
+        (l) => l.length > 0,
+        5_000,
+        50,
+      );
+      // Shared again. Redis holds this client's request of before the pause, and the one that timed
+      // out: a paused Redis runs it when the pause ends.
+      const after: number[] = [];
+      for (let i = 0; i < LIMIT; i++) after.push(await from(app));
+      expect(after).toEqual([...Array(LIMIT - 2).fill(200), 429, 429]);
+    } finally {
+      admin.disconnect();
+    }
+  });
+
+  it('Redis gone, then back: answers at once while gone, one line each way, shared again', async () => {
+    const proxy = await TcpProxy.start(redis.host, redis.port);
+    try {
+      const logger = new RecordingLogger();
+      const app = await instance(`redis://127.0.0.1:${proxy.port}`, logger);
+      const from = client();
+      expect(await from(app)).toBe(200);
+      proxy.cut();
+      const started = performance.now();
+      const during: number[] = [];
+      for (let i = 0; i < 20; i++) during.push(await from(app));
+      expect(performance.now() - started).toBeLessThan(2_000);
+      expect(during.filter((s) => s === 200)).toHaveLength(LIMIT);
+      expect(logger.of('warn', 'PricingRateLimit')).toHaveLength(1);
+      proxy.heal();
+      await waitFor(
+        'Redis to answer again',
+        () => Promise.resolve(logger.of('log', 'PricingRateLimit')),
+        (l) => l.length > 0,
+        10_000,
+        50,
+      );
+      expect(logger.of('warn', 'PricingRateLimit')).toHaveLength(1);
+      const after: number[] = [];
+      for (let i = 0; i < LIMIT; i++) after.push(await from(app));
+      expect(after).toEqual([...Array(LIMIT - 1).fill(200), 429]);
+    } finally {
+      await proxy.close();
+    }
+  });
+});
