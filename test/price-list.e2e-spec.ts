@@ -9,12 +9,13 @@ import type { DataSource } from 'typeorm';
 import { runCli } from './support/cli';
 import { send, waitFor, type RawResponse } from './support/http';
 import { applyBook, openDataSource, startTestApp, type TestApp } from './support/test-app';
-import { createTestDatabase, ManualClock, type TestDatabase } from '@app/pricing/testing';
+import { createTestDatabase, listPrice, ManualClock, type TestDatabase } from '@app/pricing/testing';
 
 // GET /v1/pricing end to end: the real app in-process on a real PostgreSQL.
 // price-list-api.md is the contract; design.md ("Public endpoint — decisions beyond the document").
 
 const PATH = '/v1/pricing';
+const price = listPrice;
 const CACHE_CONTROL = 'public, max-age=300';
 /** Headers a server or Node adds to every response on the connection, not the endpoint's own. */
 const TRANSPORT_HEADERS = new Set(['date', 'connection', 'keep-alive', 'transfer-encoding']);
@@ -72,24 +73,6 @@ const EXPECTED_AT_T =
 const LAST_MODIFIED_AT_T = 'Fri, 01 Mar 2030 08:30:00 GMT';
 
 const EMPTY_LIST = '{"currency":"EUR","amounts_exclude_vat":true,"last_changed":null,"families":[]}';
-
-function price(
-  productKey: string,
-  unitType: string,
-  unitCount: number,
-  amount: string,
-  validFrom: string,
-  validUntil: string | null = null,
-): Record<string, unknown> {
-  return {
-    product_key: productKey,
-    unit_type: unitType,
-    unit_count: unitCount,
-    amount,
-    valid_from: validFrom,
-    valid_until: validUntil,
-  };
-}
 
 /** RFC 3339 UTC with Z, milliseconds only when there are any (as design.md fixes it). */
 function rfc3339(instant: Date): string {
@@ -242,21 +225,22 @@ describe('GET /v1/pricing', () => {
       expect(res.headers.etag).toBe(etag);
     });
 
-    describe('If-None-Match', () => {
-      const expect304 = (res: RawResponse): void => {
-        expect(res.status).toBe(304);
-        expect(res.body.length).toBe(0);
-        expect(res.headers.etag).toBe(etag);
-        expect(res.headers['cache-control']).toBe(CACHE_CONTROL);
-        expect(res.headers['access-control-allow-origin']).toBe('*');
-        expect(res.headers['last-modified']).toBe(LAST_MODIFIED_AT_T);
-      };
-      const expect200 = (res: RawResponse): void => {
-        expect(res.status).toBe(200);
-        expect(res.body.toString('utf8')).toBe(EXPECTED_AT_T);
-        expect(res.headers.etag).toBe(etag);
-      };
+    /** 304: no body, with ETag, Cache-Control, CORS and Last-Modified. */
+    const expect304 = (res: RawResponse): void => {
+      expect(res.status).toBe(304);
+      expect(res.body.length).toBe(0);
+      expect(res.headers.etag).toBe(etag);
+      expect(res.headers['cache-control']).toBe(CACHE_CONTROL);
+      expect(res.headers['access-control-allow-origin']).toBe('*');
+      expect(res.headers['last-modified']).toBe(LAST_MODIFIED_AT_T);
+    };
+    const expect200 = (res: RawResponse): void => {
+      expect(res.status).toBe(200);
+      expect(res.body.toString('utf8')).toBe(EXPECTED_AT_T);
+      expect(res.headers.etag).toBe(etag);
+    };
 
+    describe('If-None-Match', () => {
       it('the same tag: 304 with no body, with ETag, Cache-Control, CORS and Last-Modified', async () => {
         expect304(await send(app, 'GET', { 'if-none-match': etag }));
       });
@@ -304,18 +288,6 @@ describe('GET /v1/pricing', () => {
     });
 
     describe('If-Modified-Since (without If-None-Match)', () => {
-      const expect304 = (res: RawResponse): void => {
-        expect(res.status).toBe(304);
-        expect(res.body.length).toBe(0);
-        expect(res.headers.etag).toBe(etag);
-        expect(res.headers['cache-control']).toBe(CACHE_CONTROL);
-        expect(res.headers['access-control-allow-origin']).toBe('*');
-        expect(res.headers['last-modified']).toBe(LAST_MODIFIED_AT_T);
-      };
-      const expect200 = (res: RawResponse): void => {
-        expect(res.status).toBe(200);
-        expect(res.body.toString('utf8')).toBe(EXPECTED_AT_T);
-      };
       const since = (date: string, method = 'GET') => send(app, method, { 'if-modified-since': date });
 
       it('equal to Last-Modified: 304 with ETag, Cache-Control, CORS and Last-Modified', async () => {

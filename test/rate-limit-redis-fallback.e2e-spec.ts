@@ -1,10 +1,10 @@
 import { freePort } from '@app/control-plane';
-import { createTestDatabase, listPrice, type TestDatabase } from '@app/pricing/testing';
+import { listPrice, type TestDatabase } from '@app/pricing/testing';
 import { createServer, type Server, type Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { send } from './support/http';
 import { RecordingLogger } from './support/recording-logger';
-import { applyBook, openDataSource, startTestApp, type TestApp } from './support/test-app';
+import { createDatabaseWithBook, startTestApp, type TestApp } from './support/test-app';
 
 // With REDIS_URL, a Redis that does not answer, or is not there, never delays or fails a request
 // of GET /v1/pricing: the instance counts in memory instead, and says so once (design.md,
@@ -35,12 +35,9 @@ describe('GET /v1/pricing with a Redis that fails', () => {
   const apps: TestApp[] = [];
 
   beforeAll(async () => {
-    db = await createTestDatabase();
-    const dataSource = await openDataSource(db.url);
-    await applyBook(dataSource, {
+    db = await createDatabaseWithBook({
       prices: [listPrice('storage.gp1', 'gib_hours', 730, '0.0480', '2025-01-01T00:00:00Z')],
     });
-    await dataSource.destroy();
   });
 
   afterAll(async () => {

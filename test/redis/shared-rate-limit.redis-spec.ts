@@ -1,10 +1,10 @@
-import { createTestDatabase, listPrice, type TestDatabase } from '@app/pricing/testing';
+import { listPrice, type TestDatabase } from '@app/pricing/testing';
 import { Redis } from 'ioredis';
 import { performance } from 'node:perf_hooks';
 import { send, waitFor } from '../support/http';
 import { RecordingLogger } from '../support/recording-logger';
 import { TcpProxy } from '../support/tcp-proxy';
-import { applyBook, openDataSource, startTestApp, type TestApp } from '../support/test-app';
+import { createDatabaseWithBook, startTestApp, type TestApp } from '../support/test-app';
 import { startTestRedis, type TestRedis } from './redis-server';
 
 // The rate limit shared through a real Redis (`npm run test:redis`): instances count together;
@@ -22,12 +22,9 @@ describe('the shared rate limit, on a real Redis', () => {
 
   beforeAll(async () => {
     redis = await startTestRedis();
-    db = await createTestDatabase();
-    const dataSource = await openDataSource(db.url);
-    await applyBook(dataSource, {
+    db = await createDatabaseWithBook({
       prices: [listPrice('storage.gp1', 'gib_hours', 730, '0.0480', '2025-01-01T00:00:00Z')],
     });
-    await dataSource.destroy();
   });
 
   afterAll(async () => {

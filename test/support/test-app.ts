@@ -4,6 +4,7 @@ import { Clock } from '@app/clock';
 import { AppModule, appDatabaseOptions, configureExpress, loadConfig } from '@app/control-plane';
 import { DatabaseConnection, dataSourceOptions } from '@app/database';
 import { PriceBookService, PricingService, type ImportResult } from '@app/pricing';
+import { createTestDatabase, type TestDatabase } from '@app/pricing/testing';
 import type { Server } from 'node:http';
 import { DataSource } from 'typeorm';
 
@@ -55,6 +56,18 @@ export async function openDataSource(databaseUrl: string): Promise<DataSource> {
   const dataSource = new DataSource(dataSourceOptions(appDatabaseOptions(databaseUrl)));
   await dataSource.initialize();
   return dataSource;
+}
+
+/** A test database of its own (see createTestDatabase) with a price book applied. */
+export async function createDatabaseWithBook(book: unknown): Promise<TestDatabase> {
+  const db = await createTestDatabase();
+  const dataSource = await openDataSource(db.url);
+  try {
+    await applyBook(dataSource, book);
+  } finally {
+    await dataSource.destroy();
+  }
+  return db;
 }
 
 /** Applies a price book given as JSON, as the CLI would (throws when it is refused). */

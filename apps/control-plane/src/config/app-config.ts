@@ -1,3 +1,4 @@
+import { applyDecorators } from '@nestjs/common';
 import { Expose, plainToInstance, Transform } from 'class-transformer';
 import {
   IsIn,
@@ -25,13 +26,10 @@ const integer = () =>
     typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value,
   );
 
-/** A whole number of at least `min`, its message naming the variable. */
+/** A whole number of at least `min`, from digits only, its message naming the variable. */
 const atLeast = (name: string, min: number, what = 'an integer') => {
   const message = `${name} must be ${what} of at least ${min}`;
-  return (target: object, key: string) => {
-    IsInt({ message })(target, key);
-    Min(min, { message })(target, key);
-  };
+  return applyDecorators(integer(), IsInt({ message }), Min(min, { message }));
 };
 
 const TOKEN_LIST = /^[A-Za-z0-9._~+/=-]{16,}(,[A-Za-z0-9._~+/=-]{16,})*$/;
@@ -65,25 +63,22 @@ export class AppConfig {
   @Transform(({ value }: { value: unknown }) =>
     value === undefined ? [] : typeof value === 'string' && TOKEN_LIST.test(value) ? value.split(',') : value,
   )
-  @IsTokenList({
+  @satisfies('isTokenList', Array.isArray, {
     message: 'API_TOKENS must be comma-separated tokens of at least 16 characters [A-Za-z0-9._~+/=-]',
   })
   readonly apiTokens: readonly string[] = [];
 
   /** Requests per client address per window on `GET /v1/pricing`. */
   @Expose({ name: 'PRICING_RATE_LIMIT' })
-  @integer()
   @atLeast('PRICING_RATE_LIMIT', 1, 'a positive integer')
   readonly pricingRateLimit: number = 120;
 
   @Expose({ name: 'PRICING_RATE_WINDOW_S' })
-  @integer()
   @atLeast('PRICING_RATE_WINDOW_S', 1, 'a positive integer (seconds)')
   readonly pricingRateWindowS: number = 60;
 
   /** How long the last loaded prices are served while the database cannot be read. */
   @Expose({ name: 'PRICING_MAX_STALENESS_S' })
-  @integer()
   // Below that, the version check (at most once a second) could not keep a list fresh.
   @atLeast('PRICING_MAX_STALENESS_S', 5, 'an integer (seconds)')
   readonly pricingMaxStalenessS: number = 600;
@@ -91,7 +86,7 @@ export class AppConfig {
   /** Express's trust proxy values; only then is `X-Forwarded-For` read for the client address. */
   @Expose({ name: 'TRUST_PROXY' })
   @Transform(({ value }: { value: unknown }) => parseTrustProxy(value))
-  @IsTrustProxy({
+  @satisfies('isTrustProxy', isTrustProxy, {
     message: 'TRUST_PROXY must be true, false, a hop count, or addresses, subnets, loopback, linklocal, uniquelocal',
   })
   readonly trustProxy: TrustProxy = false;
@@ -104,13 +99,11 @@ export class AppConfig {
 
   /** Client-side limit of every database call (connect, query, heartbeat). */
   @Expose({ name: 'DATABASE_TIMEOUT_S' })
-  @integer()
   @atLeast('DATABASE_TIMEOUT_S', 1, 'an integer (seconds)')
   readonly databaseTimeoutS: number = 5;
 
   /** After a stop signal, connections still open after this long are closed. */
   @Expose({ name: 'SHUTDOWN_TIMEOUT_S' })
-  @integer()
   @atLeast('SHUTDOWN_TIMEOUT_S', 1, 'an integer (seconds)')
   readonly shutdownTimeoutS: number = 10;
 
@@ -157,30 +150,18 @@ function parseTrustProxy(value: unknown): unknown {
     .join(',');
 }
 
-function IsTrustProxy(options: ValidationOptions): PropertyDecorator {
-  return ValidateBy(
-    {
-      name: 'isTrustProxy',
-      validator: {
-        validate: (value: unknown) => {
-          if (typeof value === 'boolean' || typeof value === 'number') return true;
-          if (typeof value !== 'string') return false;
-          try {
-            compileTrust.compile(value.split(','));
-            return true;
-          } catch {
-            return false;
-          }
-        },
-      },
-    },
-    options,
-  );
+/** A rule of our own, its message naming the variable. */
+function satisfies(name: string, validate: (value: unknown) => boolean, options: ValidationOptions): PropertyDecorator {
+  return ValidateBy({ name, validator: { validate } }, options);
 }
 
-function IsTokenList(options: ValidationOptions): PropertyDecorator {
-  return ValidateBy(
-    { name: 'isTokenList', validator: { validate: (value: unknown) => Array.isArray(value) } },
-    options,
-  );
+function isTrustProxy(value: unknown): boolean {
+  if (typeof value === 'boolean' || typeof value === 'number') return true;
+  if (typeof value !== 'string') return false;
+  try {
+    compileTrust.compile(value.split(','));
+    return true;
+  } catch {
+    return false;
+  }
 }
