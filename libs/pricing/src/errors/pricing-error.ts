@@ -52,3 +52,20 @@ export class PriceBookRefusedError extends PricingError {
     super(PricingErrorCode.PriceBookRefused, `refused, nothing was written:\n  ${problems.join('\n  ')}`, { problems });
   }
 }
+
+/**
+ * Usage that cannot be priced as given (usage pricing): a size, quantity or byte count that is
+ * not a non-negative decimal, an interval that ends before it starts, an invalid date, a size or
+ * byte count missing or given where the family takes none, time-based usage of a metered family
+ * or events of a time-based one. `details.field` names the input. Its code is INVALID_QUANTITY:
+ * a code of its own needs a status in the host app's exception filter first.
+ */
+export class InvalidUsageError extends PricingError {
+  constructor(
+    message: string,
+    readonly field: string,
+    details: Readonly<Record<string, unknown>> = {},
+  ) {
+    super(PricingErrorCode.InvalidQuantity, message, { field, ...details });
+  }
+}
