@@ -1,9 +1,10 @@
 import Decimal from 'decimal.js';
+import type { UnitType } from '../catalogue/catalogue';
 import { InvalidUsageError, PricingErrorCode } from '../errors/pricing-error';
 import type { PriceRecord } from './price-record';
 import { priceRecord } from './price-record.fixture';
 import { costOf, parseQuantity } from './quote';
-import { costOfEvents, costOfUsage, sumCosts, type ApplicablePrices, type UsageCost } from './usage';
+import { costOfEvents, costOfUsage, sumCosts, type ApplicablePrices, type MeteredEvent, type UsageCost } from './usage';
 
 // Instants of January and February 2026, at midnight UTC unless a time is given.
 const jan = (day: number, time = '00:00:00.000') => new Date(`2026-01-${String(day).padStart(2, '0')}T${time}Z`);
@@ -28,6 +29,17 @@ function rows(cost: UsageCost) {
 }
 
 const volume = (from: Date, to: Date) => ({ from, to, sizeGib: '100' });
+
+/** What `run` threw, which must be an InvalidUsageError (fails the test when nothing is thrown). */
+function refusal(run: () => unknown): InvalidUsageError {
+  try {
+    run();
+  } catch (error) {
+    expect(error).toBeInstanceOf(InvalidUsageError);
+    return error as InvalidUsageError;
+  }
+  throw new Error('expected a refusal, nothing was thrown');
+}
 
 describe('costOfUsage, GiB-hours', () => {
   it('prices an interval inside one window as one line', () => {
@@ -256,16 +268,6 @@ describe('costOfUsage, seconds', () => {
 });
 
 describe('costOfUsage refuses', () => {
-  const refusal = (run: () => unknown) => {
-    try {
-      run();
-    } catch (error) {
-      expect(error).toBeInstanceOf(InvalidUsageError);
-      return error as InvalidUsageError;
-    }
-    throw new Error('expected a refusal');
-  };
-
   it('an interval that ends before it starts', () => {
     const error = refusal(() => costOfUsage(prices([listA]), 'gib_hours', volume(feb(15), jan(20))));
     expect(error.message).toBe(
@@ -427,14 +429,9 @@ describe('costOfEvents', () => {
   });
 
   describe('refuses', () => {
-    const refused = (unitType: Parameters<typeof costOfEvents>[1], events: unknown[]) => {
-      try {
-        costOfEvents(prices([egressA]), unitType, events as never);
-      } catch (error) {
-        expect(error).toBeInstanceOf(InvalidUsageError);
-        return [(error as InvalidUsageError).message, (error as InvalidUsageError).details.field];
-      }
-      throw new Error('expected a refusal');
+    const refused = (unitType: UnitType, events: unknown[]) => {
+      const error = refusal(() => costOfEvents(prices([egressA]), unitType, events as MeteredEvent[]));
+      return [error.message, error.details.field];
     };
 
     it('bytes outside gb', () => {
