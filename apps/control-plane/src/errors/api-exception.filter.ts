@@ -19,6 +19,7 @@ const STATUS_OF: Record<Code, number> = {
   [PricingErrorCode.ProductUnavailable]: HttpStatus.CONFLICT,
   [PricingErrorCode.UnknownProduct]: HttpStatus.BAD_REQUEST,
   [PricingErrorCode.InvalidQuantity]: HttpStatus.BAD_REQUEST,
+  [PricingErrorCode.InvalidUsage]: HttpStatus.BAD_REQUEST,
   [PricingErrorCode.PricingUnavailable]: HttpStatus.SERVICE_UNAVAILABLE,
   [PricingErrorCode.PriceBookRefused]: HttpStatus.BAD_REQUEST,
   [PricingErrorCode.RateLimited]: HttpStatus.TOO_MANY_REQUESTS,

@@ -8,6 +8,8 @@ export enum PricingErrorCode {
   PricingUnavailable = 'PRICING_UNAVAILABLE',
   /** A quantity given to a quote is not a non-negative decimal. */
   InvalidQuantity = 'INVALID_QUANTITY',
+  /** Usage given to usage pricing cannot be priced as given (see InvalidUsageError). */
+  InvalidUsage = 'INVALID_USAGE',
   /** A price book or withdrawal was refused; nothing was written. */
   PriceBookRefused = 'PRICE_BOOK_REFUSED',
   /** Too many requests of the public price list from one client address (section 7). */
@@ -59,5 +61,21 @@ export class PriceBookRefusedError extends PricingError {
 export class RateLimitedError extends PricingError {
   constructor(readonly retryAfterS: number) {
     super(PricingErrorCode.RateLimited, 'too many requests from this address', { retry_after_s: retryAfterS });
+  }
+}
+
+/**
+ * Usage that cannot be priced as given (usage pricing): a size, quantity or byte count that is
+ * not a non-negative decimal, an interval that ends before it starts, an invalid date, a size or
+ * byte count missing or given where the family takes none, time-based usage of a metered family
+ * or events of a time-based one. `details.field` names the input.
+ */
+export class InvalidUsageError extends PricingError {
+  constructor(
+    message: string,
+    readonly field: string,
+    details: Readonly<Record<string, unknown>> = {},
+  ) {
+    super(PricingErrorCode.InvalidUsage, message, { field, ...details });
   }
 }

@@ -5,8 +5,17 @@ import type { PriceRecord } from './price-record';
  * Exact decimal arithmetic for costs. Amounts have at most 40 characters and quantities at
  * most 60 digits, so `amount × quantity` never needs more than 100 significant digits: the
  * product is exact. The one rounding is the final division by `unit_count`.
+ *
+ * Exported for consumers that compute with costs: its 120 significant digits add costs (up to
+ * 20 places) exactly while the sum stays below 10^100, where decimal.js's default of 20
+ * significant digits silently rounds. `sumCosts` (usage.ts) adds any number of costs exactly.
  */
-const Exact = Decimal.clone({ precision: 120, rounding: Decimal.ROUND_HALF_EVEN, toExpNeg: -200, toExpPos: 200 });
+export const Exact = Decimal.clone({
+  precision: 120,
+  rounding: Decimal.ROUND_HALF_EVEN,
+  toExpNeg: -200,
+  toExpPos: 200,
+});
 /** Decimal places of a cost; the division by `unit_count` is rounded half-even to them. */
 export const COST_DECIMAL_PLACES = 20;
 /** Digits with an optional fraction: no sign, no exponent, no leading zeros (amounts, quantities). */
@@ -17,11 +26,17 @@ const MAX_QUANTITY_DIGITS = 60;
 export type Quantity = string | bigint;
 
 export function parseQuantity(quantity: Quantity): Decimal | undefined {
+  const text = plainQuantity(quantity);
+  return text === undefined ? undefined : new Exact(text);
+}
+
+/** A quantity as plain decimal text (bigints in decimal), or `undefined` when `parseQuantity` would refuse it. */
+export function plainQuantity(quantity: Quantity): string | undefined {
   // Untyped callers may pass a float: it is refused, as is anything but a string or a bigint.
   const text: unknown = typeof quantity === 'bigint' ? quantity.toString() : quantity;
   if (typeof text !== 'string' || !PLAIN_DECIMAL.test(text) || text.replace('.', '').length > MAX_QUANTITY_DIGITS)
     return undefined;
-  return new Exact(text);
+  return text;
 }
 
 /**
