@@ -21,7 +21,22 @@ export { PriceBookFileError } from './cli/price-book-file';
 export { PriceBookUsageError } from './cli/price-book-command';
 
 // Public types.
-export type { Price, PriceLookup, PriceQuery, PricingHealth, Quote, QuoteLookup } from './pricing.types';
+export type {
+  Price,
+  PriceLookup,
+  PriceQuery,
+  PricingHealth,
+  Quote,
+  QuoteLookup,
+  UsageQuery,
+  UsageCost,
+  PricedUsage,
+  UnpricedUsage,
+} from './pricing.types';
+export type { TimeUsage, MeteredEvent } from './price-list/usage';
+export { sumCosts } from './price-list/usage';
+export { Exact as ExactDecimal, COST_DECIMAL_PLACES } from './price-list/quote';
+export { InvalidUsageError } from './errors/pricing-error';
 export type { ImportResult, WithdrawalResult } from './database/price-book.repository';
 export type { Withdrawal } from './price-book/plan-withdrawal';
 export type { Quantity } from './price-list/quote';

@@ -11,7 +11,24 @@ import {
 import { buildPriceList, type PriceListDocument } from './price-list/build-price-list';
 import type { PriceRecord } from './price-list/price-record';
 import { costOf, parseQuantity, type Quantity } from './price-list/quote';
-import type { Price, PriceLookup, PriceQuery, PricingHealth, QuoteLookup } from './pricing.types';
+import {
+  costOfEvents,
+  costOfUsage,
+  type ApplicablePrices,
+  type MeteredEvent,
+  type TimeUsage,
+  type UsageCost as UsageCostOfRecords,
+} from './price-list/usage';
+import type { UnitType } from './catalogue/catalogue';
+import type {
+  Price,
+  PriceLookup,
+  PriceQuery,
+  PricingHealth,
+  QuoteLookup,
+  UsageCost,
+  UsageQuery,
+} from './pricing.types';
 import { PriceBookCache } from './snapshot/price-book-cache';
 import type { PricingSnapshot } from './snapshot/pricing-snapshot';
 
@@ -95,6 +112,30 @@ export class PricingService {
     return { found: true, price: lookup.price, quantity: amount.toFixed(), cost: costOf(lookup.price, amount) };
   }
 
+  /**
+   * The cost of time-based usage (families billed in `seconds` or `gib_hours`) over
+   * `[from, to)`, e.g. a volume that existed from one date to another: split at every change of
+   * the price that applies (the organization's agreed price where in force, else the list price),
+   * one line per window; a part with no price is an unpriced line, and the result is incomplete.
+   * `sizeGib` is required for `gib_hours`. From the prices in memory: no query per call.
+   * Throws UNKNOWN_PRODUCT, or INVALID_USAGE naming the input at fault (`from` after `to`, ...).
+   */
+  costOfUsage(productKey: string, usage: TimeUsage, query: UsageQuery = {}): UsageCost {
+    const { prices, unitType } = this.pricesFor(productKey, query);
+    return withPublicPrices(costOfUsage(prices, unitType, usage));
+  }
+
+  /**
+   * The cost of metered events (families billed in `gb`, `requests`, `samples`,
+   * `metric_months`): each event priced at its instant, summed per window of one price. Each
+   * event has a `quantity` in the family's unit, or, for `gb` only, `bytes` (a whole number of
+   * bytes; GB are decimal, 10^9 bytes).
+   */
+  costOfEvents(productKey: string, events: readonly MeteredEvent[], query: UsageQuery = {}): UsageCost {
+    const { prices, unitType } = this.pricesFor(productKey, query);
+    return withPublicPrices(costOfEvents(prices, unitType, events));
+  }
+
   /** The public price list document at an instant (default now). */
   priceList(at: Date = this.clock.now()): PriceListDocument {
     return buildPriceList(this.snapshot().listHistory, at);
@@ -113,11 +154,27 @@ export class PricingService {
     return this.cache.check();
   }
 
+  private pricesFor(productKey: string, query: UsageQuery): { prices: ApplicablePrices; unitType: UnitType } {
+    const parts = parseProductKey(productKey);
+    if (!parts) throw new UnknownProductError(productKey);
+    return {
+      prices: this.snapshot().applicablePrices(productKey, query.organizationId),
+      unitType: parts.family.unitType,
+    };
+  }
+
   private snapshot(): PricingSnapshot {
     const state = this.cache.current();
     if (!state) throw new PricingUnavailableError();
     return state.snapshot;
   }
+}
+
+function withPublicPrices(cost: UsageCostOfRecords): UsageCost {
+  return {
+    ...cost,
+    lines: cost.lines.map((line) => (line.priced ? { ...line, price: toPrice(line.price) } : line)),
+  };
 }
 
 function toPrice(record: PriceRecord): Price {

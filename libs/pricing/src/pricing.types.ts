@@ -46,3 +46,42 @@ export interface PricingHealth {
   /** Seconds since the database last confirmed the prices held. */
   readonly confirmedAgoS: number | null;
 }
+
+/** Which prices apply to usage: the organization's agreed prices where in force, else list prices. */
+export interface UsageQuery {
+  readonly organizationId?: string;
+}
+
+/** A window of usage priced at one price. */
+export interface PricedUsage {
+  readonly priced: true;
+  /** Start of the window, inclusive. */
+  readonly from: Date;
+  /** End of the window, exclusive. */
+  readonly to: Date;
+  /** In the family's unit, a plain decimal string (GiB-hours rounded to 20 places; the cost uses the exact value). */
+  readonly quantity: string;
+  readonly price: Price;
+  /** EUR, net of VAT: amount × quantity / unit_count, rounded once, half-even, to 20 places. */
+  readonly cost: string;
+}
+
+/** A window of usage that no price covered: its quantity is known, its cost is not (never zero). */
+export interface UnpricedUsage {
+  readonly priced: false;
+  readonly from: Date;
+  readonly to: Date;
+  readonly quantity: string;
+  readonly price: null;
+  readonly cost: null;
+}
+
+/** The cost of usage, line by line; add costs with `sumCosts` (decimal.js's default precision would round). */
+export interface UsageCost {
+  /** In time order; windows do not overlap. */
+  readonly lines: readonly (PricedUsage | UnpricedUsage)[];
+  /** EUR, the exact sum of the priced lines. Short of the true cost when `complete` is false. */
+  readonly total: string;
+  /** False when any part of the usage had no price. */
+  readonly complete: boolean;
+}

@@ -1,5 +1,6 @@
 import type { ListPriceHistory } from '../price-list/build-price-list';
 import { isInForce, type PriceRecord } from '../price-list/price-record';
+import type { ApplicablePrices } from '../price-list/usage';
 
 /** Everything the pricing library serves, as read from the database in one transaction. */
 export interface PricingData {
@@ -41,6 +42,17 @@ export class PricingSnapshot {
   /** The price agreed with `organizationId` for `productKey`, in force at `instant`. */
   organizationPriceAt(productKey: string, organizationId: string, instant: Date): PriceRecord | undefined {
     return this.organizationPrices.get(organizationKey(organizationId, productKey))?.find((r) => isInForce(r, instant));
+  }
+
+  /** The records that may price usage of `productKey`: its list prices, and the organization's. */
+  applicablePrices(productKey: string, organizationId?: string): ApplicablePrices {
+    return {
+      list: this.listPrices.get(productKey) ?? [],
+      organization:
+        organizationId === undefined
+          ? []
+          : (this.organizationPrices.get(organizationKey(organizationId, productKey)) ?? []),
+    };
   }
 
   /** Availability is data: a product not marked otherwise is on sale. */

@@ -1,0 +1,97 @@
+import { Injectable, Module } from '@nestjs/common';
+import { Test, type TestingModule } from '@nestjs/testing';
+import { appDatabaseOptions } from '@app/control-plane';
+import { DatabaseModule } from '@app/database';
+import { PricingModule, PricingService, sumCosts, type UsageCost } from '@app/pricing';
+import { createTestDatabase, listPrice, type TestDatabase } from '@app/pricing/testing';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runCli } from './support/cli';
+
+// Another team's billing, wired as they would: PricingModule.forRoot() in the root module and
+// nothing else for pricing; whenReady() before the run; only @app/pricing (and its testing entry
+// point). A volume existed across a price change that an operator imported with the CLI.
+
+interface InvoiceLine {
+  readonly description: string;
+  readonly cost: UsageCost;
+}
+
+@Injectable()
+class InvoiceService {
+  constructor(private readonly pricing: PricingService) {}
+
+  /** One invoice line for a volume of `sizeGib` GiB of `storageClass` that existed over [from, to). */
+  volumeLine(storageClass: string, sizeGib: string, from: Date, to: Date): InvoiceLine {
+    const cost = this.pricing.costOfUsage(`storage.${storageClass}`, { from, to, sizeGib });
+    return { description: `${sizeGib} GiB ${storageClass} volume`, cost };
+  }
+}
+
+@Module({ providers: [InvoiceService], exports: [InvoiceService] })
+class BillingModule {}
+
+describe('a billing module prices a month of a volume across a price change', () => {
+  let db: TestDatabase;
+  let dir: string;
+  let moduleRef: TestingModule;
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    dir = await mkdtemp(join(tmpdir(), 'billing-'));
+    // A backfill of a key without records: its history, with the change on 1 February.
+    const file = join(dir, 'book.json');
+    await writeFile(
+      file,
+      JSON.stringify({
+        prices: [
+          listPrice('storage.gp1', 'gib_hours', 730, '0.0480', '2026-01-01T00:00:00Z', '2026-02-01T00:00:00Z'),
+          listPrice('storage.gp1', 'gib_hours', 730, '0.0584', '2026-02-01T00:00:00Z'),
+        ],
+      }),
+    );
+    const imported = await runCli(['import', file], { DATABASE_URL: db.url });
+    expect([imported.code, imported.stderr]).toEqual([0, '']);
+    moduleRef = await Test.createTestingModule({
+      imports: [DatabaseModule.forRoot(appDatabaseOptions(db.url)), PricingModule.forRoot(), BillingModule],
+    }).compile();
+    moduleRef.useLogger(['error']);
+    await moduleRef.init();
+    await moduleRef.get(PricingService).whenReady();
+  });
+
+  afterAll(async () => {
+    await moduleRef?.close();
+    await db?.drop();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('100 GiB from 20 January to 15 February: part at the old price, part at the new one, exactly', () => {
+    const line = moduleRef
+      .get(InvoiceService)
+      .volumeLine('gp1', '100', new Date('2026-01-20T00:00:00Z'), new Date('2026-02-15T00:00:00Z'));
+    expect(
+      line.cost.lines.map((l) => [l.from.toISOString(), l.to.toISOString(), l.quantity, l.price?.amount, l.cost]),
+    ).toEqual([
+      // 12 days × 24 h × 100 GiB × 0.0480 / 730
+      ['2026-01-20T00:00:00.000Z', '2026-02-01T00:00:00.000Z', '28800', '0.0480', '1.89369863013698630137'],
+      // 14 days × 24 h × 100 GiB × 0.0584 / 730
+      ['2026-02-01T00:00:00.000Z', '2026-02-15T00:00:00.000Z', '33600', '0.0584', '2.688'],
+    ]);
+    expect(line.cost).toMatchObject({ total: '4.58169863013698630137', complete: true });
+    expect(sumCosts(line.cost.lines.map((l) => l.cost ?? '0'))).toBe(line.cost.total);
+  });
+
+  it('before the first price, the part with no price is an explicit unpriced line, never zero', () => {
+    const line = moduleRef
+      .get(InvoiceService)
+      .volumeLine('gp1', '100', new Date('2025-12-31T00:00:00Z'), new Date('2026-01-02T00:00:00Z'));
+    expect(line.cost.complete).toBe(false);
+    expect(line.cost.lines.map((l) => [l.priced, l.quantity, l.cost])).toEqual([
+      [false, '2400', null],
+      [true, '2400', '0.15780821917808219178'],
+    ]);
+    expect(line.cost.total).toBe('0.15780821917808219178');
+  });
+});
