@@ -5,3 +5,4 @@ export { AppConfig, ConfigurationError, loadConfig, type TrustProxy } from './co
 export { appDatabaseOptions } from './database/app-database';
 export { startEmbeddedPostgres, freePort, type EmbeddedDatabase } from './database/embedded-postgres';
 export { SAMPLE_PRICE_BOOK } from './database/sample-price-book';
+export { CreateVolumeDto } from './volumes/create-volume.dto';

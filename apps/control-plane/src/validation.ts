@@ -20,15 +20,14 @@ function fieldMessages(errors: ValidationError[]): Record<string, string[]> {
   return Object.fromEntries(
     errors.map((error) => [
       error.property,
-      [
-        ...new Set(
-          Object.values(error.constraints ?? {}).map((message) =>
-            message.startsWith('property ') ? 'unknown field' : message,
-          ),
-        ),
-      ],
+      [...new Set(constraintMessages(error).map((m) => (m.startsWith('property ') ? 'unknown field' : m)))],
     ]),
   );
+}
+
+/** The messages of the rules a value broke, each once (several rules may share a message). */
+export function constraintMessages(error: ValidationError): string[] {
+  return [...new Set(Object.values(error.constraints ?? {}))];
 }
 
 const RESERVED_KEYS = ['__proto__', 'constructor', 'prototype'];

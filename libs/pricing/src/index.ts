@@ -54,4 +54,5 @@ export {
   type PriceBookCommand,
 } from './cli/price-book-command';
 export { readPriceBookFile } from './cli/price-book-file';
+export { parsePriceBook, type PriceBook } from './price-book/price-book';
 export { RETRY_AFTER_UNAVAILABLE_S } from './http/price-list-response';

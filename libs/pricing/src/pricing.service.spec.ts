@@ -8,6 +8,7 @@ import {
   UnknownProductError,
 } from './errors/pricing-error';
 import type { PriceRecord } from './price-list/price-record';
+import { priceRecord } from './price-list/price-record.fixture';
 import { PricingService, type PricesInMemory } from './pricing.service';
 import type { PricingHealth, QuoteLookup } from './pricing.types';
 import type { PricingState } from './snapshot/price-book-cache';
@@ -42,7 +43,6 @@ class StubCache implements PricesInMemory {
 }
 
 const RECORDED = new Date('2025-12-01T00:00:00Z');
-let nextId = 1;
 
 interface RecordSpec {
   readonly key: string;
@@ -54,19 +54,18 @@ interface RecordSpec {
   readonly until?: string;
 }
 
+/** The fixture's price record, from the short spec these tests write. */
 function record(spec: RecordSpec): PriceRecord {
-  return {
-    id: String(nextId++),
+  return priceRecord({
     productKey: spec.key,
     organizationId: spec.org ?? null,
     unitType: spec.unit,
     unitCount: spec.count,
     amount: spec.amount,
-    validFrom: new Date(spec.from),
-    validUntil: spec.until === undefined ? null : new Date(spec.until),
+    validFrom: spec.from,
+    validUntil: spec.until ?? null,
     recordedAt: RECORDED,
-    supersededBy: null,
-  };
+  });
 }
 
 function snapshotOf(records: readonly PriceRecord[], availability: Record<string, boolean> = {}): PricingSnapshot {

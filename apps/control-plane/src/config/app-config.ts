@@ -9,10 +9,10 @@ import {
   Min,
   ValidateBy,
   validateSync,
-  type ValidationError,
   type ValidationOptions,
 } from 'class-validator';
 import compileTrust from 'proxy-addr';
+import { constraintMessages } from '../validation';
 
 /** Express's `trust proxy` setting: `true`, a hop count, or addresses, subnets and names. */
 export type TrustProxy = boolean | number | string;
@@ -124,14 +124,9 @@ export class ConfigurationError extends Error {
 /** Reads and checks the environment; throws a `ConfigurationError` naming every bad variable. */
 export function loadConfig(env: Readonly<Record<string, string | undefined>>): AppConfig {
   const config = plainToInstance(AppConfig, env, { excludeExtraneousValues: true, exposeDefaultValues: true });
-  const problems = validateSync(config).flatMap(messagesOf);
+  const problems = validateSync(config).flatMap(constraintMessages);
   if (problems.length > 0) throw new ConfigurationError(problems);
   return config;
-}
-
-/** One message per variable, whichever of its rules failed. */
-function messagesOf(error: ValidationError): string[] {
-  return [...new Set(Object.values(error.constraints ?? {}))];
 }
 
 /**

@@ -57,7 +57,7 @@ function isDigit(c: number): boolean {
   return c >= 48 && c <= 57;
 }
 
-function compareCodePoints(x: string, y: string): number {
-  // Product keys are ASCII, where UTF-16 code unit order is code point order.
+/** Plain order of strings by UTF-16 code unit: code point order for the ASCII of product keys and scopes. */
+export function compareCodePoints(x: string, y: string): number {
   return x < y ? -1 : x > y ? 1 : 0;
 }

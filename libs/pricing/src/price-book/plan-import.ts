@@ -1,5 +1,6 @@
 import { formatInstant } from '../price-list/instant';
 import type { PriceRecord } from '../price-list/price-record';
+import { compareCodePoints } from '../catalogue/natural-order';
 import type { AvailabilityEntry, PriceBook, PriceBookEntry } from './price-book';
 
 /** A price to insert; `supersededBy` points at another insert of the same plan. */
@@ -86,7 +87,7 @@ export function planImport(
   const ends = new Map<string, PlannedEnd>();
   const entries = [...book.prices].sort(
     (a, b) =>
-      compareStrings(scopeKey(a.productKey, a.organizationId), scopeKey(b.productKey, b.organizationId)) ||
+      compareCodePoints(scopeKey(a.productKey, a.organizationId), scopeKey(b.productKey, b.organizationId)) ||
       (a.validFrom ?? now).getTime() - (b.validFrom ?? now).getTime() ||
       a.index - b.index,
   );
@@ -217,12 +218,8 @@ function describeSlot(slot: Slot): string {
   return `${origin} ${slot.amount} per ${slot.unitCount} ${slot.unitType} from ${formatInstant(slot.validFrom)} until ${until}`;
 }
 
-function compareStrings(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
-
 /** Orders messages by entry number (`prices[2]` before `prices[10]`). */
 function compareByEntry(a: string, b: string): number {
   const n = (s: string): number => Number(/^\w+\[(\d+)\]/.exec(s)?.[1] ?? -1);
-  return n(a) - n(b) || compareStrings(a, b);
+  return n(a) - n(b) || compareCodePoints(a, b);
 }
