@@ -1,5 +1,6 @@
-import { readdir, readFile, readlink } from 'node:fs/promises';
+import { readdir, readlink } from 'node:fs/promises';
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
+import { tcpSockets } from './proc-net';
 
 interface Link {
   readonly client: Socket;
@@ -94,17 +95,7 @@ export class TcpProxy {
       const inode = /^socket:\[(\d+)\]$/.exec(target)?.[1];
       if (inode) held.add(inode);
     }
-    let count = 0;
-    for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
-      const lines = (await readFile(table, 'utf8').catch(() => '')).split('\n').slice(1);
-      for (const line of lines) {
-        const fields = line.trim().split(/\s+/);
-        if (fields.length < 10) continue;
-        const remotePort = parseInt(fields[2].split(':')[1], 16);
-        if (remotePort === this.port && held.has(fields[9])) count += 1;
-      }
-    }
-    return count;
+    return (await tcpSockets()).filter((socket) => socket.remotePort === this.port && held.has(socket.inode)).length;
   }
 
   /** Closes the proxy and destroys every connection, dead or alive. */
