@@ -76,7 +76,11 @@ describe('the service as npm start runs it', () => {
       const migrations = await db.query<{ name: string }>('SELECT name FROM migrations ORDER BY id');
       const prices = await db.query<{ n: string }>('SELECT count(*)::text AS n FROM price_record');
       await db.end();
-      expect(migrations.rows.map((r) => r.name)).toEqual(['PricingSchema1764000000000', 'CreateVolumes1764000001000']);
+      expect(migrations.rows.map((r) => r.name)).toEqual([
+        'PricingSchema1764000000000',
+        'CreateVolumes1764000001000',
+        'DatabaseSideIntegrity1764000002000',
+      ]);
       expect(prices.rows[0].n).toBe('0');
     } finally {
       await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
