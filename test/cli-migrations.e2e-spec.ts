@@ -1,9 +1,9 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client } from 'pg';
 import { createTestDatabase, withDatabase, type TestDatabase } from '@app/pricing/testing';
 import { runCli } from './support/cli';
+import { queryAt } from './support/sql';
 
 // Read-only CLI commands never change the database (issue 9): `show` and `export` refuse a
 // database with pending migrations, naming them and `npm run migrate`; the commands that write
@@ -15,20 +15,9 @@ const ALL_MIGRATIONS = [
   'DatabaseSideIntegrity1764000002000',
 ];
 
-/** Runs `sql` on the database at `url`. */
-async function query<T>(url: string, sql: string): Promise<T[]> {
-  const client = new Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query(sql)).rows as T[];
-  } finally {
-    await client.end();
-  }
-}
-
 /** What a command could have changed: every relation, function and extension, by name. */
 async function schemaOf(url: string): Promise<string[]> {
-  const rows = await query<{ name: string }>(
+  const rows = await queryAt<{ name: string }>(
     url,
     `SELECT 'relation ' || relname AS name FROM pg_class WHERE relnamespace = 'public'::regnamespace
      UNION ALL SELECT 'function ' || proname FROM pg_proc WHERE pronamespace = 'public'::regnamespace
@@ -45,11 +34,11 @@ describe('the price book CLI and migrations', () => {
   let dir: string;
 
   beforeEach(async () => {
-    await query(adminUrl(), `CREATE DATABASE ${name}`);
+    await queryAt(adminUrl(), `CREATE DATABASE ${name}`);
   });
 
   afterEach(async () => {
-    await query(adminUrl(), `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await queryAt(adminUrl(), `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
   });
 
   beforeAll(async () => {
@@ -75,13 +64,13 @@ describe('the price book CLI and migrations', () => {
     const db: TestDatabase = await createTestDatabase();
     try {
       const [last] = ALL_MIGRATIONS.slice(-1);
-      await query(db.url, `DELETE FROM migrations WHERE name = '${last}'`);
+      await queryAt(db.url, `DELETE FROM migrations WHERE name = '${last}'`);
       const refused = await runCli(['show'], { DATABASE_URL: db.url });
       expect(refused.code).toBe(1);
       expect(refused.stderr).toContain(`lacks migrations: ${last}.`);
-      expect(await query(db.url, `SELECT name FROM migrations WHERE name = '${last}'`)).toEqual([]);
+      expect(await queryAt(db.url, `SELECT name FROM migrations WHERE name = '${last}'`)).toEqual([]);
 
-      await query(db.url, `INSERT INTO migrations (timestamp, name) VALUES (${last.slice(-13)}, '${last}')`);
+      await queryAt(db.url, `INSERT INTO migrations (timestamp, name) VALUES (${last.slice(-13)}, '${last}')`);
       const shown = await runCli(['show'], { DATABASE_URL: db.url });
       expect(shown.code).toBe(0);
       expect(JSON.parse(shown.stdout)).toMatchObject({ currency: 'EUR', families: [] });
@@ -100,7 +89,7 @@ describe('the price book CLI and migrations', () => {
     );
     const imported = await runCli(['import', book], { DATABASE_URL: emptyUrl() });
     expect(imported.code).toBe(0);
-    const applied = await query<{ name: string }>(emptyUrl(), `SELECT name FROM migrations ORDER BY id`);
+    const applied = await queryAt<{ name: string }>(emptyUrl(), `SELECT name FROM migrations ORDER BY id`);
     expect(applied.map((row) => row.name)).toEqual(ALL_MIGRATIONS);
     expect((await runCli(['export'], { DATABASE_URL: emptyUrl() })).stdout).toContain('"amount": "0.0480"');
   });

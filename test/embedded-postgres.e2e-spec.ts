@@ -1,51 +1,34 @@
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { Client } from 'pg';
+import { join } from 'node:path';
 import { runCli } from './support/cli';
+import { startEmbeddedPostgresInChild, type ChildEmbeddedDatabase } from './support/embedded-postgres';
+import { queryAt } from './support/sql';
 
 // The embedded PostgreSQL (`npm start` without DATABASE_URL), tighter (issue 9): its passwords
 // are never readable by others, not even the one initdb reads while it runs; permissions are
 // widened only where PostgreSQL needs them, and logged; the app connects as a role that is not
 // a superuser.
 
-const EMBEDDED_POSTGRES = resolve(__dirname, '../dist/apps/control-plane/src/database/embedded-postgres.js');
-const RESULT_LINE = 'EMBEDDED_POSTGRES ';
-
 /**
- * Starts the built startEmbeddedPostgres in a child process (embedded-postgres is ESM-only,
- * which Jest cannot load), recording every password file embedded-postgres writes for initdb:
- * its mode and its directory's, right after it was written. The child stops the server when
- * its stdin ends.
+ * Records every password file embedded-postgres writes for initdb: its mode and its
+ * directory's, right after it was written.
  */
-const CHILD = `
+const RECORD_INITDB_PASSWORD_FILES = `
 const fsp = require('node:fs/promises');
 const { dirname } = require('node:path');
-const initdbPasswordFiles = [];
+globalThis.report = [];
 const writeFile = fsp.writeFile;
 fsp.writeFile = async function (file, ...rest) {
   const result = await writeFile.call(this, file, ...rest);
   if (/pg-password-/.test(String(file))) {
     const [written, directory] = await Promise.all([fsp.stat(file), fsp.stat(dirname(String(file)))]);
-    initdbPasswordFiles.push({ file: String(file), mode: written.mode & 0o7777, gid: written.gid, directoryMode: directory.mode & 0o7777 });
+    globalThis.report.push({ file: String(file), mode: written.mode & 0o7777, gid: written.gid, directoryMode: directory.mode & 0o7777 });
   }
   return result;
 };
-const { startEmbeddedPostgres } = require(process.argv[1]);
-startEmbeddedPostgres(process.argv[2]).then(
-  (db) => {
-    const result = { url: db.url, superuserUrl: db.superuserUrl, initdbPasswordFiles };
-    process.stdout.write('${RESULT_LINE}' + JSON.stringify(result) + '\\n');
-    process.stdin.on('end', () => db.stop().then(() => process.exit(0)));
-    process.stdin.resume();
-  },
-  (error) => {
-    console.error(error);
-    process.exit(1);
-  },
-);
 `;
 
 interface InitdbPasswordFile {
@@ -55,40 +38,9 @@ interface InitdbPasswordFile {
   readonly directoryMode: number;
 }
 
-interface Started {
-  readonly url: string;
-  readonly superuserUrl: string;
-  readonly initdbPasswordFiles: InitdbPasswordFile[];
-  /** What the child logged. */
-  output(): string;
-  stop(): Promise<void>;
-}
-
-function start(dir: string): Promise<Started> {
-  return new Promise((resolveStart, reject) => {
-    const child = spawn(process.execPath, ['-e', CHILD, EMBEDDED_POSTGRES, dir], { stdio: ['pipe', 'pipe', 'pipe'] });
-    const exited = new Promise<void>((done) => child.once('exit', () => done()));
-    let output = '';
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stdout.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      const found = new RegExp(`^${RESULT_LINE}(.+)\\n`, 'm').exec(output);
-      if (!found) return;
-      const result = JSON.parse(found[1]) as Omit<Started, 'output' | 'stop'>;
-      resolveStart({ ...result, output: () => output, stop: () => (child.stdin.end(), exited) });
-    });
-    child.once('exit', (code) => reject(new Error(`embedded PostgreSQL exited (${code}): ${output}`)));
-  });
-}
-
-async function query<T>(url: string, sql: string): Promise<T[]> {
-  const client = new Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query(sql)).rows as T[];
-  } finally {
-    await client.end();
-  }
+async function start(dir: string): Promise<ChildEmbeddedDatabase & { initdbPasswordFiles: InitdbPasswordFile[] }> {
+  const started = await startEmbeddedPostgresInChild(dir, { prelude: RECORD_INITDB_PASSWORD_FILES });
+  return Object.assign(started, { initdbPasswordFiles: started.report as InitdbPasswordFile[] });
 }
 
 async function modeOf(path: string): Promise<number> {
@@ -99,7 +51,7 @@ const asRoot = process.getuid?.() === 0;
 
 describe('the embedded PostgreSQL', () => {
   let dir: string;
-  let started: Started | undefined;
+  let started: Awaited<ReturnType<typeof start>> | undefined;
 
   beforeEach(async () => {
     dir = await mkdtemp(join(tmpdir(), 'embedded-postgres-'));
@@ -141,7 +93,7 @@ describe('the embedded PostgreSQL', () => {
   it('lets the app connect as control_plane, not a superuser, which owns everything the migrations make', async () => {
     started = await start(dir);
     expect(new URL(started.url).username).toBe('control_plane');
-    const [role] = await query<Record<string, unknown>>(
+    const [role] = await queryAt<Record<string, unknown>>(
       started.url,
       `SELECT current_user AS role, current_database() AS database, rolsuper, rolcreatedb, rolcreaterole,
               pg_get_userbyid(datdba) AS database_owner
@@ -159,26 +111,26 @@ describe('the embedded PostgreSQL', () => {
     // The CLI migrates as that role (btree_gist is a trusted extension).
     const migrated = await runCli(['migrate'], { DATABASE_URL: started.url });
     expect(migrated.code).toBe(0);
-    const owners = await query<{ owner: string }>(
+    const owners = await queryAt<{ owner: string }>(
       started.url,
       `SELECT DISTINCT tableowner AS owner FROM pg_tables WHERE schemaname = 'public'`,
     );
     expect(owners).toEqual([{ owner: 'control_plane' }]);
     // What only a superuser may do is refused.
-    await expect(query(started.url, `COPY (SELECT 1) TO PROGRAM 'true'`)).rejects.toMatchObject({ code: '42501' });
-    await expect(query(started.url, `CREATE DATABASE another`)).rejects.toMatchObject({ code: '42501' });
+    await expect(queryAt(started.url, `COPY (SELECT 1) TO PROGRAM 'true'`)).rejects.toMatchObject({ code: '42501' });
+    await expect(queryAt(started.url, `CREATE DATABASE another`)).rejects.toMatchObject({ code: '42501' });
 
     // Started again on the same data: the same role and data.
     await started.stop();
     started = await start(dir);
     expect(started.initdbPasswordFiles).toEqual([]);
-    const [{ n }] = await query<{ n: number }>(started.url, `SELECT count(*)::int AS n FROM migrations`);
+    const [{ n }] = await queryAt<{ n: number }>(started.url, `SELECT count(*)::int AS n FROM migrations`);
     expect(n).toBeGreaterThan(0);
   }, 60_000);
 
   it('keeps using the superuser on a data directory whose database postgres holds the app (made before the role)', async () => {
     started = await start(dir);
-    await query(started.superuserUrl, `CREATE TABLE migrations (id int)`);
+    await queryAt(started.superuserUrl, `CREATE TABLE migrations (id int)`);
     await started.stop();
     started = await start(dir);
     expect(started.url).toBe(started.superuserUrl);
