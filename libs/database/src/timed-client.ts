@@ -1,7 +1,7 @@
 import type { Socket } from 'node:net';
 import { Client, type ClientConfig } from 'pg';
 
-/** A query (or a connection attempt) that PostgreSQL did not answer in time. */
+/** A query that PostgreSQL did not answer in time (a connection attempt fails with pg's own timeout error). */
 export class DatabaseTimeoutError extends Error {
   constructor(readonly timeoutMs: number) {
     super(`PostgreSQL did not answer within ${timeoutMs} ms; the connection was dropped`);
