@@ -1,45 +1,10 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { Client } from 'pg';
-import { freePort } from '@app/control-plane';
 import { withDatabase } from '@app/pricing/testing';
-import { waitFor } from './support/http';
-
-// The service as `npm start` runs it (the built main.js), in a process of its own.
-const MAIN = resolve(__dirname, '../dist/apps/control-plane/src/main.js');
-
-interface Service {
-  readonly process: ChildProcess;
-  readonly url: string;
-  output(): string;
-  /** Resolves with the exit code. */
-  readonly exited: Promise<number | null>;
-}
-
-async function startService(env: Record<string, string>): Promise<Service> {
-  const port = env.PORT ?? String(await freePort());
-  const child = spawn(process.execPath, [MAIN], {
-    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', ...env, PORT: port },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
-  return { process: child, url: `http://127.0.0.1:${port}`, output: () => output, exited };
-}
-
-async function get(url: string): Promise<{ status: number; text: string }> {
-  try {
-    const res = await fetch(url);
-    return { status: res.status, text: await res.text() };
-  } catch {
-    return { status: 0, text: '' };
-  }
-}
+import { get, startService, waitUntilReady, type Service } from './support/service';
 
 describe('the service as npm start runs it', () => {
   const running: Service[] = [];
@@ -66,13 +31,7 @@ describe('the service as npm start runs it', () => {
   it('without DATABASE_URL: the embedded PostgreSQL with the sample book, stopped cleanly on SIGTERM, data kept', async () => {
     const first = await startService({ DATA_DIR: dataDir });
     running.push(first);
-    await waitFor(
-      'the service to be ready',
-      () => get(`${first.url}/health/ready`),
-      (r) => r.status === 200,
-      30_000,
-      100,
-    );
+    await waitUntilReady(first);
     const list = await get(`${first.url}/v1/pricing`);
     const families = (JSON.parse(list.text) as { families: { family: string }[] }).families.map((f) => f.family);
     expect(families).toHaveLength(11); // the sample book prices every family
@@ -88,13 +47,7 @@ describe('the service as npm start runs it', () => {
     // Started again on the same data: the prices are still there, the sample book is not loaded twice.
     const second = await startService({ DATA_DIR: dataDir });
     running.push(second);
-    await waitFor(
-      'the service to be ready again',
-      () => get(`${second.url}/health/ready`),
-      (r) => r.status === 200,
-      30_000,
-      100,
-    );
+    await waitUntilReady(second);
     expect((await get(`${second.url}/v1/pricing`)).text).toBe(list.text);
     expect(second.output()).not.toContain('loaded the sample price book');
     second.process.kill('SIGINT');
@@ -111,13 +64,7 @@ describe('the service as npm start runs it', () => {
     try {
       const service = await startService({ DATABASE_URL: withDatabase(adminUrl, name), DATA_DIR: dataDir });
       running.push(service);
-      await waitFor(
-        'the service to be ready',
-        () => get(`${service.url}/health/ready`),
-        (r) => r.status === 200,
-        30_000,
-        100,
-      );
+      await waitUntilReady(service);
       expect((await get(`${service.url}/v1/pricing`)).text).toBe(
         '{"currency":"EUR","amounts_exclude_vat":true,"last_changed":null,"families":[]}',
       );
@@ -129,7 +76,11 @@ describe('the service as npm start runs it', () => {
       const migrations = await db.query<{ name: string }>('SELECT name FROM migrations ORDER BY id');
       const prices = await db.query<{ n: string }>('SELECT count(*)::text AS n FROM price_record');
       await db.end();
-      expect(migrations.rows.map((r) => r.name)).toEqual(['PricingSchema1764000000000', 'CreateVolumes1764000001000']);
+      expect(migrations.rows.map((r) => r.name)).toEqual([
+        'PricingSchema1764000000000',
+        'CreateVolumes1764000001000',
+        'DatabaseSideIntegrity1764000002000',
+      ]);
       expect(prices.rows[0].n).toBe('0');
     } finally {
       await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);

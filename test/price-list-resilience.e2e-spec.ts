@@ -1,8 +1,8 @@
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { runCli } from './support/cli';
+import { startEmbeddedPostgresInChild, type ChildEmbeddedDatabase } from './support/embedded-postgres';
 import { send, waitFor, type RawResponse } from './support/http';
 import { applyBook, openDataSource, startTestApp, type TestApp } from './support/test-app';
 
@@ -12,56 +12,6 @@ import { applyBook, openDataSource, startTestApp, type TestApp } from './support
 // and started again on the same port and data directory.
 
 const MAX_STALENESS_S = 5;
-
-/** The built startEmbeddedPostgres (`npm test` builds first, as for the CLI). */
-const EMBEDDED_POSTGRES = resolve(__dirname, '../dist/apps/control-plane/src/database/embedded-postgres.js');
-const URL_LINE = 'EMBEDDED_POSTGRES_URL ';
-
-/**
- * Runs startEmbeddedPostgres in a child process: under Jest, embedded-postgres (ESM-only)
- * cannot be required in-process (Jest's require refuses ES modules; only the global setup,
- * outside the sandbox, can load it). The child stops the server when its stdin ends.
- */
-const CHILD = `
-const { startEmbeddedPostgres } = require(process.argv[1]);
-startEmbeddedPostgres(process.argv[2], process.argv[3] ? { port: Number(process.argv[3]) } : {}).then(
-  (db) => {
-    process.stdout.write('${URL_LINE}' + db.url + '\\n');
-    process.stdin.on('end', () => db.stop().then(() => process.exit(0)));
-    process.stdin.resume();
-  },
-  (error) => {
-    console.error(error);
-    process.exit(1);
-  },
-);
-`;
-
-interface EmbeddedDatabase {
-  readonly url: string;
-  stop(): Promise<void>;
-}
-
-function startEmbeddedPostgres(dir: string, options: { port?: number } = {}): Promise<EmbeddedDatabase> {
-  return new Promise((resolveStart, reject) => {
-    const child = spawn(process.execPath, ['-e', CHILD, EMBEDDED_POSTGRES, dir, String(options.port ?? '')], {
-      cwd: resolve(__dirname, '..'),
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    const exited = new Promise<void>((done) => child.once('exit', () => done()));
-    let stdout = '';
-    let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-      const found = new RegExp(`^${URL_LINE}(\\S+)\\n`, 'm').exec(stdout);
-      if (!found) return;
-      stdout = '';
-      resolveStart({ url: found[1], stop: () => (child.stdin.end(), exited) });
-    });
-    child.once('exit', (code) => reject(new Error(`embedded PostgreSQL exited (${code}): ${stderr}`)));
-  });
-}
 
 const expect503 = (res: RawResponse): void => {
   expect(res.status).toBe(503);
@@ -76,11 +26,11 @@ describe('GET /v1/pricing without its database', () => {
   let dir: string;
   let port: number;
   let url: string;
-  let postgres: EmbeddedDatabase | undefined;
+  let postgres: ChildEmbeddedDatabase | undefined;
   const apps: TestApp[] = [];
 
   const startPostgres = async (): Promise<void> => {
-    postgres = await startEmbeddedPostgres(dir, { port });
+    postgres = await startEmbeddedPostgresInChild(dir, { port });
   };
   const stopPostgres = async (): Promise<void> => {
     await postgres?.stop();
@@ -104,7 +54,7 @@ describe('GET /v1/pricing without its database', () => {
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'price-list-resilience-'));
-    postgres = await startEmbeddedPostgres(dir);
+    postgres = await startEmbeddedPostgresInChild(dir);
     url = postgres.url;
     port = Number(new URL(url).port);
     const migrated = await runCli(['migrate'], { DATABASE_URL: url });

@@ -40,8 +40,12 @@ describe('GET /v1/pricing with a Redis that fails', () => {
     });
   });
 
+  // Nest's logger is one per process: an app left running would log into the next test's lines.
+  afterEach(async () => {
+    for (const app of apps.splice(0)) await app.close();
+  });
+
   afterAll(async () => {
-    for (const app of apps) await app.close();
     await db.drop();
   });
 

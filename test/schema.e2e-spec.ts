@@ -35,8 +35,11 @@ interface Row {
   valid_until?: string | null;
 }
 
-/** Inserts one price record (a valid compute list price unless told otherwise); returns its id. */
-async function insert(row: Row = {}): Promise<string> {
+/**
+ * Inserts one price record (a valid compute list price unless told otherwise), in a transaction
+ * of its own unless `db` is one; returns its id.
+ */
+async function insert(row: Row = {}, db: Pick<DataSource, 'query'> = dataSource): Promise<string> {
   const r = {
     product_key: 'compute.g2.4',
     organization_id: null,
@@ -47,10 +50,9 @@ async function insert(row: Row = {}): Promise<string> {
     valid_until: null,
     ...row,
   };
-  const rows: { id: string }[] = await dataSource.query(
-    `INSERT INTO price_record
-       (product_key, organization_id, unit_type, unit_count, amount, valid_from, valid_until, recorded_at)
-     VALUES ($1, $2, $3, $4, $5::numeric, $6::timestamptz, $7::timestamptz, now())
+  const rows: { id: string }[] = await db.query(
+    `INSERT INTO price_record (product_key, organization_id, unit_type, unit_count, amount, valid_from, valid_until)
+     VALUES ($1, $2, $3, $4, $5::numeric, $6::timestamptz, $7::timestamptz)
      RETURNING id::text`,
     [r.product_key, r.organization_id, r.unit_type, r.unit_count, r.amount, r.valid_from, r.valid_until],
   );
@@ -153,15 +155,17 @@ describe('price_record constraints', () => {
     });
 
     it('accepts adjacent windows [a, b) and [b, c), of the list and of an organization', async () => {
-      await insert({ valid_from: '2020-01-01T00:00:00Z', valid_until: '2021-01-01T00:00:00Z' });
-      await insert({ valid_from: '2021-01-01T00:00:00Z', valid_until: '2022-01-01T00:00:00Z' });
-      await insert({ valid_from: '2022-01-01T00:00:00Z', valid_until: null });
-      await insert({
-        organization_id: 'org_42',
-        valid_from: '2020-01-01T00:00:00Z',
-        valid_until: '2021-01-01T00:00:00Z',
+      // Past windows of one key: a backfill, in one transaction.
+      await dataSource.transaction(async (db) => {
+        await insert({ valid_from: '2020-01-01T00:00:00Z', valid_until: '2021-01-01T00:00:00Z' }, db);
+        await insert({ valid_from: '2021-01-01T00:00:00Z', valid_until: '2022-01-01T00:00:00Z' }, db);
+        await insert({ valid_from: '2022-01-01T00:00:00Z', valid_until: null }, db);
+        await insert(
+          { organization_id: 'org_42', valid_from: '2020-01-01T00:00:00Z', valid_until: '2021-01-01T00:00:00Z' },
+          db,
+        );
+        await insert({ organization_id: 'org_42', valid_from: '2021-01-01T00:00:00Z', valid_until: null }, db);
       });
-      await insert({ organization_id: 'org_42', valid_from: '2021-01-01T00:00:00Z', valid_until: null });
       expect(await count()).toBe(5);
     });
   });
@@ -255,6 +259,27 @@ describe('price_record constraints', () => {
       await insert({ product_key: 'compute.g2.16', amount: '0.0480' });
       const rows: { amount: string }[] = await dataSource.query(`SELECT amount::text FROM price_record ORDER BY id`);
       expect(rows.map((r) => r.amount)).toEqual(['0', '0.000000012', '0.0480']);
+    });
+
+    // The price book takes amounts of at most 40 characters: every one of them fits exactly.
+    const LONGEST_INTEGER = '9'.repeat(40);
+    const LONGEST_FRACTION = `0.${'0'.repeat(37)}1`;
+    const MOST_DIGITS = `${'9'.repeat(20)}.${'9'.repeat(19)}`;
+
+    it('holds the longest amounts the price book accepts, digit for digit', async () => {
+      for (const [i, amount] of [LONGEST_INTEGER, LONGEST_FRACTION, MOST_DIGITS].entries()) {
+        await insert({ product_key: `compute.g2.${i + 1}`, amount });
+      }
+      const rows: { amount: string }[] = await dataSource.query(`SELECT amount::text FROM price_record ORDER BY id`);
+      expect(rows.map((r) => r.amount)).toEqual([LONGEST_INTEGER, LONGEST_FRACTION, MOST_DIGITS]);
+    });
+
+    it.each([
+      ['10^40', `1${'0'.repeat(40)}`],
+      ['39 decimals', `0.${'0'.repeat(38)}1`],
+      ['39 decimals, trailing zeros too', `1.${'0'.repeat(39)}`],
+    ])('refuses an amount beyond the bounded precision: %s', async (_what, amount) => {
+      await expectRefused(insert({ amount }), CHECK, { constraint: 'price_record_amount_precision' });
     });
   });
 
@@ -391,6 +416,89 @@ describe('history is never rewritten (trigger)', () => {
       [first],
     );
     expect(rows).toEqual([{ superseded_by: second }]);
+  });
+});
+
+describe('what an insert may record (trigger)', () => {
+  beforeEach(async () => {
+    await dataSource.query(`TRUNCATE price_record`);
+  });
+
+  it('records recorded_at from the database clock: the transaction start, and no other value', async () => {
+    const [{ matches }] = await dataSource.transaction(async (db) => {
+      const id = await insert({}, db);
+      return db.query<{ matches: boolean }[]>(`SELECT recorded_at = now() AS matches FROM price_record WHERE id = $1`, [
+        id,
+      ]);
+    });
+    expect(matches).toBe(true);
+    await expectRefused(
+      dataSource.query(
+        `INSERT INTO price_record (product_key, unit_type, unit_count, amount, valid_from, recorded_at)
+         VALUES ('compute.g2.8', 'seconds', 3600, 1, '2020-01-01T00:00:00Z', now() - interval '1 day')`,
+      ),
+      INTEGRITY,
+      { message: /recorded_at is set by the database/ },
+    );
+    expect(await count()).toBe(1);
+  });
+
+  it('refuses a valid_from in the past where the key and scope already have records', async () => {
+    await insert({ valid_from: '2020-01-01T00:00:00Z', valid_until: '2021-01-01T00:00:00Z' });
+    await expectRefused(insert({ valid_from: '2022-01-01T00:00:00Z' }), INTEGRITY, {
+      message: /valid_from .* is in the past and the list of compute\.g2\.4 already has records/,
+    });
+    await expectRefused(
+      insert({ valid_from: '2019-01-01T00:00:00Z', valid_until: '2020-01-01T00:00:00Z' }),
+      INTEGRITY,
+      {
+        message: /already has records/,
+      },
+    );
+    // A scheduled record (not yet in effect) is a record too.
+    await insert({ product_key: 'compute.g2.8', valid_from: '2099-01-01T00:00:00Z' });
+    await expectRefused(
+      insert({ product_key: 'compute.g2.8', valid_from: '2020-01-01T00:00:00Z', valid_until: '2021-01-01T00:00:00Z' }),
+      INTEGRITY,
+      {
+        message: /already has records/,
+      },
+    );
+    // The same for an organization's prices.
+    await insert({
+      organization_id: 'org_42',
+      valid_from: '2020-01-01T00:00:00Z',
+      valid_until: '2021-01-01T00:00:00Z',
+    });
+    await expectRefused(insert({ organization_id: 'org_42', valid_from: '2022-01-01T00:00:00Z' }), INTEGRITY, {
+      message: /organization org_42 of compute\.g2\.4 already has records/,
+    });
+    expect(await count()).toBe(3);
+  });
+
+  it('accepts a change that starts now or later, and a first load or backfill of a key or scope without records', async () => {
+    await insert({ valid_from: '2020-01-01T00:00:00Z', valid_until: '2021-01-01T00:00:00Z' });
+    await insert({ valid_from: '2099-01-01T00:00:00Z' });
+    await dataSource.query(
+      `INSERT INTO price_record (product_key, unit_type, unit_count, amount, valid_from, valid_until)
+       VALUES ('compute.g2.4', 'seconds', 3600, 1, now(), '2099-01-01T00:00:00Z')`,
+    );
+    // Another scope of the same key has no records yet: it may start in the past.
+    await insert({ organization_id: 'org_42', valid_from: '2020-01-01T00:00:00Z' });
+    // A backfill of several records, in one statement or in several of one transaction.
+    await dataSource.query(
+      `INSERT INTO price_record (product_key, unit_type, unit_count, amount, valid_from, valid_until)
+       VALUES ('compute.g2.8', 'seconds', 3600, 1, '2020-01-01T00:00:00Z', '2021-01-01T00:00:00Z'),
+              ('compute.g2.8', 'seconds', 3600, 2, '2021-01-01T00:00:00Z', NULL)`,
+    );
+    await dataSource.transaction(async (db) => {
+      await insert(
+        { product_key: 'compute.g2.16', valid_from: '2020-01-01T00:00:00Z', valid_until: '2021-01-01T00:00:00Z' },
+        db,
+      );
+      await insert({ product_key: 'compute.g2.16', valid_from: '2021-01-01T00:00:00Z' }, db);
+    });
+    expect(await count()).toBe(8);
   });
 });
 

@@ -27,8 +27,12 @@ describe('the shared rate limit, on a real Redis', () => {
     });
   });
 
+  // Nest's logger is one per process: an app left running would log into the next test's lines.
+  afterEach(async () => {
+    for (const app of apps.splice(0)) await app.close();
+  });
+
   afterAll(async () => {
-    for (const app of apps) await app.close();
     await db?.drop();
     await redis?.stop();
   });
@@ -88,24 +92,29 @@ describe('the shared rate limit, on a real Redis', () => {
         5_000,
         50,
       );
-      // Shared again. Redis holds this client's request of before the pause, and the one that timed
-      // out: a paused Redis runs it when the pause ends.
+      // Shared again. Redis holds this client's request of before the pause, and maybe the one that
+      // timed out: a paused Redis runs it when the pause ends, unless its connection was replaced first.
       const after: number[] = [];
       for (let i = 0; i < LIMIT; i++) after.push(await from(app));
-      expect(after).toEqual([...Array(LIMIT - 2).fill(200), 429, 429]);
+      const allowed = after.filter((status) => status === 200).length;
+      expect([LIMIT - 2, LIMIT - 1]).toContain(allowed);
+      expect(after).toEqual([...Array(allowed).fill(200), ...Array(LIMIT - allowed).fill(429)]);
     } finally {
       admin.disconnect();
     }
   });
 
-  it('Redis gone, then back: answers at once while gone, one line each way, shared again', async () => {
-    const proxy = await TcpProxy.start(redis.host, redis.port);
+  it.each([
+    ['gone (connections reset, new ones refused)', (proxy: TcpProxy) => proxy.drop()],
+    ['cut off silently (a partition: nothing answers, nothing closes)', (proxy: TcpProxy) => proxy.partition()],
+  ])('Redis %s, then back: answers at once meanwhile, one line each way, shared again', async (_what, fault) => {
+    const proxy = await TcpProxy.start({ host: redis.host, port: redis.port });
     try {
       const logger = new RecordingLogger();
       const app = await instance(`redis://127.0.0.1:${proxy.port}`, logger);
       const from = client();
       expect(await from(app)).toBe(200);
-      proxy.cut();
+      fault(proxy);
       const started = performance.now();
       const during: number[] = [];
       for (let i = 0; i < 20; i++) during.push(await from(app));

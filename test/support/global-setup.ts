@@ -31,7 +31,7 @@ export default async function globalSetup(): Promise<void> {
       const dir = await mkdtemp(join(tmpdir(), 'pricing-test-pg-'));
       started = { dir };
       started.embedded = await startEmbeddedPostgres(dir);
-      adminUrl = started.embedded.url;
+      adminUrl = started.embedded.superuserUrl;
     }
     process.env.TEST_ADMIN_DATABASE_URL = adminUrl;
 

@@ -9,6 +9,7 @@ import { AppConfigModule } from './config/app-config.module';
 import { appDatabaseOptions } from './database/app-database';
 import { ApiExceptionFilter } from './errors/api-exception.filter';
 import { HealthController } from './health/health.controller';
+import { ShutdownState } from './lifecycle/shutdown-state';
 import { bodyValidationPipe, RefuseReservedKeysPipe } from './validation';
 import { VolumesModule } from './volumes/volumes.module';
 
@@ -44,6 +45,7 @@ export class AppModule {
       ],
       controllers: [HealthController],
       providers: [
+        ShutdownState,
         { provide: APP_GUARD, useExisting: BearerAuthGuard },
         { provide: APP_PIPE, useClass: RefuseReservedKeysPipe },
         { provide: APP_PIPE, useFactory: bodyValidationPipe },

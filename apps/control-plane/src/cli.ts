@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
-import { dataSourceOptions, migrateUnderLock } from '@app/database';
+import { dataSourceOptions, migrateUnderLock, pendingMigrations } from '@app/database';
 import {
   PRICE_BOOK_USAGE,
   PriceBookFileError,
@@ -14,9 +14,24 @@ import { ConfigurationError, loadConfig } from './config/app-config';
 import { appDatabaseOptions } from './database/app-database';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './database/embedded-postgres';
 
+/** The commands that write: they migrate the database first. The others only read, and never change it. */
+const WRITING_COMMANDS: ReadonlySet<string> = new Set(['migrate', 'import', 'withdraw']);
+
+/** A command that only reads met a database that lacks migrations: it changes nothing, not even that. */
+class PendingMigrationsError extends Error {
+  constructor(command: string, pending: readonly string[]) {
+    super(
+      `${command} only reads the database and does not migrate it, but it lacks migrations: ` +
+        `${pending.join(', ')}. Run \`npm run migrate\` first.`,
+    );
+    this.name = 'PendingMigrationsError';
+  }
+}
+
 /**
  * The price book CLI (`npm run -s pricing -- <command>`): the command and its book are checked
- * before the database is touched; the database is migrated, then the command runs.
+ * before the database is touched; a command that writes migrates the database first, one that
+ * only reads (show, export) refuses a database with pending migrations. Then the command runs.
  * Exit codes: 0 done, 1 refused or failed (nothing written), 2 wrong usage.
  */
 async function main(argv: string[]): Promise<void> {
@@ -33,7 +48,12 @@ async function main(argv: string[]): Promise<void> {
   const dataSource = new DataSource(dataSourceOptions(appDatabaseOptions(url, config.databaseTimeoutS)));
   try {
     await dataSource.initialize();
-    await migrateUnderLock(dataSource);
+    if (WRITING_COMMANDS.has(command.name)) {
+      await migrateUnderLock(dataSource);
+    } else {
+      const pending = await pendingMigrations(dataSource);
+      if (pending.length > 0) throw new PendingMigrationsError(command.name, pending);
+    }
     await runPriceBookCommand(command, dataSource, write, new Date());
   } finally {
     if (dataSource.isInitialized) await dataSource.destroy();
@@ -56,6 +76,7 @@ main(process.argv.slice(2)).then(
     if (
       error instanceof PriceBookRefusedError ||
       error instanceof PriceBookFileError ||
+      error instanceof PendingMigrationsError ||
       error instanceof ConfigurationError
     ) {
       console.error(error.message);

@@ -10,6 +10,8 @@ import { ConfigurationError, loadConfig } from './config/app-config';
 import { configureExpress } from './configure-express';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './database/embedded-postgres';
 import { SAMPLE_PRICE_BOOK } from './database/sample-price-book';
+import { HttpDrain } from './lifecycle/http-drain';
+import { ShutdownState } from './lifecycle/shutdown-state';
 
 const logger = new Logger('Main');
 /** How long the embedded default may take to be migrated before the sample book is loaded. */
@@ -18,38 +20,50 @@ const EMBEDDED_READY_MS = 60_000;
 async function main(): Promise<void> {
   const config = loadConfig(process.env);
   /** What has started so far, for the shutdown to stop. */
-  const started: { app?: INestApplication; embedded?: EmbeddedDatabase } = {};
+  const started: { app?: INestApplication; drain?: HttpDrain; embedded?: Promise<EmbeddedDatabase> } = {};
 
   // Installed first: a signal at any point, during start-up too, stops what has started, in
-  // order: stop accepting, finish requests in flight, close the pools, then stop PostgreSQL.
+  // order: readiness turns 503, the server stops accepting, requests in flight finish (their
+  // connections close after them; whatever is open at SHUTDOWN_TIMEOUT_S is closed), the pools
+  // close, then PostgreSQL stops. A second signal closes every connection at once but still
+  // lets the rest stop cleanly: an embedded PostgreSQL is never left running.
   let stopping = false;
   const shutdown = async (signal: NodeJS.Signals): Promise<void> => {
-    if (stopping) return;
-    stopping = true;
     logger.log(`${signal}: shutting down`);
-    const { app, embedded } = started;
-    if (app) {
-      // Nest's close() runs the shutdown hooks (the pool closes) before the server stops: stop
-      // the server first, which stops accepting and waits for the requests in flight.
-      const server = app.getHttpServer() as Server;
-      if (server.listening) await new Promise((resolve) => server.close(resolve));
+    const { app, drain, embedded } = started;
+    if (app && drain) {
+      app.get(ShutdownState).begin();
+      const { forced } = await drain.close(config.shutdownTimeoutS * 1000);
+      if (forced)
+        logger.warn(`closed the connections still open after SHUTDOWN_TIMEOUT_S (${config.shutdownTimeoutS} s)`);
       await app.close().catch((error: unknown) => logger.error(`closing the app: ${String(error)}`));
     }
-    await embedded?.stop();
+    // Still starting: once it has started, it stops.
+    await (await embedded?.catch(() => undefined))?.stop();
     process.exit(0);
   };
-  process.once('SIGTERM', (signal) => void shutdown(signal));
-  process.once('SIGINT', (signal) => void shutdown(signal));
+  const onSignal = (signal: NodeJS.Signals): void => {
+    if (!stopping) {
+      stopping = true;
+      void shutdown(signal);
+      return;
+    }
+    logger.warn(`${signal} again: closing every connection now; the shutdown goes on`);
+    started.drain?.closeAll();
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
 
   if (config.databaseUrl === undefined) {
     logger.log(`DATABASE_URL is unset: using the embedded PostgreSQL in ${config.dataDir}`);
-    started.embedded = await startEmbeddedPostgres(config.dataDir);
+    started.embedded = startEmbeddedPostgres(config.dataDir);
   }
+  const databaseUrl = config.databaseUrl ?? (await started.embedded!).url;
   if (stopping) return;
-  const databaseUrl = config.databaseUrl ?? started.embedded!.url;
   // Bodies are parsed only on the routes that take one (VolumesModule), not on every request.
   const app = await NestFactory.create(AppModule.forRoot(config, databaseUrl), { bodyParser: false });
   started.app = app;
+  started.drain = new HttpDrain(app.getHttpServer() as Server);
   configureExpress(app, config);
   await app.init();
   if (started.embedded) await loadSampleBookIfEmpty(app);

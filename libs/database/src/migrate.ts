@@ -17,7 +17,7 @@ export async function migrateUnderLock(dataSource: DataSource): Promise<string[]
   }
 }
 
-/** The names of the migrations the database still lacks, in order. */
+/** The names of the migrations the database still lacks, in the order they would run (TypeORM's: by timestamp). */
 export async function pendingMigrations(dataSource: DataSource): Promise<string[]> {
   const table = dataSource.options.migrationsTableName ?? 'migrations';
   const exists: { found: boolean }[] = await dataSource.query(`SELECT to_regclass($1) IS NOT NULL AS found`, [table]);
@@ -28,5 +28,6 @@ export async function pendingMigrations(dataSource: DataSource): Promise<string[
   }
   return dataSource.migrations
     .map((migration) => migration.name ?? migration.constructor.name)
-    .filter((name) => !applied.has(name));
+    .filter((name) => !applied.has(name))
+    .sort((a, b) => Number(a.slice(-13)) - Number(b.slice(-13)));
 }

@@ -1,6 +1,7 @@
+import type { Socket } from 'node:net';
 import { Client, type ClientConfig } from 'pg';
 
-/** A query (or a connection attempt) that PostgreSQL did not answer in time. */
+/** A query that PostgreSQL did not answer in time (a connection attempt fails with pg's own timeout error). */
 export class DatabaseTimeoutError extends Error {
   constructor(readonly timeoutMs: number) {
     super(`PostgreSQL did not answer within ${timeoutMs} ms; the connection was dropped`);
@@ -8,7 +9,7 @@ export class DatabaseTimeoutError extends Error {
   }
 }
 
-/** A pg Client that can be dropped at once (see timedClient). */
+/** A pg Client that can be dropped at once, and whose end() is bounded (see timedClient). */
 export interface TimedClient extends Client {
   /** Ends the connection at once, failing what is in flight: no goodbye to a peer that may be gone. */
   drop(reason?: Error): void;
@@ -23,6 +24,8 @@ type AnyQuery = (...args: unknown[]) => unknown;
  * drops the connection (pg-pool never reuses a client that is not queryable) and a new one is
  * opened on next use. pg's own query_timeout only fails the query: the connection would stay in
  * the pool, and with it the answer of the abandoned query, which the next query would read.
+ * The goodbye of end() has the same deadline: on a silent connection it would wait forever for
+ * the server to close its side, keeping the socket (and a pool's end()) open.
  */
 export function timedClient(timeoutMs: number): new (config?: string | ClientConfig) => TimedClient {
   return class extends Client implements TimedClient {
@@ -49,9 +52,23 @@ export function timedClient(timeoutMs: number): new (config?: string | ClientCon
     }
 
     drop(reason?: Error): void {
-      (this as unknown as { connection: { stream: { destroy(error?: Error): void } } }).connection.stream.destroy(
-        reason,
-      );
+      this.stream().destroy(reason);
+    }
+
+    override end(): Promise<void>;
+    override end(callback: (error: Error) => void): void;
+    override end(callback?: (error: Error) => void): Promise<void> | void {
+      const stream = this.stream();
+      if (!stream.destroyed) {
+        const timer = setTimeout(() => stream.destroy(), timeoutMs);
+        timer.unref();
+        stream.once('close', () => clearTimeout(timer));
+      }
+      return callback ? super.end(callback) : super.end();
+    }
+
+    private stream(): Socket {
+      return (this as unknown as { connection: { stream: Socket } }).connection.stream;
     }
   };
 }

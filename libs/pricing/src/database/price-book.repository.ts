@@ -262,9 +262,8 @@ async function writePlan(db: EntityManager, plan: ImportPlan, instant: Date): Pr
                               $6::timestamptz[], $7::timestamptz[])
            WITH ORDINALITY AS t(product_key, organization_id, unit_type, unit_count, amount, valid_from, valid_until, ord)
        ), inserted AS (
-         INSERT INTO price_record
-           (product_key, organization_id, unit_type, unit_count, amount, valid_from, valid_until, recorded_at)
-         SELECT product_key, organization_id, unit_type, unit_count, amount, valid_from, valid_until, $8
+         INSERT INTO price_record (product_key, organization_id, unit_type, unit_count, amount, valid_from, valid_until)
+         SELECT product_key, organization_id, unit_type, unit_count, amount, valid_from, valid_until
            FROM input ORDER BY ord
          RETURNING id, product_key, organization_id, valid_from
        )
@@ -280,7 +279,6 @@ async function writePlan(db: EntityManager, plan: ImportPlan, instant: Date): Pr
         batch.map((p) => p.amount),
         batch.map((p) => p.validFrom),
         batch.map((p) => p.validUntil),
-        instant,
       ],
     );
     // (key, scope, valid_from) is unique: prices of one key and scope never overlap.

@@ -81,6 +81,8 @@ export class SharedRateLimiter {
     try {
       await this.redis.ping();
     } catch {
+      // A connection that a partition cut silently never errs by itself: open a new one.
+      if (this.redis.status === 'ready') this.redis.disconnect(true);
       return;
     }
     if (!this.out) return;

@@ -69,6 +69,9 @@ describe('parsePriceBook', () => {
     [{ amount: '1.' }, 'prices[1].amount: "1." is not a decimal amount'],
     [{ amount: '' }, 'prices[1].amount: "" is not a decimal amount'],
     [{ amount: ' 1' }, 'prices[1].amount: " 1" is not a decimal amount'],
+    // Beyond what the amount column holds (below 10^40, at most 38 decimals): 41 characters.
+    [{ amount: `1${'0'.repeat(40)}` }, 'at most 40 characters'],
+    [{ amount: `0.${'0'.repeat(38)}1` }, 'at most 40 characters'],
     [{ unit_count: 0 }, 'prices[1].unit_count: must be a positive JSON integer'],
     [{ unit_count: 1.5 }, 'prices[1].unit_count: must be a positive JSON integer'],
     [{ unit_count: '3600' }, 'prices[1].unit_count: must be a positive JSON integer'],
@@ -89,6 +92,10 @@ describe('parsePriceBook', () => {
     const errors = errorsOf({ prices: [good, { ...good, ...change }] });
     expect(errors).toHaveLength(1);
     expect(errors[0]).toContain(message);
+  });
+
+  it.each([`9`.repeat(40), `0.${'0'.repeat(37)}1`])('accepts %s, as long as the amount column holds', (amount) => {
+    expect(errorsOf({ prices: [{ ...good, amount }] })).toEqual([]);
   });
 
   it('reports every problem, not just the first', () => {

@@ -31,6 +31,7 @@ export interface PriceBookEntry {
 
 export type ParsedPriceBook = { readonly book: PriceBook } | { readonly errors: readonly string[] };
 
+/** Every amount this long fits the amount column exactly (below 10^40, at most 38 decimals). */
 const MAX_AMOUNT_LENGTH = 40;
 export const ORGANIZATION_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 const MAX_UNIT_COUNT = 2_147_483_647;

@@ -94,7 +94,9 @@ export class PriceBookCache implements OnApplicationBootstrap, OnApplicationShut
 
   /**
    * Reloads when the stored version differs from the one held, otherwise confirms it. A call
-   * during a running check makes it run once more, so a change committed meanwhile is seen.
+   * during a running check makes it run once more, so a change committed meanwhile is seen. A
+   * check that failed, whoever asked for it (a NOTIFY that met a dead pool connection), is tried
+   * again within a second, not at the next interval.
    */
   check(): Promise<void> {
     if (this.checking) {
@@ -106,7 +108,10 @@ export class PriceBookCache implements OnApplicationBootstrap, OnApplicationShut
         this.checkAgain = false;
         await this.checkOnce();
       } while (this.checkAgain && !this.stopped);
-    })().finally(() => (this.checking = undefined));
+    })().finally(() => {
+      this.checking = undefined;
+      if (!this.databaseReachable) this.scheduleCheck(RETRY_MS);
+    });
     return this.checking;
   }
 
@@ -157,6 +162,7 @@ export class PriceBookCache implements OnApplicationBootstrap, OnApplicationShut
 
   private scheduleCheck(delayMs: number): void {
     if (this.stopped) return;
+    clearTimeout(this.checkTimer);
     this.checkTimer = setTimeout(() => {
       void this.check().then(() =>
         this.scheduleCheck(this.state && this.databaseReachable ? this.checkIntervalMs() : RETRY_MS),

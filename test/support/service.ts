@@ -1,0 +1,67 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { resolve } from 'node:path';
+import { freePort } from '@app/control-plane';
+import { waitFor } from './http';
+
+// The service as `npm start` runs it (the built main.js), in a process of its own.
+const MAIN = resolve(__dirname, '../../dist/apps/control-plane/src/main.js');
+
+export interface Service {
+  readonly process: ChildProcess;
+  readonly port: number;
+  readonly url: string;
+  output(): string;
+  /** Resolves with the exit code (null when a signal ended it). */
+  readonly exited: Promise<number | null>;
+  /** Waits until the service has written `text` to stdout or stderr. */
+  waitForOutput(text: string, timeoutMs?: number): Promise<void>;
+}
+
+export async function startService(env: Record<string, string>): Promise<Service> {
+  const port = Number(env.PORT ?? (await freePort()));
+  const child = spawn(process.execPath, [MAIN], {
+    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', ...env, PORT: String(port) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
+  return {
+    process: child,
+    port,
+    url: `http://127.0.0.1:${port}`,
+    output: () => output,
+    exited,
+    waitForOutput: async (text, timeoutMs = 10_000) => {
+      await waitFor(
+        `the service to write ${JSON.stringify(text)}`,
+        () => Promise.resolve(output),
+        (o) => o.includes(text),
+        timeoutMs,
+        10,
+      );
+    },
+  };
+}
+
+/** A GET with fetch; status 0 when no answer came. */
+export async function get(url: string): Promise<{ status: number; text: string }> {
+  try {
+    const res = await fetch(url);
+    return { status: res.status, text: await res.text() };
+  } catch {
+    return { status: 0, text: '' };
+  }
+}
+
+/** Waits until the service answers /health/ready with 200. */
+export async function waitUntilReady(service: Service, timeoutMs = 30_000): Promise<void> {
+  await waitFor(
+    'the service to be ready',
+    () => get(`${service.url}/health/ready`),
+    (r) => r.status === 200,
+    timeoutMs,
+    100,
+  );
+}
