@@ -1326,3 +1326,24 @@ describe('large outputs', () => {
     expect((JSON.parse(shown.stdout) as { families: { prices: unknown[] }[] }).families[0].prices).toHaveLength(2_000);
   });
 });
+
+describe('books of more than one page of records (the database is read 20,000 records at a time)', () => {
+  let f: Fixture;
+  const prices = Array.from({ length: 25_000 }, (_, i) =>
+    price(`compute.page${i % 10}.${i}`, '0.0610', { valid_from: '2026-01-01T00:00:00Z' }),
+  );
+  beforeAll(async () => {
+    f = await fixture();
+    await applyBook(f.dataSource, { prices });
+  }, 120_000);
+  afterAll(() => f?.close());
+
+  it('importing the same book again changes nothing, and export has every record once', async () => {
+    const before = await dumpDatabase(f.dataSource);
+    expectNothingToChange(await f.import({ prices }));
+    expect(await dumpDatabase(f.dataSource)).toBe(before);
+    const exported = JSON.parse((await f.cli('export')).stdout) as { prices: { product_key: string }[] };
+    expect(exported.prices).toHaveLength(25_000);
+    expect(new Set(exported.prices.map((p) => p.product_key)).size).toBe(25_000);
+  }, 60_000);
+});

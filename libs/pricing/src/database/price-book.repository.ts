@@ -221,14 +221,18 @@ async function lockPriceBook(db: EntityManager): Promise<Date> {
   return instant;
 }
 
-/** Every price record in id order, a page per statement (keyset), so no statement runs long. */
+/**
+ * Every price record in id order, a page per statement (keyset), so no statement runs long.
+ * The order is the table's bigint id: a bare `ORDER BY id` would sort by the text column `id`
+ * of the select list ("10000" before "2"), and the keyset would skip and repeat records.
+ */
 async function readRecords(db: EntityManager): Promise<PriceRecord[]> {
   const records: PriceRecord[] = [];
   let after = '0';
   for (;;) {
     const page = await rows<PriceRecordRow>(
       db,
-      `SELECT ${RECORD_COLUMNS} FROM price_record WHERE id > $1::bigint ORDER BY id LIMIT ${PAGE}`,
+      `SELECT ${RECORD_COLUMNS} FROM price_record WHERE id > $1::bigint ORDER BY price_record.id LIMIT ${PAGE}`,
       [after],
     );
     for (const row of page) records.push(toPriceRecord(row));
