@@ -8,11 +8,15 @@ import {
   PriceBookUsageError,
   preparePriceBookCommand,
   runPriceBookCommand,
+  terminalProgress,
 } from '@app/pricing';
 import { DataSource } from 'typeorm';
 import { ConfigurationError, loadConfig } from './config/app-config';
 import { appDatabaseOptions } from './database/app-database';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './database/embedded-postgres';
+
+/** Progress of long steps: on stderr while it is a terminal, never on stdout. */
+const progress = terminalProgress(process.stderr);
 
 /**
  * The price book CLI (`npm run -s pricing -- <command>`): the command and its book are checked
@@ -22,7 +26,7 @@ import { startEmbeddedPostgres, type EmbeddedDatabase } from './database/embedde
 async function main(argv: string[]): Promise<void> {
   // stdout carries exports and the price list: only warnings and errors are logged (to stderr).
   Logger.overrideLogger(['warn', 'error', 'fatal']);
-  const command = await preparePriceBookCommand(argv);
+  const command = await preparePriceBookCommand(argv, progress);
   const write = (text: string | Buffer): void => void process.stdout.write(text);
   if (command.name === 'help') return write(`${PRICE_BOOK_USAGE}\n`);
   const config = loadConfig(process.env);
@@ -30,12 +34,18 @@ async function main(argv: string[]): Promise<void> {
     ? undefined
     : await startEmbeddedPostgres(config.dataDir);
   const url = config.databaseUrl ?? embedded!.url;
-  const dataSource = new DataSource(dataSourceOptions(appDatabaseOptions(url, config.databaseTimeoutS)));
+  // No query logging: a failed statement of a large book would print all its parameters; the
+  // CLI says what failed itself.
+  const dataSource = new DataSource({
+    ...dataSourceOptions(appDatabaseOptions(url, config.databaseTimeoutS)),
+    logging: false,
+  });
   try {
     await dataSource.initialize();
     await migrateUnderLock(dataSource);
-    await runPriceBookCommand(command, dataSource, write, new Date());
+    await runPriceBookCommand(command, dataSource, write, new Date(), progress);
   } finally {
+    progress.stop();
     if (dataSource.isInitialized) await dataSource.destroy();
     await embedded?.stop();
   }
@@ -49,6 +59,7 @@ function exit(code: number): void {
 main(process.argv.slice(2)).then(
   () => exit(0),
   (error: unknown) => {
+    progress.stop();
     if (error instanceof PriceBookUsageError) {
       console.error(`${error.message}\n\n${PRICE_BOOK_USAGE}`);
       return exit(2);

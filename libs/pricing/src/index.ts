@@ -22,7 +22,9 @@ export { PriceBookUsageError } from './cli/price-book-command';
 
 // Public types.
 export type { Price, PriceLookup, PriceQuery, PricingHealth, Quote, QuoteLookup } from './pricing.types';
-export type { ImportResult, WithdrawalResult } from './database/price-book.repository';
+export type { ApplyOptions, ImportResult, WithdrawalResult } from './database/price-book.repository';
+export type { ImportChange, ImportReport, PriceTerms } from './price-book/describe-import';
+export type { PriceChange, PriceChangeKind, PriceHistory, RecordStatus } from './price-book/format-history';
 export type { Withdrawal } from './price-book/plan-withdrawal';
 export type { Quantity } from './price-list/quote';
 export type { PriceListDocument, PriceListEntry, PriceListFamily } from './price-list/build-price-list';
@@ -39,4 +41,6 @@ export {
   type PriceBookCommand,
 } from './cli/price-book-command';
 export { readPriceBookFile } from './cli/price-book-file';
+export { terminalProgress, type ProgressStream } from './cli/terminal-progress';
+export { NO_PROGRESS, type Progress } from './price-book/progress';
 export { RETRY_AFTER_UNAVAILABLE_S } from './http/price-list-response';
