@@ -5,16 +5,10 @@ import { sortInBookOrder } from './format-price-book';
 import type { ImportPlan } from './plan-import';
 
 /** The terms of one price: what a plan line and the plan's JSON show of it. */
-export interface PriceTerms {
-  readonly productKey: string;
-  /** `null` for a list price. */
-  readonly organizationId: string | null;
-  readonly unitType: PriceRecord['unitType'];
-  readonly unitCount: number;
-  readonly amount: string;
-  readonly validFrom: Date;
-  readonly validUntil: Date | null;
-}
+export type PriceTerms = Pick<
+  PriceRecord,
+  'productKey' | 'organizationId' | 'unitType' | 'unitCount' | 'amount' | 'validFrom' | 'validUntil'
+>;
 
 /**
  * One change of an import, as the operator reads it (README, "Price book CLI"):
