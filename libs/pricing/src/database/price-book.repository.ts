@@ -230,13 +230,13 @@ export class PriceBookRepository {
       const records = await rows<PriceRecordRow>(
         db,
         `SELECT ${RECORD_COLUMNS} FROM price_record WHERE product_key = $1 AND ${scope}
-          ORDER BY valid_from, price_record.id`,
+          ORDER BY price_record.valid_from, price_record.id`,
         parameters,
       );
       const changes = await rows<PriceChangeRow>(
         db,
         `SELECT ${epochMs('changed_at')}, change, price_record_id::text FROM price_change
-          WHERE product_key = $1 AND ${scope} AND change <> 'availability' ORDER BY price_change.changed_at, id`,
+          WHERE product_key = $1 AND ${scope} AND change <> 'availability' ORDER BY price_change.changed_at, price_change.id`,
         parameters,
       );
       return {
