@@ -1659,3 +1659,24 @@ describe('history', () => {
     expect(otherOrg.stdout).toMatch(/\(organization org_4\) at \S+Z: no records\n$/);
   });
 });
+
+describe('stdout carries the output alone', () => {
+  it('with the embedded PostgreSQL, its warnings go to stderr and export to stdout stays the book', async () => {
+    // A data directory inside a 0700 one: as root, the CLI makes the parent searchable and warns.
+    const parent = await mkdtemp(join(tmpdir(), 'price-book-cli-embedded-'));
+    try {
+      const result = await runCli(['export'], { DATA_DIR: join(parent, 'pg') });
+      expect(result.code).toBe(0);
+      expect(JSON.parse(result.stdout)).toEqual({
+        products: [
+          { product_key: 'storage.io1', on_sale: false },
+          { product_key: 'storage.st1', on_sale: false },
+        ],
+        prices: [],
+      });
+      if (process.getuid?.() === 0) expect(result.stderr).toContain('searchable (o+x)');
+    } finally {
+      await rm(parent, { recursive: true, force: true });
+    }
+  }, 60_000);
+});

@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { Logger } from '@nestjs/common';
+import { ConsoleLogger, Logger, type LogLevel } from '@nestjs/common';
 import { dataSourceOptions, migrateUnderLock } from '@app/database';
 import {
   PRICE_BOOK_USAGE,
@@ -15,6 +15,23 @@ import { ConfigurationError, loadConfig } from './config/app-config';
 import { appDatabaseOptions } from './database/app-database';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './database/embedded-postgres';
 
+/**
+ * Nest's console logger with every level on stderr: Nest writes warnings to stdout, which
+ * carries the command's output (`export > book.json`, a plan piped to a file).
+ */
+class StderrLogger extends ConsoleLogger {
+  protected override printMessages(
+    messages: unknown[],
+    context?: string,
+    logLevel?: LogLevel,
+    _writeStreamType?: 'stdout' | 'stderr',
+    errorStack?: unknown,
+    params?: Record<string, unknown>,
+  ): void {
+    super.printMessages(messages, context, logLevel, 'stderr', errorStack, params);
+  }
+}
+
 /** Progress of long steps: on stderr while it is a terminal, never on stdout. */
 const progress = terminalProgress(process.stderr);
 
@@ -24,8 +41,8 @@ const progress = terminalProgress(process.stderr);
  * Exit codes: 0 done, 1 refused or failed (nothing written), 2 wrong usage.
  */
 async function main(argv: string[]): Promise<void> {
-  // stdout carries exports and the price list: only warnings and errors are logged (to stderr).
-  Logger.overrideLogger(['warn', 'error', 'fatal']);
+  // stdout carries exports, plans and the price list: only warnings and errors are logged, to stderr.
+  Logger.overrideLogger(new StderrLogger({ logLevels: ['warn', 'error', 'fatal'] }));
   const command = await preparePriceBookCommand(argv, progress);
   const write = (text: string | Buffer): void => void process.stdout.write(text);
   if (command.name === 'help') return write(`${PRICE_BOOK_USAGE}\n`);
