@@ -78,7 +78,7 @@ async function startServer(workDir) {
     return process.env.DATABASE_URL;
   }
   const { Logger } = requireFromRoot('@nestjs/common');
-  Logger.overrideLogger(['warn', 'error', 'fatal']);
+  Logger.overrideLogger(['error', 'fatal']);
   const { startEmbeddedPostgres } = requireFromRoot(
     join(ROOT, 'dist/apps/control-plane/src/database/embedded-postgres.js'),
   );
@@ -187,15 +187,22 @@ async function main() {
     log(`run ${run}/${RUNS}: start-up`);
     record('cli --help (process start-up)', (await runCli(['--help'], env)).ms);
     record('cli import of an empty book (start-up + connect + lock)', (await runCli(['import', emptyFile], env)).ms);
+    // The dry run gets a fresh copy of its own, and the two take turns going first.
+    const dryRunEnv = { DATABASE_URL: await createDatabase(`bench_import_dry${run}`, TEMPLATE) };
+    const dryRun = async () => {
+      const result = await runCli(['import', '--dry-run', bookFile], dryRunEnv);
+      if (!result.lastLine.includes(`: ${PRICES} prices set`)) throw new Error(`dry run said: ${result.lastLine}`);
+      record('cli import --dry-run', result.ms);
+    };
+    const importBook = async () => {
+      const result = await runCli(['import', bookFile], env);
+      if (!result.lastLine.startsWith('applied at') || !result.lastLine.includes(`: ${PRICES} prices set`)) {
+        throw new Error(`import said: ${result.lastLine}`);
+      }
+      record('cli import', result.ms);
+    };
     log(`run ${run}/${RUNS}: import --dry-run, import`);
-    const dryRun = await runCli(['import', '--dry-run', bookFile], env);
-    if (!dryRun.lastLine.includes(`: ${PRICES} prices set`)) throw new Error(`dry run said: ${dryRun.lastLine}`);
-    record('cli import --dry-run', dryRun.ms);
-    const imported = await runCli(['import', bookFile], env);
-    if (!imported.lastLine.startsWith('applied at') || !imported.lastLine.includes(`: ${PRICES} prices set`)) {
-      throw new Error(`import said: ${imported.lastLine}`);
-    }
-    record('cli import', imported.ms);
+    for (const step of run % 2 ? [dryRun, importBook] : [importBook, dryRun]) await step();
     log(`run ${run}/${RUNS}: export, show`);
     record('cli export', (await runCli(['export'], env)).ms);
     record('cli show', (await runCli(['show'], env)).ms);
