@@ -15,6 +15,14 @@ import { createTestDatabase, type TestDatabase } from '@app/pricing/testing';
 
 const SAMPLE = resolve(__dirname, '../apps/control-plane/sample/price-book.json');
 const CHANNEL = 'pricing_price_book_changed';
+/** The export of a migrated database without prices: the availability the migration set. */
+const EMPTY_BOOK = {
+  products: [
+    { product_key: 'storage.io1', on_sale: false },
+    { product_key: 'storage.st1', on_sale: false },
+  ],
+  prices: [],
+};
 const DAY = 86_400_000;
 
 let workDir: string;
@@ -1047,13 +1055,7 @@ describe('export', () => {
     try {
       const result = await fresh.cli('export');
       expect(result.code).toBe(0);
-      expect(JSON.parse(result.stdout)).toEqual({
-        products: [
-          { product_key: 'storage.io1', on_sale: false },
-          { product_key: 'storage.st1', on_sale: false },
-        ],
-        prices: [],
-      });
+      expect(JSON.parse(result.stdout)).toEqual(EMPTY_BOOK);
     } finally {
       await fresh.close();
     }
@@ -1667,13 +1669,7 @@ describe('stdout carries the output alone', () => {
     try {
       const result = await runCli(['export'], { DATA_DIR: join(parent, 'pg') });
       expect(result.code).toBe(0);
-      expect(JSON.parse(result.stdout)).toEqual({
-        products: [
-          { product_key: 'storage.io1', on_sale: false },
-          { product_key: 'storage.st1', on_sale: false },
-        ],
-        prices: [],
-      });
+      expect(JSON.parse(result.stdout)).toEqual(EMPTY_BOOK);
       if (process.getuid?.() === 0) expect(result.stderr).toContain('searchable (o+x)');
     } finally {
       await rm(parent, { recursive: true, force: true });
