@@ -1,11 +1,12 @@
 import { PriceBookService } from '@app/pricing';
+import { spawnSync } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Client, type Notification } from 'pg';
 import request from 'supertest';
 import type { DataSource } from 'typeorm';
-import { runCli, type CliResult } from './support/cli';
+import { CLI, runCli, runCommand, type CliResult } from './support/cli';
 import { applyBook, dumpDatabase, openDataSource, startTestApp } from './support/test-app';
 import { createTestDatabase, type TestDatabase } from '@app/pricing/testing';
 
@@ -14,6 +15,14 @@ import { createTestDatabase, type TestDatabase } from '@app/pricing/testing';
 
 const SAMPLE = resolve(__dirname, '../apps/control-plane/sample/price-book.json');
 const CHANNEL = 'pricing_price_book_changed';
+/** The export of a migrated database without prices: the availability the migration set. */
+const EMPTY_BOOK = {
+  products: [
+    { product_key: 'storage.io1', on_sale: false },
+    { product_key: 'storage.st1', on_sale: false },
+  ],
+  prices: [],
+};
 const DAY = 86_400_000;
 
 let workDir: string;
@@ -132,9 +141,21 @@ async function fixture(): Promise<Fixture> {
   };
 }
 
+/** A plan line (README, "Price book CLI"): kind, product key, scope, then what happens. */
+const PLAN_LINE = /^(new|change|end|on-sale|off-sale) +[a-z0-9_.]+ +(list|org:[A-Za-z0-9_.-]+|-)( {2,}\S.*)?$/;
+
+/** The lines before the summary: one per change. */
+function planLines(stdout: string): string[] {
+  return stdout.split('\n').slice(0, -2);
+}
+
+/** Exit 0, a plan line per change, then the summary line. */
 function expectApplied(result: CliResult): void {
   expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
-  expect(result.stdout).toMatch(/^applied at \d{4}-\d\d-\d\dT[\d:.]+Z: /);
+  const lines = result.stdout.split('\n');
+  expect(lines.pop()).toBe('');
+  expect(lines.pop()).toMatch(/^applied at \d{4}-\d\d-\d\dT[\d:.]+Z: \d+ prices set, \d+ ended, /);
+  for (const line of lines) expect(line).toMatch(PLAN_LINE);
 }
 
 function expectNothingToChange(result: CliResult): void {
@@ -152,7 +173,13 @@ describe('import of the sample book', () => {
     const result = await f.cli('import', SAMPLE);
     expectApplied(result);
     // 21 prices; storage.io1 and storage.st1 are already not on sale (the migration).
-    expect(result.stdout).toMatch(/: 21 prices set, 0 ended, 0 availability changes \(version 2\)\n$/);
+    // The two products restate what the migration set.
+    expect(result.stdout).toMatch(/: 21 prices set, 0 ended, 0 availability changes, 2 unchanged \(version 2\)\n$/);
+    expect(planLines(result.stdout)).toHaveLength(21);
+    expect(result.stdout).toContain(
+      'new       compute.g2.4                   list  0.0610 per 3600 seconds from 2026-01-01T00:00:00Z until 2027-01-01T00:00:00Z\n' +
+        'new       compute.g2.4                   list  0.0590 per 3600 seconds from 2027-01-01T00:00:00Z\n',
+    );
     expect(await versionOf(f.dataSource)).toBe('2');
 
     const count: { n: number }[] = await f.dataSource.query(`SELECT count(*)::int AS n FROM price_record`);
@@ -469,7 +496,11 @@ describe('scheduled price changes', () => {
     const before = await versionOf(f.dataSource);
     const result = await f.import(book);
     expectApplied(result);
-    expect(result.stdout).toContain(': 1 prices set, 1 ended, 0 availability changes');
+    expect(result.stdout).toContain(': 1 prices set, 1 ended, 0 availability changes, 1 unchanged');
+    expect(planLines(result.stdout)).toEqual([
+      'end       compute.s1.1  list  1.00 per 3600 seconds from 2020-01-01T00:00:00Z ends at ' + at,
+      `change    compute.s1.1  list  1.20 per 3600 seconds from ${at}, ending 1.00 from 2020-01-01T00:00:00Z`,
+    ]);
     expect(await versionOf(f.dataSource)).toBe(String(Number(before) + 1));
 
     const rows = await recordsOf(f.dataSource, 'compute.s1.1');
@@ -1024,13 +1055,7 @@ describe('export', () => {
     try {
       const result = await fresh.cli('export');
       expect(result.code).toBe(0);
-      expect(JSON.parse(result.stdout)).toEqual({
-        products: [
-          { product_key: 'storage.io1', on_sale: false },
-          { product_key: 'storage.st1', on_sale: false },
-        ],
-        prices: [],
-      });
+      expect(JSON.parse(result.stdout)).toEqual(EMPTY_BOOK);
     } finally {
       await fresh.close();
     }
@@ -1187,6 +1212,12 @@ describe('NOTIFY on change', () => {
     expect(await notificationsOfLastRun()).toEqual([]);
   });
 
+  it('a dry run notifies nothing', async () => {
+    const result = await f.cli('import', '--dry-run', await bookFile({ prices: [price('compute.d9.1', '1')] }));
+    expect(result.stdout).toMatch(/^new +compute\.d9\.1 .*\ndry run at /);
+    expect(await notificationsOfLastRun()).toEqual([]);
+  });
+
   it('an availability change and a withdrawal notify', async () => {
     const version = Number(await versionOf(f.dataSource));
     expectApplied(await f.import({ products: [{ product_key: 'storage.gp1', on_sale: false }] }));
@@ -1267,6 +1298,15 @@ describe('usage errors exit 2', () => {
       '"2030-01-01T00:00:00" is not an RFC 3339 timestamp with an offset',
     ],
     ['an unknown option', ['export', '--bogus'], "Unknown option '--bogus'"],
+    ['an option of another command', ['export', '--dry-run'], '--dry-run is not an option of export'],
+    ['--json on history', ['history', 'compute.g2.4', '--json'], '--json is not an option of history'],
+    ['history without a key', ['history'], 'history takes one product key'],
+    ['history with a malformed key', ['history', 'compute.G2'], '"compute.G2" is not compute.<instance_type>'],
+    [
+      'history with a malformed organization',
+      ['history', 'storage.gp1', '--organization', 'org 42'],
+      '--organization "org 42": 1 to 64 letters',
+    ],
   ];
   let f: Fixture;
   let dumpBefore: string;
@@ -1325,4 +1365,318 @@ describe('large outputs', () => {
     expect(shown.code).toBe(0);
     expect((JSON.parse(shown.stdout) as { families: { prices: unknown[] }[] }).families[0].prices).toHaveLength(2_000);
   });
+});
+
+describe('books of more than one page of records (the database is read 20,000 records at a time)', () => {
+  let f: Fixture;
+  const prices = Array.from({ length: 25_000 }, (_, i) =>
+    price(`compute.page${i % 10}.${i}`, '0.0610', { valid_from: '2026-01-01T00:00:00Z' }),
+  );
+  beforeAll(async () => {
+    f = await fixture();
+    await applyBook(f.dataSource, { prices });
+  }, 120_000);
+  afterAll(() => f?.close());
+
+  it('importing the same book again changes nothing, and export has every record once', async () => {
+    const before = await dumpDatabase(f.dataSource);
+    expectNothingToChange(await f.import({ prices }));
+    expect(await dumpDatabase(f.dataSource)).toBe(before);
+    const exported = JSON.parse((await f.cli('export')).stdout) as { prices: { product_key: string }[] };
+    expect(exported.prices).toHaveLength(25_000);
+    expect(new Set(exported.prices.map((p) => p.product_key)).size).toBe(25_000);
+  }, 60_000);
+});
+
+/** The plan lines of a run, the instant of a dry run's `valid_from`-less prices masked. */
+function linesOf(result: CliResult): string {
+  return planLines(result.stdout).join('\n');
+}
+
+describe('import --dry-run: the plan, checked and written as import would, then rolled back', () => {
+  let f: Fixture;
+  const at = inDays(30);
+  const later = inDays(60);
+  // A scheduled change, a new price, an organization price, an availability change, and two
+  // entries that restate what is recorded (the sample's storage.gp1 and storage.io1's availability).
+  const book = {
+    products: [
+      { product_key: 'storage.st1', on_sale: true },
+      { product_key: 'storage.io1', on_sale: false },
+    ],
+    prices: [
+      price('compute.g2.8', '0.1100', { valid_from: at }),
+      price('compute.d1.1', '0.5000', { valid_from: at, valid_until: later }),
+      price('storage.gp1', '0.0400', { organization_id: 'org_7', valid_from: at }),
+      price('storage.gp1', '0.0480', { valid_from: '2026-01-01T00:00:00Z' }),
+    ],
+  };
+  let file: string;
+  beforeAll(async () => {
+    f = await fixture();
+    await applyBook(f.dataSource, await sampleBook());
+    file = await bookFile(book);
+  });
+  afterAll(() => f?.close());
+
+  it('prints one line per change and a summary, writes nothing, with the flag before or after the file', async () => {
+    const before = await dumpDatabase(f.dataSource);
+    const [after, first] = await inParallel([
+      () => f.cli('import', file, '--dry-run'),
+      () => f.cli('--dry-run', 'import', file),
+    ]);
+    expect(await dumpDatabase(f.dataSource)).toBe(before);
+    for (const result of [after, first]) {
+      expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
+      expect(result.stdout.split('\n').slice(-2)).toEqual([
+        expect.stringMatching(
+          /^dry run at \S+Z: 3 prices set, 1 ended, 1 availability changes, 2 unchanged; nothing was written$/,
+        ),
+        '',
+      ]);
+    }
+    expect(linesOf(first)).toBe(linesOf(after));
+    expect(planLines(after.stdout)).toEqual([
+      'on-sale   storage.st1   -',
+      `new       compute.d1.1  list       0.5000 per 3600 seconds from ${at} until ${later}`,
+      `end       compute.g2.8  list       0.1220 per 3600 seconds from 2026-01-01T00:00:00Z ends at ${at}`,
+      `change    compute.g2.8  list       0.1100 per 3600 seconds from ${at}, ending 0.1220 from 2026-01-01T00:00:00Z`,
+      `new       storage.gp1   org:org_7  0.0400 per 730 gib_hours from ${at}`,
+    ]);
+  });
+
+  it('import then prints the same lines for what it did, and a dry run of the same book finds nothing to do', async () => {
+    const dryRun = await f.cli('import', '--dry-run', file);
+    const applied = await f.cli('import', file);
+    expectApplied(applied);
+    expect(linesOf(applied)).toBe(linesOf(dryRun));
+    expect(applied.stdout).toMatch(/: 3 prices set, 1 ended, 1 availability changes, 2 unchanged \(version 3\)\n$/);
+    const dump = await dumpDatabase(f.dataSource);
+    const again = await f.cli('import', file, '--dry-run');
+    expect(again).toEqual({
+      code: 0,
+      stdout: `nothing to change: everything in ${file} is already recorded (dry run)\n`,
+      stderr: '',
+    });
+    expect(await dumpDatabase(f.dataSource)).toBe(dump);
+  });
+
+  it('--json prints the plan as JSON, for a dry run and for an import', async () => {
+    const next = {
+      prices: [price('compute.d2.1', '2', { valid_from: at }), price('compute.d1.1', '0.6000', { valid_from: later })],
+    };
+    const nextFile = await bookFile(next);
+    const dump = await dumpDatabase(f.dataSource);
+    const dryRun = await f.cli('import', nextFile, '--dry-run', '--json');
+    expect(await dumpDatabase(f.dataSource)).toBe(dump);
+    const applied = await f.cli('import', '--json', nextFile);
+    for (const result of [dryRun, applied])
+      expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
+    const planned = JSON.parse(dryRun.stdout) as Record<string, unknown>;
+    const done = JSON.parse(applied.stdout) as Record<string, unknown>;
+    expect(planned).toMatchObject({
+      dry_run: true,
+      version: '3',
+      summary: { prices_set: 2, ended: 0, availability_changes: 0, unchanged: 0 },
+    });
+    expect(done).toMatchObject({ dry_run: false, version: '4' });
+    expect(done.changes).toEqual(planned.changes);
+    // compute.d1.1 ended at 60 days by its own window: the new price follows it, ending nothing.
+    expect(planned.changes).toEqual([
+      expect.objectContaining({
+        change: 'new',
+        product_key: 'compute.d1.1',
+        amount: '0.6000',
+        valid_from: later,
+        valid_until: null,
+      }),
+      {
+        change: 'new',
+        product_key: 'compute.d2.1',
+        organization_id: null,
+        unit_type: 'seconds',
+        unit_count: 3600,
+        amount: '2',
+        valid_from: at,
+        valid_until: null,
+      },
+    ]);
+  });
+
+  it('refuses a book exactly as import refuses it: same message, exit 1, nothing written', async () => {
+    const refused = await bookFile({
+      prices: [price('compute.g2.2', '0.0300', { valid_from: '2026-02-01T00:00:00Z' }), price('compute.d3.1', '1')],
+    });
+    const byImport = await f.expectRefused(
+      ['import', refused],
+      'prices[0].valid_from: 2026-02-01T00:00:00Z is in the past',
+    );
+    const byDryRun = await f.expectRefused(['import', '--dry-run', refused], 'prices[0].valid_from');
+    expect(byDryRun.stderr).toBe(byImport.stderr);
+    const malformed = await bookFile({ prices: [price('compute.d3.1', '01.5')] });
+    expect((await f.expectRefused(['import', malformed, '--dry-run'], 'prices[0].amount: "01.5"')).stderr).toBe(
+      (await f.expectRefused(['import', malformed], 'prices[0].amount')).stderr,
+    );
+  });
+
+  it('runs the writes: a book the database refuses (a constraint the planner does not know) is refused by the dry run too', async () => {
+    await f.dataSource.query(`ALTER TABLE price_record ADD CONSTRAINT test_amount_below_1000 CHECK (amount < 1000)`);
+    try {
+      const expensive = await bookFile({ prices: [price('compute.d4.1', '5000')] });
+      const byDryRun = await f.expectRefused(['import', '--dry-run', expensive], 'test_amount_below_1000');
+      const byImport = await f.expectRefused(['import', expensive], 'test_amount_below_1000');
+      expect(byDryRun.stderr).toBe(byImport.stderr);
+    } finally {
+      await f.dataSource.query(`ALTER TABLE price_record DROP CONSTRAINT test_amount_below_1000`);
+    }
+  });
+});
+
+describe('progress of a large book', () => {
+  let f: Fixture;
+  let file: string;
+  // More than one write statement (5,000 rows each), so progress would be reported several times.
+  const prices = Array.from({ length: 6_000 }, (_, i) =>
+    price(`compute.prog${i % 3}.${i}`, '0.0100', { valid_from: '2026-01-01T00:00:00Z' }),
+  );
+  beforeAll(async () => {
+    f = await fixture();
+    file = await bookFile({ prices });
+  });
+  afterAll(() => f?.close());
+
+  it('shows nothing when stderr is not a terminal, on a dry run and an import', async () => {
+    const dryRun = await f.cli('import', file, '--dry-run');
+    expect({ code: dryRun.code, stderr: dryRun.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(planLines(dryRun.stdout)).toHaveLength(6_000);
+    const applied = await f.cli('import', file);
+    expectApplied(applied);
+    expect(linesOf(applied)).toBe(linesOf(dryRun));
+  }, 60_000);
+
+  // `script` (util-linux) runs the CLI on a pseudo-terminal; stdout goes to a file.
+  const script = spawnSync('script', ['--version']).status === 0 ? it : it.skip;
+  script(
+    'shows reading, checking and writing on a terminal, on stderr only: stdout stays clean',
+    async () => {
+      const out = join(workDir, 'tty-stdout.txt');
+      const log = join(workDir, 'tty-terminal.txt');
+      const second = await bookFile({
+        prices: prices.map((p) => ({ ...p, amount: '0.0200', valid_from: inDays(10) })),
+      });
+      const result = await runCommand(
+        'script',
+        ['-qec', `"${process.execPath}" "${CLI}" import "${second}" > "${out}"`, log],
+        {
+          DATABASE_URL: f.db.url,
+        },
+      );
+      expect(result.code).toBe(0);
+      const terminal = await readFile(log, 'utf8');
+      for (const step of ['reading', 'checking', '6000/6000 entries', 'writing', '12000/12000 rows']) {
+        expect(terminal).toContain(step);
+      }
+      const stdout = await readFile(out, 'utf8');
+      expect(stdout).not.toContain('\u001b'); // no terminal control sequence
+      expect(stdout).not.toMatch(/reading|checking|writing/);
+      expect(stdout).toMatch(/: 6000 prices set, 6000 ended, 0 availability changes, 0 unchanged \(version \d+\)\n$/);
+    },
+    60_000,
+  );
+});
+
+describe('history', () => {
+  let f: Fixture;
+  const scheduled = inDays(30);
+  const withdrawnAt = inDays(45);
+  beforeAll(async () => {
+    f = await fixture();
+    await applyBook(f.dataSource, {
+      prices: [
+        price('compute.h1.1', '1.00', { valid_from: '2025-01-01T00:00:00Z', valid_until: '2026-01-01T00:00:00Z' }),
+        price('compute.h1.1', '1.10', { valid_from: '2026-01-01T00:00:00Z' }),
+        price('compute.h1.1', '0.90', { organization_id: 'org_3', valid_from: '2025-06-01T00:00:00Z' }),
+      ],
+    });
+    await applyBook(f.dataSource, { prices: [price('compute.h1.1', '1.20', { valid_from: scheduled })] });
+    await applyBook(f.dataSource, { prices: [price('compute.h1.1', '1.30', { valid_from: withdrawnAt })] });
+    await PriceBookService.on(f.dataSource).withdraw({
+      productKey: 'compute.h1.1',
+      organizationId: null,
+      validFrom: new Date(withdrawnAt),
+    });
+  });
+  afterAll(() => f?.close());
+
+  it('prints every record of the list price oldest first, with its status and when it was recorded, then the change log', async () => {
+    const records = await recordsOf(f.dataSource, 'compute.h1.1');
+    const recorded = records.map((r) => r.recorded_at.toISOString().replace('.000Z', 'Z'));
+    const result = await f.cli('history', 'compute.h1.1');
+    expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
+    const lines = result.stdout.split('\n');
+    expect(lines[0]).toMatch(
+      /^history of compute\.h1\.1 \(list price\) at \S+Z: 3 records, 1 withdrawn, oldest first$/,
+    );
+    expect(lines.slice(1, 4)).toEqual([
+      `ended     1.00 per 3600 seconds  from 2025-01-01T00:00:00Z until 2026-01-01T00:00:00Z  recorded ${recorded[0]}`,
+      `in-force  1.10 per 3600 seconds  from 2026-01-01T00:00:00Z until ${scheduled}  recorded ${recorded[1]}`,
+      `scheduled 1.20 per 3600 seconds  from ${scheduled}${' '.repeat(' until '.length + scheduled.length)}  recorded ${recorded[2]}`,
+    ]);
+    expect(lines[4]).toBe('changes, oldest first:');
+    expect(lines.slice(5).map((line) => line.trim().split(/ {2,}/).slice(1))).toEqual([
+      ['set', '1.00 per 3600 seconds from 2025-01-01T00:00:00Z'],
+      ['set', '1.10 per 3600 seconds from 2026-01-01T00:00:00Z'],
+      ['set', `1.20 per 3600 seconds from ${scheduled}`],
+      ['end set', '1.10 per 3600 seconds from 2026-01-01T00:00:00Z'],
+      ['set', 'a scheduled price, withdrawn since'],
+      ['end set', `1.20 per 3600 seconds from ${scheduled}`],
+      ['withdrawn', expect.stringMatching(/^the scheduled price recorded \S+Z$/)],
+      [],
+    ]);
+  });
+
+  it("prints an organization's own records with --organization, before or after the key", async () => {
+    const [after, before] = await inParallel([
+      () => f.cli('history', 'compute.h1.1', '--organization', 'org_3'),
+      () => f.cli('--organization', 'org_3', 'history', 'compute.h1.1'),
+    ]);
+    expect(after.code).toBe(0);
+    expect(after.stdout.split('\n').slice(0, 2)).toEqual([
+      expect.stringMatching(/^history of compute\.h1\.1 \(organization org_3\) at \S+: 1 record, oldest first$/),
+      expect.stringMatching(/^in-force {2}0\.90 per 3600 seconds {2}from 2025-06-01T00:00:00Z {2}recorded /),
+    ]);
+    expect(before.stdout.split('\n').slice(1)).toEqual(after.stdout.split('\n').slice(1));
+  });
+
+  it('says so, exit 0, for a key and scope without records', async () => {
+    const [none, otherOrg] = await inParallel([
+      () => f.cli('history', 'compute.h9.1'),
+      () => f.cli('history', 'compute.h1.1', '--organization', 'org_4'),
+    ]);
+    expect(none).toEqual({
+      code: 0,
+      stdout: expect.stringMatching(/^history of compute\.h9\.1 \(list price\) at \S+Z: no records\n$/),
+      stderr: '',
+    });
+    expect(otherOrg.stdout).toMatch(/\(organization org_4\) at \S+Z: no records\n$/);
+  });
+});
+
+describe('stdout carries the output alone', () => {
+  it('with the embedded PostgreSQL, its warnings go to stderr and export to stdout stays the book', async () => {
+    // A data directory inside a 0700 one: as root, the CLI makes the parent searchable and warns.
+    const parent = await mkdtemp(join(tmpdir(), 'price-book-cli-embedded-'));
+    try {
+      // The first command initialises PostgreSQL and migrates (export alone would refuse an
+      // unmigrated database): its warnings, none of them on stdout.
+      const migrated = await runCli(['migrate'], { DATA_DIR: join(parent, 'pg') });
+      expect([migrated.code, migrated.stdout]).toEqual([0, 'database migrated\n']);
+      if (process.getuid?.() === 0) expect(migrated.stderr).toContain('searchable (o+x)');
+      const result = await runCli(['export'], { DATA_DIR: join(parent, 'pg') });
+      expect(result.code).toBe(0);
+      expect(JSON.parse(result.stdout)).toEqual(EMPTY_BOOK);
+    } finally {
+      await rm(parent, { recursive: true, force: true });
+    }
+  }, 60_000);
 });

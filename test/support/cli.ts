@@ -11,8 +11,18 @@ export interface CliResult {
 
 /** Runs the built price book CLI (`npm run pricing -- ...`) with the given environment. */
 export function runCli(args: readonly string[], env: Record<string, string>, stdin?: string): Promise<CliResult> {
+  return runCommand(process.execPath, [CLI, ...args], env, stdin);
+}
+
+/** Runs a command with the given environment (and PATH), stdin, stdout and stderr on pipes. */
+export function runCommand(
+  command: string,
+  args: readonly string[],
+  env: Record<string, string>,
+  stdin?: string,
+): Promise<CliResult> {
   return new Promise((done, fail) => {
-    const child = spawn(process.execPath, [CLI, ...args], {
+    const child = spawn(command, args, {
       env: { PATH: process.env.PATH ?? '', ...env },
       stdio: ['pipe', 'pipe', 'pipe'],
     });

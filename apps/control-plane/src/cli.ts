@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { Logger } from '@nestjs/common';
+import { ConsoleLogger, Logger, type LogLevel } from '@nestjs/common';
 import { dataSourceOptions, migrateUnderLock, pendingMigrations } from '@app/database';
 import {
   PRICE_BOOK_USAGE,
@@ -8,6 +8,7 @@ import {
   PriceBookUsageError,
   preparePriceBookCommand,
   runPriceBookCommand,
+  terminalProgress,
 } from '@app/pricing';
 import { DataSource } from 'typeorm';
 import { ConfigurationError, loadConfig } from './config/app-config';
@@ -29,15 +30,35 @@ class PendingMigrationsError extends Error {
 }
 
 /**
+ * Nest's console logger with every level on stderr: Nest writes warnings to stdout, which
+ * carries the command's output (`export > book.json`, a plan piped to a file).
+ */
+class StderrLogger extends ConsoleLogger {
+  protected override printMessages(
+    messages: unknown[],
+    context?: string,
+    logLevel?: LogLevel,
+    _writeStreamType?: 'stdout' | 'stderr',
+    errorStack?: unknown,
+    params?: Record<string, unknown>,
+  ): void {
+    super.printMessages(messages, context, logLevel, 'stderr', errorStack, params);
+  }
+}
+
+/** Progress of long steps: on stderr while it is a terminal, never on stdout. */
+const progress = terminalProgress(process.stderr);
+
+/**
  * The price book CLI (`npm run -s pricing -- <command>`): the command and its book are checked
  * before the database is touched; a command that writes migrates the database first, one that
  * only reads (show, export) refuses a database with pending migrations. Then the command runs.
  * Exit codes: 0 done, 1 refused or failed (nothing written), 2 wrong usage.
  */
 async function main(argv: string[]): Promise<void> {
-  // stdout carries exports and the price list: only warnings and errors are logged (to stderr).
-  Logger.overrideLogger(['warn', 'error', 'fatal']);
-  const command = await preparePriceBookCommand(argv);
+  // stdout carries exports, plans and the price list: only warnings and errors are logged, to stderr.
+  Logger.overrideLogger(new StderrLogger({ logLevels: ['warn', 'error', 'fatal'] }));
+  const command = await preparePriceBookCommand(argv, progress);
   const write = (text: string | Buffer): void => void process.stdout.write(text);
   if (command.name === 'help') return write(`${PRICE_BOOK_USAGE}\n`);
   const config = loadConfig(process.env);
@@ -45,7 +66,12 @@ async function main(argv: string[]): Promise<void> {
     ? undefined
     : await startEmbeddedPostgres(config.dataDir);
   const url = config.databaseUrl ?? embedded!.url;
-  const dataSource = new DataSource(dataSourceOptions(appDatabaseOptions(url, config.databaseTimeoutS)));
+  // No query logging: a failed statement of a large book would print all its parameters; the
+  // CLI says what failed itself.
+  const dataSource = new DataSource({
+    ...dataSourceOptions(appDatabaseOptions(url, config.databaseTimeoutS)),
+    logging: false,
+  });
   try {
     await dataSource.initialize();
     if (WRITING_COMMANDS.has(command.name)) {
@@ -54,8 +80,9 @@ async function main(argv: string[]): Promise<void> {
       const pending = await pendingMigrations(dataSource);
       if (pending.length > 0) throw new PendingMigrationsError(command.name, pending);
     }
-    await runPriceBookCommand(command, dataSource, write, new Date());
+    await runPriceBookCommand(command, dataSource, write, new Date(), progress);
   } finally {
+    progress.stop();
     if (dataSource.isInitialized) await dataSource.destroy();
     await embedded?.stop();
   }
@@ -69,6 +96,7 @@ function exit(code: number): void {
 main(process.argv.slice(2)).then(
   () => exit(0),
   (error: unknown) => {
+    progress.stop();
     if (error instanceof PriceBookUsageError) {
       console.error(`${error.message}\n\n${PRICE_BOOK_USAGE}`);
       return exit(2);

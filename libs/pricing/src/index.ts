@@ -37,7 +37,9 @@ export type { TimeUsage, MeteredEvent } from './price-list/usage';
 export { sumCosts } from './price-list/usage';
 export { Exact as ExactDecimal, COST_DECIMAL_PLACES } from './price-list/quote';
 export { InvalidUsageError } from './errors/pricing-error';
-export type { ImportResult, WithdrawalResult } from './database/price-book.repository';
+export type { ApplyOptions, ImportResult, WithdrawalResult } from './database/price-book.repository';
+export type { ImportChange, ImportReport, PriceTerms } from './price-book/describe-import';
+export type { PriceChange, PriceChangeKind, PriceHistory, RecordStatus } from './price-book/format-history';
 export type { Withdrawal } from './price-book/plan-withdrawal';
 export type { Quantity } from './price-list/quote';
 export type { PriceListDocument, PriceListEntry, PriceListFamily } from './price-list/build-price-list';
@@ -55,4 +57,6 @@ export {
 } from './cli/price-book-command';
 export { readPriceBookFile } from './cli/price-book-file';
 export { parsePriceBook, type PriceBook } from './price-book/price-book';
+export { terminalProgress, type ProgressStream } from './cli/terminal-progress';
+export { NO_PROGRESS, type Progress } from './price-book/progress';
 export { RETRY_AFTER_UNAVAILABLE_S } from './http/price-list-response';

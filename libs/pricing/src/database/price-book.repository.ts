@@ -1,9 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { PriceBookRefusedError } from '../errors/pricing-error';
+import { describeImportPlan, type ImportReport } from '../price-book/describe-import';
 import { formatPriceBook } from '../price-book/format-price-book';
 import type { PriceBook } from '../price-book/price-book';
+import type { PriceHistory, PriceChangeKind } from '../price-book/format-history';
 import { planChangesNothing, planImport, type ImportPlan } from '../price-book/plan-import';
+import { NO_PROGRESS, type Progress } from '../price-book/progress';
 import { planWithdrawal, type Withdrawal } from '../price-book/plan-withdrawal';
 import type { PriceRecord } from '../price-list/price-record';
 import type { PricingData } from '../snapshot/pricing-snapshot';
@@ -16,13 +19,27 @@ const PRICE_BOOK_LOCK = 4_705_212_001;
 const BATCH = 5_000;
 const PAGE = 20_000;
 
-export interface ImportResult {
+/** What an import did (or, for a dry run, would do): the changes line by line and their counts. */
+export interface ImportResult extends ImportReport {
+  /** False when the book restates what is recorded; a dry run reports what would change. */
   readonly changed: boolean;
-  readonly inserted: number;
-  readonly ended: number;
-  readonly availabilityChanged: number;
-  readonly instant: Date;
-  readonly version: string;
+}
+
+export interface ApplyOptions {
+  /**
+   * Check and write the book exactly as an import does (same lock, same transaction, same
+   * statements), then roll back: nothing is kept, and no instance is notified.
+   */
+  readonly dryRun?: boolean;
+  /** Where checking and writing report their progress. */
+  readonly progress?: Progress;
+}
+
+/** Thrown inside a dry run's transaction, after its writes, so that they are rolled back. */
+class DryRunRollback extends Error {
+  constructor(readonly result: ImportResult) {
+    super('dry run: rolled back');
+  }
 }
 
 export interface WithdrawalResult {
@@ -64,6 +81,12 @@ interface InstantRow {
 interface InsertedRow {
   readonly id: string;
   readonly ord: string;
+}
+
+interface PriceChangeRow {
+  readonly changed_at: number;
+  readonly change: PriceChangeKind;
+  readonly price_record_id: string | null;
 }
 
 const epochMs = (column: string): string => `(extract(epoch FROM ${column}) * 1000)::float8 AS ${column}`;
@@ -122,35 +145,40 @@ export class PriceBookRepository {
   /**
    * Applies a price book in one transaction, serialized with every other write: all of it, or,
    * when any entry is refused, nothing. The instant is when the price book lock was granted
-   * (see lockPriceBook).
+   * (see lockPriceBook). A dry run takes the same path and rolls back after writing.
    */
-  apply(book: PriceBook): Promise<ImportResult> {
-    return this.dataSource.transaction(async (db) => {
-      const instant = await lockPriceBook(db);
-      const planned = planImport(book, await readRecords(db), await readAvailability(db), instant);
-      if ('errors' in planned) throw new PriceBookRefusedError(planned.errors);
-      const { plan } = planned;
-      if (planChangesNothing(plan)) {
-        return {
-          changed: false,
-          inserted: 0,
-          ended: 0,
-          availabilityChanged: 0,
+  async apply(book: PriceBook, options: ApplyOptions = {}): Promise<ImportResult> {
+    const progress = options.progress ?? NO_PROGRESS;
+    try {
+      return await this.dataSource.transaction(async (db) => {
+        progress.start('checking', book.prices.length, 'entries');
+        const instant = await lockPriceBook(db);
+        const stored = await readRecords(db);
+        const planned = planImport(book, stored, await readAvailability(db), instant, (done) => progress.update(done));
+        if ('errors' in planned) throw new PriceBookRefusedError(planned.errors);
+        const { plan } = planned;
+        const changed = !planChangesNothing(plan);
+        if (changed) await writePlan(db, plan, instant, progress);
+        const result: ImportResult = {
+          changed,
+          dryRun: options.dryRun === true,
           instant,
-          version: await readVersion(db),
+          version: changed && !options.dryRun ? await publishChange(db) : await readVersion(db),
+          inserted: plan.inserts.length,
+          ended: plan.ends.length,
+          availabilityChanged: plan.availability.length,
+          unchanged: plan.unchanged,
+          changes: describeImportPlan(plan),
         };
-      }
-      await writePlan(db, plan, instant);
-      const version = await publishChange(db);
-      return {
-        changed: true,
-        inserted: plan.inserts.length,
-        ended: plan.ends.length,
-        availabilityChanged: plan.availability.length,
-        instant,
-        version,
-      };
-    });
+        if (options.dryRun) throw new DryRunRollback(result);
+        return result;
+      });
+    } catch (error) {
+      if (error instanceof DryRunRollback) return error.result;
+      throw error;
+    } finally {
+      progress.stop();
+    }
   }
 
   /** Withdraws a scheduled price or a scheduled end, in one transaction. */
@@ -194,6 +222,34 @@ export class PriceBookRepository {
     );
   }
 
+  /** Every record of one key and scope (`organizationId` null: the list price), and its change log. */
+  history(productKey: string, organizationId: string | null): Promise<PriceHistory> {
+    return this.dataSource.transaction('REPEATABLE READ', async (db) => {
+      const scope = organizationId === null ? 'organization_id IS NULL' : 'organization_id = $2';
+      const parameters = organizationId === null ? [productKey] : [productKey, organizationId];
+      const records = await rows<PriceRecordRow>(
+        db,
+        `SELECT ${RECORD_COLUMNS} FROM price_record WHERE product_key = $1 AND ${scope}
+          ORDER BY price_record.valid_from, price_record.id`,
+        parameters,
+      );
+      const changes = await rows<PriceChangeRow>(
+        db,
+        `SELECT ${epochMs('changed_at')}, change, price_record_id::text FROM price_change
+          WHERE product_key = $1 AND ${scope} AND change <> 'availability' ORDER BY price_change.changed_at, price_change.id`,
+        parameters,
+      );
+      return {
+        records: records.map(toPriceRecord),
+        changes: changes.map((row) => ({
+          changedAt: new Date(row.changed_at),
+          change: row.change,
+          priceRecordId: row.price_record_id,
+        })),
+      };
+    });
+  }
+
   /** True when no price was ever recorded: the embedded default loads the sample book then. */
   async isEmpty(): Promise<boolean> {
     const [row] = await rows<{ empty: boolean }>(
@@ -221,14 +277,18 @@ async function lockPriceBook(db: EntityManager): Promise<Date> {
   return instant;
 }
 
-/** Every price record in id order, a page per statement (keyset), so no statement runs long. */
+/**
+ * Every price record in id order, a page per statement (keyset), so no statement runs long.
+ * The order is the table's bigint id: a bare `ORDER BY id` would sort by the text column `id`
+ * of the select list ("10000" before "2"), and the keyset would skip and repeat records.
+ */
 async function readRecords(db: EntityManager): Promise<PriceRecord[]> {
   const records: PriceRecord[] = [];
   let after = '0';
   for (;;) {
     const page = await rows<PriceRecordRow>(
       db,
-      `SELECT ${RECORD_COLUMNS} FROM price_record WHERE id > $1::bigint ORDER BY id LIMIT ${PAGE}`,
+      `SELECT ${RECORD_COLUMNS} FROM price_record WHERE id > $1::bigint ORDER BY price_record.id LIMIT ${PAGE}`,
       [after],
     );
     for (const row of page) records.push(toPriceRecord(row));
@@ -247,14 +307,28 @@ async function readVersion(db: EntityManager): Promise<string> {
   return row.version;
 }
 
-async function writePlan(db: EntityManager, plan: ImportPlan, instant: Date): Promise<void> {
+/**
+ * Writes a plan with a few bulk statements, BATCH rows each (unnest arrays), never a round trip
+ * per row; each statement stays well within the database timeout.
+ */
+async function writePlan(db: EntityManager, plan: ImportPlan, instant: Date, progress: Progress): Promise<void> {
+  let written = 0;
+  progress.start('writing', plan.ends.length + plan.inserts.length + plan.availability.length, 'rows');
+  const advance = (rowCount: number): void => progress.update((written += rowCount));
+
   // Ends first, so that the prices that follow them never overlap while being inserted.
-  for (const end of plan.ends) {
-    await db.query(`UPDATE price_record SET valid_until = $2 WHERE id = $1`, [end.id, end.validUntil]);
-  }
+  await inBatches(plan.ends, async (batch) => {
+    await db.query(
+      `UPDATE price_record SET valid_until = planned.valid_until
+         FROM unnest($1::bigint[], $2::timestamptz[]) AS planned(id, valid_until)
+        WHERE price_record.id = planned.id`,
+      [batch.map((end) => end.id), batch.map((end) => end.validUntil)],
+    );
+    advance(batch.length);
+  });
+
   const ids: string[] = [];
-  for (let start = 0; start < plan.inserts.length; start += BATCH) {
-    const batch = plan.inserts.slice(start, start + BATCH);
+  await inBatches(plan.inserts, async (batch, start) => {
     const inserted = await rows<InsertedRow>(
       db,
       `WITH input AS (
@@ -283,44 +357,53 @@ async function writePlan(db: EntityManager, plan: ImportPlan, instant: Date): Pr
     );
     // (key, scope, valid_from) is unique: prices of one key and scope never overlap.
     for (const row of inserted) ids[start + Number(row.ord) - 1] = row.id;
-  }
+    advance(batch.length);
+  });
+
   const links = [
     ...plan.inserts.flatMap((p, i) => (p.supersededBy === null ? [] : [[ids[i], ids[p.supersededBy]]])),
     ...plan.ends.map((end) => [end.id, ids[end.supersededBy]]),
   ];
-  if (links.length > 0) {
+  await inBatches(links, (batch) =>
+    db.query(
+      `UPDATE price_record SET superseded_by = link.by
+         FROM unnest($1::bigint[], $2::bigint[]) AS link(id, by) WHERE price_record.id = link.id`,
+      [batch.map(([id]) => id), batch.map(([, by]) => by)],
+    ),
+  );
+
+  await inBatches(plan.availability, async (batch) => {
     await db.query(
-      `UPDATE price_record SET superseded_by = link.by::bigint
-         FROM unnest($1::text[], $2::text[]) AS link(id, by) WHERE price_record.id = link.id::bigint`,
-      [links.map(([id]) => id), links.map(([, by]) => by)],
-    );
-  }
-  for (const product of plan.availability) {
-    await db.query(
-      `INSERT INTO product_availability (product_key, on_sale, updated_at) VALUES ($1, $2, $3)
+      `INSERT INTO product_availability (product_key, on_sale, updated_at)
+       SELECT product_key, on_sale, $3 FROM unnest($1::text[], $2::boolean[]) AS planned(product_key, on_sale)
        ON CONFLICT (product_key) DO UPDATE SET on_sale = excluded.on_sale, updated_at = excluded.updated_at`,
-      [product.productKey, product.onSale, instant],
+      [batch.map((a) => a.productKey), batch.map((a) => a.onSale), instant],
     );
-  }
+    advance(batch.length);
+  });
+
   const changes = [
     ...plan.inserts.map((p, i) => ({ key: p.productKey, org: p.organizationId, change: 'set', id: ids[i] })),
-    ...plan.ends.map((e) => {
-      const successor = plan.inserts[e.supersededBy];
-      return { key: successor.productKey, org: successor.organizationId, change: 'end', id: e.id };
-    }),
+    ...plan.ends.map((e) => ({ key: e.record.productKey, org: e.record.organizationId, change: 'end', id: e.id })),
     ...plan.availability.map((a) => ({ key: a.productKey, org: null, change: 'availability', id: null })),
   ];
-  await db.query(
-    `INSERT INTO price_change (changed_at, product_key, organization_id, change, price_record_id)
-     SELECT $1, * FROM unnest($2::text[], $3::text[], $4::text[], $5::bigint[])`,
-    [
-      instant,
-      changes.map((c) => c.key),
-      changes.map((c) => c.org),
-      changes.map((c) => c.change),
-      changes.map((c) => c.id),
-    ],
+  await inBatches(changes, (batch) =>
+    db.query(
+      `INSERT INTO price_change (changed_at, product_key, organization_id, change, price_record_id)
+       SELECT $1, * FROM unnest($2::text[], $3::text[], $4::text[], $5::bigint[])`,
+      [instant, batch.map((c) => c.key), batch.map((c) => c.org), batch.map((c) => c.change), batch.map((c) => c.id)],
+    ),
   );
+}
+
+/** Runs `write` on consecutive slices of BATCH items, one after the other. */
+async function inBatches<T>(
+  items: readonly T[],
+  write: (batch: readonly T[], start: number) => Promise<unknown>,
+): Promise<void> {
+  for (let start = 0; start < items.length; start += BATCH) {
+    await write(items.slice(start, start + BATCH), start);
+  }
 }
 
 /** Moves the version and notifies listening instances; the notification goes out on commit. */

@@ -48,6 +48,7 @@ describe('planImport', () => {
       inserts: [],
       ends: [],
       availability: [],
+      unchanged: 1,
     });
   });
 
@@ -67,12 +68,14 @@ describe('planImport', () => {
     expect(result.inserts).toEqual([
       expect.objectContaining({ amount: '0.0400', validFrom: new Date('2027-01-01T00:00:00Z'), validUntil: null }),
     ]);
-    expect(result.ends).toEqual([{ id: '10', validUntil: new Date('2027-01-01T00:00:00Z'), supersededBy: 0 }]);
+    expect(result.ends).toEqual([
+      { id: '10', validUntil: new Date('2027-01-01T00:00:00Z'), supersededBy: 0, record: current },
+    ]);
   });
 
   it('ends the open price now for a change without valid_from', () => {
     const result = plan([{ ...gp1, amount: '0.0400' }], [current]);
-    expect(result.ends).toEqual([{ id: '10', validUntil: NOW, supersededBy: 0 }]);
+    expect(result.ends).toEqual([{ id: '10', validUntil: NOW, supersededBy: 0, record: current }]);
   });
 
   it('restates a price that a scheduled change ended, so a book applies twice without change', () => {
@@ -85,7 +88,7 @@ describe('planImport', () => {
       ],
       [ended, next],
     );
-    expect(again).toEqual({ inserts: [], ends: [], availability: [] });
+    expect(again).toEqual({ inserts: [], ends: [], availability: [], unchanged: 2 });
   });
 
   it('chains entries of one key within a book, whatever their order in the file', () => {
@@ -182,5 +185,93 @@ describe('planImport', () => {
     expect('plan' in planned && planned.plan.availability).toEqual([
       { index: 2, productKey: 'storage.st1', onSale: true },
     ]);
+  });
+
+  it('counts the entries that restate what is recorded, prices and products', () => {
+    const planned = planImport(
+      book(
+        [
+          { ...gp1, amount: '0.0480', valid_from: '2026-01-01T00:00:00Z' },
+          { ...gp1, amount: '0.0480', valid_from: '2026-01-01T00:00:00Z' },
+          { ...gp1, product_key: 'storage.io1', amount: '0.1', valid_from: '2026-01-01T00:00:00Z' },
+        ],
+        [
+          { product_key: 'storage.io1', on_sale: false },
+          { product_key: 'storage.st1', on_sale: true },
+        ],
+      ),
+      [current],
+      new Map([
+        ['storage.io1', false],
+        ['storage.st1', false],
+      ]),
+      NOW,
+    );
+    const counts = 'plan' in planned && planned.plan;
+    expect(counts && [counts.unchanged, counts.inserts.length, counts.availability.length]).toEqual([3, 1, 1]);
+  });
+
+  it('finds the stored price to restate, end or refuse among many of one key (bisection)', () => {
+    // Twelve closed months of 2025, then an open price from 2026-01-01; now is 2026-06-01.
+    const months = Array.from({ length: 12 }, (_, m) =>
+      priceRecord({
+        id: String(100 + m),
+        amount: `0.0${m + 10}`,
+        validFrom: new Date(Date.UTC(2025, m, 1)),
+        validUntil: new Date(Date.UTC(2025, m + 1, 1)),
+      }),
+    );
+    const stored = [...months.reverse(), current]; // read in any order
+    expect(
+      plan(
+        [{ ...gp1, amount: '0.014', valid_from: '2025-05-01T00:00:00Z', valid_until: '2025-06-01T00:00:00Z' }],
+        stored,
+      ),
+    ).toMatchObject({
+      inserts: [],
+      unchanged: 1,
+    });
+    expect(plan([{ ...gp1, amount: '0.0480' }], stored)).toMatchObject({ inserts: [], unchanged: 1 });
+    expect(plan([{ ...gp1, amount: '0.05', valid_from: '2026-08-01T00:00:00Z' }], stored).ends).toEqual([
+      expect.objectContaining({ id: '10', validUntil: new Date('2026-08-01T00:00:00Z') }),
+    ]);
+  });
+
+  it('names at most three overlapped prices and counts the others', () => {
+    const scheduled = Array.from({ length: 5 }, (_, i) =>
+      priceRecord({
+        validFrom: new Date(Date.UTC(2027, i, 1)),
+        validUntil: new Date(Date.UTC(2027, i + 1, 1)),
+      }),
+    );
+    const [message] = errors(
+      [{ ...gp1, amount: '1', valid_from: '2026-12-01T00:00:00Z', valid_until: '2028-01-01T00:00:00Z' }],
+      scheduled,
+    );
+    expect(message.match(/the recorded price/g)).toHaveLength(3);
+    expect(message).toContain(
+      'from 2027-03-01T00:00:00Z until 2027-04-01T00:00:00Z and 2 more of list price storage.gp1',
+    );
+  });
+
+  it('plans 100,000 changes of one key in O(n log n), reporting progress', () => {
+    // Quadratic planning (every entry against every price of its key) would take minutes here.
+    const day = 86_400_000;
+    const start = Date.parse('2027-01-01T00:00:00Z');
+    const prices = Array.from({ length: 100_000 }, (_, i) => ({
+      ...gp1,
+      amount: String(i + 1),
+      valid_from: new Date(start + (99_999 - i) * day).toISOString(),
+    }));
+    const reported: number[] = [];
+    const started = Date.now();
+    const planned = planImport(book(prices), [current], new Map(), NOW, (done) => reported.push(done));
+    expect(Date.now() - started).toBeLessThan(10_000);
+    if (!('plan' in planned)) throw new Error(planned.errors.slice(0, 3).join('\n'));
+    expect(planned.plan.inserts).toHaveLength(100_000);
+    expect(planned.plan.ends).toEqual([expect.objectContaining({ id: '10', validUntil: new Date(start) })]);
+    expect(planned.plan.inserts.filter((p) => p.validUntil === null)).toHaveLength(1);
+    expect(reported[0]).toBe(0);
+    expect(reported[reported.length - 1]).toBe(100_000);
   });
 });

@@ -21,15 +21,22 @@ export interface PlannedEnd {
   readonly validUntil: Date;
   /** Index of the insert that ends it. */
   readonly supersededBy: number;
+  /** The record as stored, before this end. */
+  readonly record: PriceRecord;
 }
 
 export interface ImportPlan {
   readonly inserts: readonly PlannedInsert[];
   readonly ends: readonly PlannedEnd[];
   readonly availability: readonly AvailabilityEntry[];
+  /** Entries of the book (prices and products) that restate what is recorded. */
+  readonly unchanged: number;
 }
 
 export type PlannedImport = { readonly plan: ImportPlan } | { readonly errors: readonly string[] };
+
+/** Called with the number of price entries planned so far, every few thousand and at the end. */
+export type PlanningProgress = (planned: number) => void;
 
 export function planChangesNothing(plan: ImportPlan): boolean {
   return plan.inserts.length === 0 && plan.ends.length === 0 && plan.availability.length === 0;
@@ -37,7 +44,7 @@ export function planChangesNothing(plan: ImportPlan): boolean {
 
 /** A price of one key and scope while the plan is built: stored, or planned by this book. */
 interface Slot {
-  readonly existingId: string | null;
+  readonly stored: PriceRecord | null;
   readonly newIndex: number | null;
   readonly unitType: string;
   readonly unitCount: number;
@@ -48,6 +55,21 @@ interface Slot {
 }
 
 /**
+ * The prices of one key and scope. Prices of a scope never overlap, so ordered by `valid_from`
+ * their ends are ordered too (an open price can only be the last): `stored` is searched by
+ * bisection. Entries are planned in `valid_from` order, so the prices this book adds come in
+ * order as well, and only the last of them can overlap, restate or precede the next entry.
+ */
+interface Scope {
+  readonly stored: Slot[];
+  lastAdded: Slot | null;
+}
+
+const PROGRESS_EVERY = 5_000;
+/** Overlapping prices named in a refusal; the rest are counted. */
+const OVERLAPS_NAMED = 3;
+
+/**
  * Plans a price book against the stored prices at `now` (design.md, "Price book CLI"):
  * - an entry that restates a stored price changes nothing;
  * - a `valid_from` in the past is allowed only where the key had no record in that scope;
@@ -55,19 +77,21 @@ interface Slot {
  *   at its `valid_from`; any other overlap is refused.
  * Entries of one key and scope apply in `valid_from` order, so the order in the file does not
  * matter; two of them where one ends as the next starts are a scheduled change. Returns every
- * refusal, named by entry, or a plan; never a partial plan.
+ * refusal, named by entry, or a plan; never a partial plan. O(n log n) in entries and records.
  */
 export function planImport(
   book: PriceBook,
   stored: readonly PriceRecord[],
   availability: ReadonlyMap<string, boolean>,
   now: Date,
+  progress?: PlanningProgress,
 ): PlannedImport {
   const errors: string[] = [];
-  const slots = new Map<string, Slot[]>();
+  const scopes = new Map<string, Scope>();
   for (const record of stored) {
+    const key = scopeKey(record.productKey, record.organizationId);
     const slot: Slot = {
-      existingId: record.id,
+      stored: record,
       newIndex: null,
       unitType: record.unitType,
       unitCount: record.unitCount,
@@ -76,15 +100,15 @@ export function planImport(
       validUntil: record.validUntil,
       supersededBy: record.supersededBy,
     };
-    const key = scopeKey(record.productKey, record.organizationId);
-    const list = slots.get(key);
-    if (list) list.push(slot);
-    else slots.set(key, [slot]);
+    const scope = scopes.get(key);
+    if (scope) scope.stored.push(slot);
+    else scopes.set(key, { stored: [slot], lastAdded: null });
   }
-  const hadRecords = new Set(slots.keys());
+  for (const scope of scopes.values()) scope.stored.sort((a, b) => a.validFrom.getTime() - b.validFrom.getTime());
 
   const inserts: PlannedInsert[] = [];
-  const ends = new Map<string, PlannedEnd>();
+  const ends: PlannedEnd[] = [];
+  let unchanged = 0;
   const entries = [...book.prices].sort(
     (a, b) =>
       compareCodePoints(scopeKey(a.productKey, a.organizationId), scopeKey(b.productKey, b.organizationId)) ||
@@ -92,13 +116,18 @@ export function planImport(
       a.index - b.index,
   );
 
-  for (const entry of entries) {
+  for (const [done, entry] of entries.entries()) {
+    if (progress && done % PROGRESS_EVERY === 0) progress(done);
     const path = `prices[${entry.index}]`;
     const key = scopeKey(entry.productKey, entry.organizationId);
-    const scopeSlots = slots.get(key) ?? [];
-    slots.set(key, scopeSlots);
+    let scope = scopes.get(key);
+    if (!scope) scopes.set(key, (scope = { stored: [], lastAdded: null }));
+    const last = scope.lastAdded;
 
-    if (scopeSlots.some((slot) => restates(entry, slot, now))) continue;
+    if ((last && restates(entry, last, now)) || restatesStored(entry, scope.stored, now)) {
+      unchanged++;
+      continue;
+    }
 
     const from = entry.validFrom ?? now;
     const until = entry.validUntil;
@@ -108,20 +137,23 @@ export function planImport(
       );
       continue;
     }
-    if (from.getTime() < now.getTime() && hadRecords.has(key)) {
+    if (from.getTime() < now.getTime() && scope.stored.length > 0) {
       errors.push(
         `${path}.valid_from: ${formatInstant(from)} is in the past and ${describeScope(entry)} already has prices; ` +
           `a change starts now or later (omit valid_from to start now), only a key without records may be backfilled`,
       );
       continue;
     }
-    const overlapping = scopeSlots.filter((slot) => overlaps(slot, from, until));
-    const open = overlapping[0];
-    const endsOpenPrice =
-      overlapping.length === 1 && open.validUntil === null && open.validFrom.getTime() < from.getTime();
-    if (overlapping.length > 0 && !endsOpenPrice) {
+    const { named, total } = storedOverlapping(scope.stored, from, until);
+    const overlapCount = total + (last && overlaps(last, from, until) ? 1 : 0);
+    if (overlapCount > total) named.push(last!);
+    const open = named[0];
+    const endsOpenPrice = overlapCount === 1 && open.validUntil === null && open.validFrom.getTime() < from.getTime();
+    if (overlapCount > 0 && !endsOpenPrice) {
+      const more = overlapCount - Math.min(named.length, OVERLAPS_NAMED);
       errors.push(
-        `${path}: overlaps ${overlapping.map(describeSlot).join(' and ')} of ${describeScope(entry)}; ` +
+        `${path}: overlaps ${named.slice(0, OVERLAPS_NAMED).map(describeSlot).join(' and ')}` +
+          `${more > 0 ? ` and ${more} more` : ''} of ${describeScope(entry)}; ` +
           `only a price with no end can be ended by a later one (withdraw a scheduled price or end first)`,
       );
       continue;
@@ -139,12 +171,9 @@ export function planImport(
     });
     // A price of this book that ends where this one starts is a scheduled change written out
     // (as an export writes it): link them, as if this one had ended it.
-    const predecessor = scopeSlots.find(
-      (slot) => slot.newIndex !== null && slot.supersededBy === null && slot.validUntil?.getTime() === from.getTime(),
-    );
-    if (predecessor && predecessor.newIndex !== null) {
-      predecessor.supersededBy = newIndex;
-      inserts[predecessor.newIndex].supersededBy = newIndex;
+    if (last && last.newIndex !== null && last.supersededBy === null && last.validUntil?.getTime() === from.getTime()) {
+      last.supersededBy = newIndex;
+      inserts[last.newIndex].supersededBy = newIndex;
     }
     if (endsOpenPrice) {
       open.validUntil = from;
@@ -152,12 +181,12 @@ export function planImport(
       if (open.newIndex !== null) {
         inserts[open.newIndex].validUntil = from;
         inserts[open.newIndex].supersededBy = newIndex;
-      } else if (open.existingId !== null) {
-        ends.set(open.existingId, { id: open.existingId, validUntil: from, supersededBy: newIndex });
+      } else if (open.stored !== null) {
+        ends.push({ id: open.stored.id, validUntil: from, supersededBy: newIndex, record: open.stored });
       }
     }
-    scopeSlots.push({
-      existingId: null,
+    scope.lastAdded = {
+      stored: null,
       newIndex,
       unitType: entry.unitType,
       unitCount: entry.unitCount,
@@ -165,14 +194,16 @@ export function planImport(
       validFrom: from,
       validUntil: until,
       supersededBy: null,
-    });
+    };
   }
+  progress?.(entries.length);
 
   const availabilityChanges = book.products.filter(
     (product) => (availability.get(product.productKey) ?? true) !== product.onSale,
   );
+  unchanged += book.products.length - availabilityChanges.length;
   if (errors.length > 0) return { errors: errors.sort(compareByEntry) };
-  return { plan: { inserts, ends: [...ends.values()], availability: availabilityChanges } };
+  return { plan: { inserts, ends, availability: availabilityChanges, unchanged } };
 }
 
 /**
@@ -196,6 +227,35 @@ function restates(entry: PriceBookEntry, slot: Slot, now: Date): boolean {
   return startMatches && endMatches;
 }
 
+/** The one stored price an entry could restate: the one starting at its `valid_from`, or in force now. */
+function restatesStored(entry: PriceBookEntry, stored: readonly Slot[], now: Date): boolean {
+  const at = (entry.validFrom ?? now).getTime();
+  // The last price starting at or before `at`: it starts at `valid_from`, or is the one in force now.
+  const i = firstIndex(stored, (slot) => slot.validFrom.getTime() > at) - 1;
+  return i >= 0 && restates(entry, stored[i], now);
+}
+
+/** The stored prices that overlap [from, until): the first few, and how many in all. */
+function storedOverlapping(stored: readonly Slot[], from: Date, until: Date | null): { named: Slot[]; total: number } {
+  const first = firstIndex(stored, (slot) => slot.validUntil === null || slot.validUntil.getTime() > from.getTime());
+  const end =
+    until === null ? stored.length : firstIndex(stored, (slot) => slot.validFrom.getTime() >= until.getTime());
+  const total = Math.max(0, end - first);
+  return { named: stored.slice(first, first + Math.min(total, OVERLAPS_NAMED)), total };
+}
+
+/** The first index where `isAfter` holds, for a predicate that is false, then true along `slots`. */
+function firstIndex(slots: readonly Slot[], isAfter: (slot: Slot) => boolean): number {
+  let low = 0;
+  let high = slots.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if (isAfter(slots[mid])) high = mid;
+    else low = mid + 1;
+  }
+  return low;
+}
+
 function overlaps(slot: Slot, from: Date, until: Date | null): boolean {
   const startsBeforeEnd = until === null || slot.validFrom.getTime() < until.getTime();
   const endsAfterStart = slot.validUntil === null || slot.validUntil.getTime() > from.getTime();
@@ -214,7 +274,7 @@ function describeScope(entry: PriceBookEntry): string {
 
 function describeSlot(slot: Slot): string {
   const until = slot.validUntil ? formatInstant(slot.validUntil) : 'no end';
-  const origin = slot.existingId !== null ? 'the recorded price' : 'the price';
+  const origin = slot.stored !== null ? 'the recorded price' : 'the price';
   return `${origin} ${slot.amount} per ${slot.unitCount} ${slot.unitType} from ${formatInstant(slot.validFrom)} until ${until}`;
 }
 

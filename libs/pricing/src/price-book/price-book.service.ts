@@ -1,9 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
-import { PriceBookRepository, type ImportResult, type WithdrawalResult } from '../database/price-book.repository';
+import {
+  PriceBookRepository,
+  type ApplyOptions,
+  type ImportResult,
+  type WithdrawalResult,
+} from '../database/price-book.repository';
 import { PriceBookRefusedError } from '../errors/pricing-error';
 import { renderPriceList } from '../http/price-list-response';
 import { PricingSnapshot } from '../snapshot/pricing-snapshot';
+import type { PriceHistory } from './format-history';
 import { parsePriceBook, type PriceBook } from './price-book';
 import type { Withdrawal } from './plan-withdrawal';
 
@@ -21,14 +27,18 @@ export class PriceBookService {
     return new PriceBookService(new PriceBookRepository(dataSource));
   }
 
-  /** Checks and applies a price book given as parsed JSON, all of it or nothing. */
-  apply(json: unknown): Promise<ImportResult> {
-    return this.repository.apply(checkedBook(json));
+  /**
+   * Checks and applies a price book given as parsed JSON, all of it or nothing; the result lists
+   * every change. With `dryRun`, the book is checked and written as an import would, then
+   * rolled back: the result is what the import would do now, and nothing is kept.
+   */
+  apply(json: unknown, options?: ApplyOptions): Promise<ImportResult> {
+    return this.repository.apply(checkedBook(json), options);
   }
 
-  /** Applies a price book already checked (parsePriceBook, readPriceBookFile). */
-  applyBook(book: PriceBook): Promise<ImportResult> {
-    return this.repository.apply(book);
+  /** Applies (or dry-runs) a price book already checked (parsePriceBook, readPriceBookFile). */
+  applyBook(book: PriceBook, options?: ApplyOptions): Promise<ImportResult> {
+    return this.repository.apply(book, options);
   }
 
   /** Applies a price book only when nothing was ever priced; `undefined` when prices exist. */
@@ -40,6 +50,11 @@ export class PriceBookService {
   /** Withdraws a scheduled price or a scheduled end. */
   withdraw(withdrawal: Withdrawal): Promise<WithdrawalResult> {
     return this.repository.withdraw(withdrawal);
+  }
+
+  /** Every record of one key and scope (`organizationId` null: list prices), with the change log. */
+  history(productKey: string, organizationId: string | null): Promise<PriceHistory> {
+    return this.repository.history(productKey, organizationId);
   }
 
   /** The whole price book, history included, in the import format (stable bytes). */

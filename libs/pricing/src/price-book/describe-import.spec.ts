@@ -1,0 +1,143 @@
+import { priceRecord } from '../price-list/price-record.fixture';
+import {
+  describeImportPlan,
+  formatImportChanges,
+  formatImportSummary,
+  importReportJson,
+  type ImportReport,
+} from './describe-import';
+import { planImport, type ImportPlan } from './plan-import';
+import { parsePriceBook } from './price-book';
+
+const NOW = new Date('2026-06-01T12:00:00Z');
+const seconds = { unit_type: 'seconds', unit_count: 3600 };
+
+function plan(json: object, stored = [priceRecord({ id: '7', amount: '0.0480' })]): ImportPlan {
+  const parsed = parsePriceBook(json);
+  if ('errors' in parsed) throw new Error(parsed.errors.join('\n'));
+  const planned = planImport(parsed.book, stored, new Map([['storage.io1', false]]), NOW);
+  if ('errors' in planned) throw new Error(planned.errors.join('\n'));
+  return planned.plan;
+}
+
+// One of each change, in an order the output does not follow.
+const BOOK = {
+  products: [
+    { product_key: 'storage.st1', on_sale: false },
+    { product_key: 'storage.io1', on_sale: true },
+  ],
+  prices: [
+    { product_key: 'storage.gp1', organization_id: 'org_42', unit_type: 'gib_hours', unit_count: 730, amount: '0.04' },
+    { product_key: 'compute.g2.16', ...seconds, amount: '0.2440', valid_from: '2027-01-01T00:00:00Z' },
+    {
+      product_key: 'storage.gp1',
+      unit_type: 'gib_hours',
+      unit_count: 730,
+      amount: '0.0500',
+      valid_from: '2027-01-01T00:00:00Z',
+    },
+    {
+      product_key: 'compute.g2.4',
+      ...seconds,
+      amount: '0.0610',
+      valid_from: '2027-01-01T00:00:00Z',
+      valid_until: '2028-01-01T00:00:00Z',
+    },
+    {
+      product_key: 'storage.gp1',
+      unit_type: 'gib_hours',
+      unit_count: 730,
+      amount: '0.0480',
+      valid_from: '2026-01-01T00:00:00Z',
+    },
+  ],
+};
+
+function report(dryRun: boolean, planned = plan(BOOK)): ImportReport {
+  return {
+    dryRun,
+    instant: new Date('2026-06-01T12:00:00.250Z'),
+    version: '8',
+    inserted: planned.inserts.length,
+    ended: planned.ends.length,
+    availabilityChanged: planned.availability.length,
+    unchanged: planned.unchanged,
+    changes: describeImportPlan(planned),
+  };
+}
+
+describe('the plan of an import, line by line', () => {
+  it('prints availability, then prices by scope (list first), natural key order and valid_from', () => {
+    expect(formatImportChanges(describeImportPlan(plan(BOOK)))).toBe(
+      [
+        'on-sale   storage.io1    -',
+        'off-sale  storage.st1    -',
+        'new       compute.g2.4   list        0.0610 per 3600 seconds from 2027-01-01T00:00:00Z until 2028-01-01T00:00:00Z',
+        'new       compute.g2.16  list        0.2440 per 3600 seconds from 2027-01-01T00:00:00Z',
+        'end       storage.gp1    list        0.0480 per 730 gib_hours from 2026-01-01T00:00:00Z ends at 2027-01-01T00:00:00Z',
+        'change    storage.gp1    list        0.0500 per 730 gib_hours from 2027-01-01T00:00:00Z, ending 0.0480 from 2026-01-01T00:00:00Z',
+        'new       storage.gp1    org:org_42  0.04 per 730 gib_hours from 2026-06-01T12:00:00Z',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('prints nothing for a plan without changes', () => {
+    expect(formatImportChanges(describeImportPlan(plan({ prices: [BOOK.prices[4]] })))).toBe('');
+  });
+
+  it('sums up an import, a dry run, and a book that changes nothing', () => {
+    expect(formatImportSummary(report(false), 'book.json')).toBe(
+      'applied at 2026-06-01T12:00:00.250Z: 4 prices set, 1 ended, 2 availability changes, 1 unchanged (version 8)\n',
+    );
+    expect(formatImportSummary(report(true), 'book.json')).toBe(
+      'dry run at 2026-06-01T12:00:00.250Z: 4 prices set, 1 ended, 2 availability changes, 1 unchanged; nothing was written\n',
+    );
+    const nothing = plan({ prices: [BOOK.prices[4]], products: [{ product_key: 'storage.io1', on_sale: false }] });
+    expect(formatImportSummary(report(false, nothing), 'book.json')).toBe(
+      'nothing to change: everything in book.json is already recorded\n',
+    );
+    expect(formatImportSummary(report(true, nothing), 'book.json')).toBe(
+      'nothing to change: everything in book.json is already recorded (dry run)\n',
+    );
+  });
+
+  it("gives the same plan as JSON, with the price book file's field names", () => {
+    const json = JSON.parse(importReportJson(report(true))) as Record<string, unknown>;
+    expect(json).toMatchObject({
+      dry_run: true,
+      instant: '2026-06-01T12:00:00.250Z',
+      version: '8',
+      summary: { prices_set: 4, ended: 1, availability_changes: 2, unchanged: 1 },
+    });
+    const changes = json.changes as Record<string, unknown>[];
+    expect(changes.map((c) => c.change)).toEqual([
+      'availability',
+      'availability',
+      'new',
+      'new',
+      'end',
+      'change',
+      'new',
+    ]);
+    expect(changes[0]).toEqual({ change: 'availability', product_key: 'storage.io1', on_sale: true });
+    expect(changes[4]).toEqual({
+      change: 'end',
+      product_key: 'storage.gp1',
+      organization_id: null,
+      unit_type: 'gib_hours',
+      unit_count: 730,
+      amount: '0.0480',
+      valid_from: '2026-01-01T00:00:00Z',
+      valid_until: '2027-01-01T00:00:00Z',
+    });
+    expect(changes[5]).toMatchObject({
+      change: 'change',
+      amount: '0.0500',
+      valid_from: '2027-01-01T00:00:00Z',
+      valid_until: null,
+      ends: { amount: '0.0480', valid_from: '2026-01-01T00:00:00Z', valid_until: null },
+    });
+    expect(changes[6]).toMatchObject({ change: 'new', organization_id: 'org_42', valid_from: '2026-06-01T12:00:00Z' });
+  });
+});

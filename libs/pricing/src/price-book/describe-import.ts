@@ -1,0 +1,176 @@
+import { sortNatural } from '../catalogue/natural-order';
+import { formatInstant } from '../price-list/instant';
+import type { PriceRecord } from '../price-list/price-record';
+import { sortInBookOrder } from './format-price-book';
+import type { ImportPlan } from './plan-import';
+
+/** The terms of one price: what a plan line and the plan's JSON show of it. */
+export type PriceTerms = Pick<
+  PriceRecord,
+  'productKey' | 'organizationId' | 'unitType' | 'unitCount' | 'amount' | 'validFrom' | 'validUntil'
+>;
+
+/**
+ * One change of an import, as the operator reads it (README, "Price book CLI"):
+ * - `new`: a price is recorded and ends no recorded price;
+ * - `change`: a price is recorded and ends the recorded open price `ends` at its `valid_from`
+ *   (a scheduled change; `ends` is that price as it was);
+ * - `end`: the end of a recorded open price is set to `validUntil` (by the `change` of that instant);
+ * - `availability`: a product goes on sale or off sale.
+ * Every `new` and `change` is one price set, every `end` one price ended.
+ */
+export type ImportChange =
+  | { readonly kind: 'new'; readonly price: PriceTerms }
+  | { readonly kind: 'change'; readonly price: PriceTerms; readonly ends: PriceTerms }
+  | { readonly kind: 'end'; readonly price: PriceTerms; readonly validUntil: Date }
+  | { readonly kind: 'availability'; readonly productKey: string; readonly onSale: boolean };
+
+type PricedChange = Exclude<ImportChange, { readonly kind: 'availability' }>;
+
+/** What an import did, or what a dry run found it would do, at `instant`. */
+export interface ImportReport {
+  readonly dryRun: boolean;
+  readonly instant: Date;
+  /** The price book's version after the import (unchanged by a dry run or an import that changes nothing). */
+  readonly version: string;
+  /** Prices set (`new` and `change`). */
+  readonly inserted: number;
+  readonly ended: number;
+  readonly availabilityChanged: number;
+  /** Entries of the book (prices and products) that restate what is recorded. */
+  readonly unchanged: number;
+  readonly changes: readonly ImportChange[];
+}
+
+/**
+ * The changes of a plan in a stable order: availability by product key, then prices by scope
+ * (list prices first, then organizations), product key (natural order) and `valid_from`; so
+ * the same plan always gives the same lines. O(n log n).
+ */
+export function describeImportPlan(plan: ImportPlan): ImportChange[] {
+  const endedBy = new Map(plan.ends.map((end) => [end.supersededBy, end.record]));
+  const prices: PricedChange[] = [
+    ...plan.inserts.map((insert, index): PricedChange => {
+      const ended = endedBy.get(index);
+      return ended ? { kind: 'change', price: insert, ends: ended } : { kind: 'new', price: insert };
+    }),
+    ...plan.ends.map((end): PricedChange => ({ kind: 'end', price: end.record, validUntil: end.validUntil })),
+  ];
+  const availability = sortNatural(plan.availability, (a) => a.productKey).map((a): ImportChange => ({
+    kind: 'availability',
+    productKey: a.productKey,
+    onSale: a.onSale,
+  }));
+  return [...availability, ...sortInBookOrder(prices, (change) => change.price)];
+}
+
+/**
+ * One line per change, columns separated by spaces (the kind, the product key and the scope
+ * padded to line up), e.g.
+ * `change    compute.g2.4  list        0.0590 per 3600 seconds from 2027-01-01T00:00:00Z, ending 0.0610 from 2026-01-01T00:00:00Z`.
+ * The scope is `list` or `org:<organization id>`, `-` for availability, which has none.
+ */
+export function formatImportChanges(changes: readonly ImportChange[]): string {
+  if (changes.length === 0) return '';
+  const kinds = changes.map(kindOf);
+  const keys = changes.map(productKeyOf);
+  const scopes = changes.map((c) => (c.kind === 'availability' ? '-' : scopeOf(c.price.organizationId)));
+  const keyWidth = Math.max(...keys.map((k) => k.length));
+  const scopeWidth = Math.max(...scopes.map((s) => s.length));
+  return changes
+    .map((change, i) => {
+      const what = whatHappens(change);
+      const columns = `${kinds[i].padEnd(KIND_WIDTH)} ${keys[i].padEnd(keyWidth)}  ${scopes[i].padEnd(scopeWidth)}`;
+      return `${what ? `${columns}  ${what}` : columns.trimEnd()}\n`;
+    })
+    .join('');
+}
+
+/** The summary line: what was (or, for a dry run, would be) written, in one stable form. */
+export function formatImportSummary(report: ImportReport, file: string): string {
+  if (report.inserted + report.ended + report.availabilityChanged === 0) {
+    return `nothing to change: everything in ${file} is already recorded${report.dryRun ? ' (dry run)' : ''}\n`;
+  }
+  const at = report.instant.toISOString();
+  const tally =
+    `${report.inserted} prices set, ${report.ended} ended, ${report.availabilityChanged} availability changes, ` +
+    `${report.unchanged} unchanged`;
+  return report.dryRun
+    ? `dry run at ${at}: ${tally}; nothing was written\n`
+    : `applied at ${at}: ${tally} (version ${report.version})\n`;
+}
+
+/** The report as JSON for tools (`--json`); field names and values as in the price book file. */
+export function importReportJson(report: ImportReport): string {
+  const document = {
+    dry_run: report.dryRun,
+    instant: report.instant.toISOString(),
+    version: report.version,
+    summary: {
+      prices_set: report.inserted,
+      ended: report.ended,
+      availability_changes: report.availabilityChanged,
+      unchanged: report.unchanged,
+    },
+    changes: report.changes.map(changeJson),
+  };
+  return `${JSON.stringify(document, null, 2)}\n`;
+}
+
+const KIND_WIDTH = 9;
+
+function kindOf(change: ImportChange): string {
+  if (change.kind !== 'availability') return change.kind;
+  return change.onSale ? 'on-sale' : 'off-sale';
+}
+
+function whatHappens(change: ImportChange): string {
+  switch (change.kind) {
+    case 'new':
+      return describeTerms(change.price);
+    case 'change':
+      return `${describeTerms(change.price)}, ending ${change.ends.amount} from ${formatInstant(change.ends.validFrom)}`;
+    case 'end':
+      return `${describeTerms(change.price)} ends at ${formatInstant(change.validUntil)}`;
+    case 'availability':
+      return '';
+  }
+}
+
+function describeTerms(price: PriceTerms): string {
+  const until = price.validUntil ? ` until ${formatInstant(price.validUntil)}` : '';
+  return `${price.amount} per ${price.unitCount} ${price.unitType} from ${formatInstant(price.validFrom)}${until}`;
+}
+
+function changeJson(change: ImportChange): Record<string, unknown> {
+  switch (change.kind) {
+    case 'new':
+      return { change: 'new', ...termsJson(change.price) };
+    case 'change':
+      return { change: 'change', ...termsJson(change.price), ends: termsJson(change.ends) };
+    case 'end':
+      return { change: 'end', ...termsJson(change.price), valid_until: formatInstant(change.validUntil) };
+    case 'availability':
+      return { change: 'availability', product_key: change.productKey, on_sale: change.onSale };
+  }
+}
+
+function termsJson(price: PriceTerms): Record<string, unknown> {
+  return {
+    product_key: price.productKey,
+    organization_id: price.organizationId,
+    unit_type: price.unitType,
+    unit_count: price.unitCount,
+    amount: price.amount,
+    valid_from: formatInstant(price.validFrom),
+    valid_until: price.validUntil && formatInstant(price.validUntil),
+  };
+}
+
+function scopeOf(organizationId: string | null): string {
+  return organizationId === null ? 'list' : `org:${organizationId}`;
+}
+
+function productKeyOf(change: ImportChange): string {
+  return change.kind === 'availability' ? change.productKey : change.price.productKey;
+}
