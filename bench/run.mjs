@@ -488,8 +488,8 @@ async function captureResponse(key, port) {
 
 async function timeRebuild(url) {
   const { DataSource } = requireFromRoot('typeorm');
-  const { dataSourceOptions } = requireFromRoot(join(DIST, 'apps/control-plane/src/database/data-source-options.js'));
-  const { loadPricingData } = requireFromRoot(join(DIST, 'libs/pricing/src/database/price-book.store.js'));
+  const { dataSourceOptions } = requireFromRoot(join(DIST, 'libs/database/src/data-source-options.js'));
+  const { PriceBookRepository } = requireFromRoot(join(DIST, 'libs/pricing/src/database/price-book.repository.js'));
   const { PricingSnapshot } = requireFromRoot(join(DIST, 'libs/pricing/src/snapshot/pricing-snapshot.js'));
   const { renderPriceList } = requireFromRoot(join(DIST, 'libs/pricing/src/http/price-list-response.js'));
 
@@ -503,15 +503,16 @@ async function timeRebuild(url) {
   const inMemory = [];
   for (let i = 0; i < 3; i++) inMemory.push(build(inMemoryData).ms);
 
-  const dataSource = new DataSource(dataSourceOptions(url));
+  const dataSource = new DataSource(dataSourceOptions({ url }));
   await dataSource.initialize();
+  const repository = new PriceBookRepository(dataSource);
   const reads = [];
   const full = [];
   let bytes = 0;
   try {
     for (let i = 0; i < 3; i++) {
       const t = performance.now();
-      const data = await loadPricingData(dataSource);
+      const data = await repository.loadPricingData();
       const read = performance.now() - t;
       const built = build(data);
       reads.push(read);
