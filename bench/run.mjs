@@ -378,10 +378,11 @@ async function main() {
       ],
     ]) {
       const port = await freePort();
-      const proc = startNode(`${server.replace(':', '-')}-${key}`, [script, String(port), ...args], {
-        ...env,
-        ...serverNodeOptions(),
-      });
+      const proc = startNode(
+        `${server.replace(':', '-')}-${key}`,
+        [...serverNodeArgs(), script, String(port), ...args],
+        env,
+      );
       await waitForLine(proc, 'ready');
       servers[key][server] = { proc, port };
     }
@@ -510,10 +511,14 @@ async function main() {
   });
 }
 
-/** NODE_OPTIONS for a server process: BENCH_SERVER_NODE_OPTIONS (every server), then `more`. */
-function serverNodeOptions(more) {
-  const options = [process.env.BENCH_SERVER_NODE_OPTIONS, more].filter(Boolean).join(' ');
-  return options ? { NODE_OPTIONS: options } : {};
+/**
+ * Node options of a server process, on its command line (NODE_OPTIONS refuses --cpu-prof):
+ * BENCH_SERVER_NODE_OPTIONS for every server, then `more`.
+ */
+function serverNodeArgs(more) {
+  return [process.env.BENCH_SERVER_NODE_OPTIONS, more].flatMap(
+    (options) => options?.split(/\s+/).filter(Boolean) ?? [],
+  );
 }
 
 /** The app as production starts it, or `script` with the same environment (the throttler variant). */
@@ -521,7 +526,12 @@ async function startApp(name, url, script = join(DIST, 'apps/control-plane/src/m
   const port = await freePort();
   const proc = startNode(
     name,
-    ['--import', pathToFileURL(join(ROOT, 'bench/count-queries.mjs')).href, script],
+    [
+      ...serverNodeArgs(process.env.BENCH_APP_NODE_OPTIONS),
+      '--import',
+      pathToFileURL(join(ROOT, 'bench/count-queries.mjs')).href,
+      script,
+    ],
     {
       DATABASE_URL: url,
       PORT: String(port),
@@ -530,7 +540,6 @@ async function startApp(name, url, script = join(DIST, 'apps/control-plane/src/m
       PRICING_RATE_WINDOW_S: '60',
       REDIS_URL: undefined, // the in-memory rate limiter, whatever the caller's environment says
       TRUST_PROXY: undefined,
-      ...serverNodeOptions(process.env.BENCH_APP_NODE_OPTIONS),
     },
     { ipc: true },
   );
