@@ -4,17 +4,17 @@
 // Prints one line of JSON: requests per second, latency percentiles (ms, from every response's
 // own time, at sub-millisecond resolution), the status codes seen, and, with `pid`, the CPU time
 // (user + system) that process spent during the measured part (the warm-up is a run of its own
-// before it, so it is not counted).
+// before it, and the measured part starts once the process is idle again).
 //
 // With `rate`, requests are paced: each connection sends one request every connections/rate
 // seconds (staggered), and waits for the answer before the next. autocannon's own
 // `overallRate` is not used for this: it gives each connection a budget per second that it
 // spends back to back at the start of every second, so at "half the capacity" the server
 // would be saturated half of every second and the latencies would be those of a queue.
-import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { performance } from 'node:perf_hooks';
 import { setTimeout } from 'node:timers';
+import { cpuMs, waitUntilIdle } from './server-cpu.mjs';
 
 const requireFromHere = createRequire(import.meta.url);
 const autocannon = requireFromHere('autocannon');
@@ -42,23 +42,17 @@ function pace(client) {
   };
 }
 
-/** CPU time (user + system, ms) of process `pid` so far: /proc/<pid>/stat counts in 1/100 s. */
-function cpuMs() {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' '); // fields from the 3rd (state) on
-  return (Number(fields[11]) + Number(fields[12])) * 10; // utime and stime, the 14th and 15th
-}
-
 const run = (seconds) =>
   autocannon({ url, connections, duration: seconds, headers, ...(rate && { setupClient: pace }) });
 if (warmup > 0) await run(warmup);
+if (pid) await waitUntilIdle(pid); // the measured part starts with no backlog of the warm-up
 
 const latencies = [];
-const cpuBefore = pid ? cpuMs() : null;
+const cpuBefore = pid ? cpuMs(pid) : null;
 const instance = run(duration);
 instance.on('response', (_client, _statusCode, _bytes, responseTime) => latencies.push(responseTime));
 const result = await instance;
-const serverCpuMs = pid ? cpuMs() - cpuBefore : null;
+const serverCpuMs = pid ? cpuMs(pid) - cpuBefore : null;
 latencies.sort((a, b) => a - b);
 const percentile = (p) =>
   latencies.length === 0
