@@ -2,7 +2,10 @@ export type RateVerdict = { readonly allowed: true } | { readonly allowed: false
 
 const ALLOWED: RateVerdict = { allowed: true };
 
-/** Default bound on the clients tracked in one window: about 10 MB of keys and counts. */
+/**
+ * Default bound on the clients tracked in one window: about 12 MB of keys and counts, 18 MB with
+ * as many more over their limit (measured: docs/benchmarks.md).
+ */
 export const DEFAULT_MAX_TRACKED_CLIENTS = 100_000;
 
 /**
