@@ -276,7 +276,12 @@ function statusSummary(result) {
 
 const fmt = {
   rps: (v) => (v === null ? '–' : Math.round(v).toLocaleString('en-US')),
-  ratio: (v) => (v === null || !Number.isFinite(v) ? '–' : `${v.toFixed(2)}×`),
+  ratio: (v) =>
+    v === null || !Number.isFinite(v)
+      ? '–'
+      : v >= 100
+        ? `${Math.round(v).toLocaleString('en-US')}×`
+        : `${v.toFixed(2)}×`,
   ms: (v) => (v === null || v === undefined ? '–' : v < 10 ? v.toFixed(2) : v.toFixed(0)),
   us: (v) => (v === null || v === undefined ? '–' : v < 100 ? v.toFixed(1) : Math.round(v).toLocaleString('en-US')),
 };
