@@ -1,8 +1,10 @@
 // Load generator, run in a process of its own so that it never shares the server's event loop.
 // usage: node bench/load.mjs '<json options>'
-//   { url, connections, duration, warmup, headers, rate }
+//   { url, connections, duration, warmup, headers, rate, pid }
 // Prints one line of JSON: requests per second, latency percentiles (ms, from every response's
-// own time, at sub-millisecond resolution) and the status codes seen.
+// own time, at sub-millisecond resolution), the status codes seen, and, with `pid`, the CPU time
+// (user + system) that process spent during the measured part (the warm-up is a run of its own
+// before it, and the measured part starts once the process is idle again).
 //
 // With `rate`, requests are paced: each connection sends one request every connections/rate
 // seconds (staggered), and waits for the answer before the next. autocannon's own
@@ -12,12 +14,13 @@
 import { createRequire } from 'node:module';
 import { performance } from 'node:perf_hooks';
 import { setTimeout } from 'node:timers';
+import { cpuMs, waitUntilIdle } from './server-cpu.mjs';
 
 const requireFromHere = createRequire(import.meta.url);
 const autocannon = requireFromHere('autocannon');
 
 const options = JSON.parse(process.argv[2] ?? '{}');
-const { url, headers = {}, rate } = options;
+const { url, headers = {}, rate, pid } = options;
 const duration = options.duration ?? 5;
 const warmup = options.warmup ?? 2;
 const connections = rate
@@ -39,19 +42,17 @@ function pace(client) {
   };
 }
 
-const latencies = [];
-const instance = autocannon({
-  url,
-  connections,
-  duration,
-  headers,
-  ...(warmup > 0 && { warmup: { connections, duration: warmup } }),
-  ...(rate && { setupClient: pace }),
-});
-// The main run's tracker only: warm-up responses are not recorded.
-instance.on('response', (_client, _statusCode, _bytes, responseTime) => latencies.push(responseTime));
+const run = (seconds) =>
+  autocannon({ url, connections, duration: seconds, headers, ...(rate && { setupClient: pace }) });
+if (warmup > 0) await run(warmup);
+if (pid) await waitUntilIdle(pid); // the measured part starts with no backlog of the warm-up
 
+const latencies = [];
+const cpuBefore = pid ? cpuMs(pid) : null;
+const instance = run(duration);
+instance.on('response', (_client, _statusCode, _bytes, responseTime) => latencies.push(responseTime));
 const result = await instance;
+const serverCpuMs = pid ? cpuMs(pid) - cpuBefore : null;
 latencies.sort((a, b) => a - b);
 const percentile = (p) =>
   latencies.length === 0
@@ -70,6 +71,7 @@ process.stdout.write(
     p99: percentile(99),
     max: latencies.at(-1) ?? null,
     statusCodes,
+    serverCpuMs,
     errors: result.errors,
     timeouts: result.timeouts,
   })}\n`,

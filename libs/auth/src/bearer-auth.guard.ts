@@ -17,6 +17,12 @@ const BEARER = /^Bearer ([^\s]+)$/i;
 @Injectable()
 export class BearerAuthGuard implements CanActivate {
   private readonly digests: readonly Buffer[];
+  /**
+   * @Public() per controller class and handler, read once: decorators are applied when the
+   * classes are defined, and reading the metadata of both on every request costs more than the
+   * rest of this guard on a public route.
+   */
+  private readonly publicRoutes = new WeakMap<object, WeakMap<object, boolean>>();
 
   constructor(
     private readonly reflector: Reflector,
@@ -26,11 +32,24 @@ export class BearerAuthGuard implements CanActivate {
   }
 
   canActivate(context: ExecutionContext): boolean {
-    if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, [context.getHandler(), context.getClass()])) return true;
+    if (this.isPublic(context)) return true;
     const header = context.switchToHttp().getRequest<IncomingMessage>().headers.authorization ?? '';
     const match = BEARER.exec(header);
     if (match && this.isKnown(digest(match[1]))) return true;
     throw new AuthError(AuthErrorCode.Unauthenticated, 'a valid bearer token is required');
+  }
+
+  private isPublic(context: ExecutionContext): boolean {
+    const controller = context.getClass();
+    const handler = context.getHandler();
+    let handlers = this.publicRoutes.get(controller);
+    if (!handlers) this.publicRoutes.set(controller, (handlers = new WeakMap()));
+    let isPublic = handlers.get(handler);
+    if (isPublic === undefined) {
+      isPublic = Boolean(this.reflector.getAllAndOverride<boolean | undefined>(IS_PUBLIC, [handler, controller]));
+      handlers.set(handler, isPublic);
+    }
+    return isPublic;
   }
 
   private isKnown(candidate: Buffer): boolean {
