@@ -154,6 +154,23 @@ describe('price_record constraints', () => {
       expect(await count()).toBe(4);
     });
 
+    it('tells apart two keys whose hashes collide: the index leads with the hash, the rule is the key', async () => {
+      const [a, b] = ['compute.c5277.1', 'compute.c244659.1'];
+      const [{ same }]: { same: boolean }[] = await dataSource.query(`SELECT hashtext($1) = hashtext($2) AS same`, [
+        a,
+        b,
+      ]);
+      expect(same).toBe(true);
+      await insert({ product_key: a, valid_from: '2020-01-01T00:00:00Z' });
+      await insert({ product_key: b, valid_from: '2020-01-01T00:00:00Z' });
+      await insert({ product_key: b, organization_id: 'org_42', valid_from: '2020-01-01T00:00:00Z' });
+      await insert({ product_key: a, organization_id: 'org_42', valid_from: '2020-01-01T00:00:00Z' });
+      await expectRefused(insert({ product_key: b, valid_from: '2021-01-01T00:00:00Z' }), EXCLUSION, {
+        constraint: 'price_record_list_prices_do_not_overlap',
+      });
+      expect(await count()).toBe(4);
+    });
+
     it('accepts adjacent windows [a, b) and [b, c), of the list and of an organization', async () => {
       // Past windows of one key: a backfill, in one transaction.
       await dataSource.transaction(async (db) => {

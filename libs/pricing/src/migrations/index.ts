@@ -1,5 +1,10 @@
 import { PricingSchema1764000000000 } from './1764000000000-pricing-schema';
 import { DatabaseSideIntegrity1764000002000 } from './1764000002000-database-side-integrity';
+import { ExclusionByKeyHash1764000003000 } from './1764000003000-exclusion-by-key-hash';
 
 /** The pricing library's migrations, in order; the host app runs them with its own. */
-export const pricingMigrations = [PricingSchema1764000000000, DatabaseSideIntegrity1764000002000];
+export const pricingMigrations = [
+  PricingSchema1764000000000,
+  DatabaseSideIntegrity1764000002000,
+  ExclusionByKeyHash1764000003000,
+];
