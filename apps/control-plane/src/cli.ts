@@ -13,6 +13,7 @@ import { DataSource } from 'typeorm';
 import { ConfigurationError, loadConfig } from './config/app-config';
 import { appDatabaseOptions } from './database/app-database';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './database/embedded-postgres';
+import { cliLogger } from './logging/logging';
 
 /**
  * The price book CLI (`npm run -s pricing -- <command>`): the command and its book are checked
@@ -26,6 +27,8 @@ async function main(argv: string[]): Promise<void> {
   const write = (text: string | Buffer): void => void process.stdout.write(text);
   if (command.name === 'help') return write(`${PRICE_BOOK_USAGE}\n`);
   const config = loadConfig(process.env);
+  // Diagnostics (PostgreSQL, the database) as log lines on stderr; results stay text.
+  Logger.overrideLogger(cliLogger(config.logFormat));
   const embedded: EmbeddedDatabase | undefined = config.databaseUrl
     ? undefined
     : await startEmbeddedPostgres(config.dataDir);

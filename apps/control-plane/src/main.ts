@@ -10,6 +10,7 @@ import { ConfigurationError, loadConfig } from './config/app-config';
 import { configureExpress } from './configure-express';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './database/embedded-postgres';
 import { SAMPLE_PRICE_BOOK } from './database/sample-price-book';
+import { appLogger } from './logging/logging';
 
 const logger = new Logger('Main');
 /** How long the embedded default may take to be migrated before the sample book is loaded. */
@@ -17,6 +18,8 @@ const EMBEDDED_READY_MS = 60_000;
 
 async function main(): Promise<void> {
   const config = loadConfig(process.env);
+  // JSON lines from the first one on (PostgreSQL's start included); Nest keeps this logger.
+  Logger.overrideLogger(appLogger(config));
   /** What has started so far, for the shutdown to stop. */
   const started: { app?: INestApplication; embedded?: EmbeddedDatabase } = {};
 

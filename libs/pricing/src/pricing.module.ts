@@ -3,6 +3,7 @@ import { Clock, SystemClock } from '@app/clock';
 import { PriceBookRepository } from './database/price-book.repository';
 import { PriceListRateLimiter, PriceListRateLimitGuard } from './http/price-list-rate-limit';
 import { PricingController } from './http/pricing.controller';
+import { PricingMetrics } from './metrics/pricing-metrics';
 import { PriceBookService } from './price-book/price-book.service';
 import {
   ASYNC_OPTIONS_TYPE,
@@ -26,6 +27,7 @@ const PROVIDERS: Provider[] = [
   PriceListRateLimitGuard,
   PricingService,
   PriceBookService,
+  PricingMetrics,
 ];
 
 /**
@@ -54,6 +56,6 @@ function withPricing(module: DynamicModule): DynamicModule {
     ...module,
     controllers: [PricingController],
     providers: [...(module.providers ?? []), ...PROVIDERS],
-    exports: [PricingService, PriceBookService],
+    exports: [PricingService, PriceBookService, PricingMetrics],
   };
 }

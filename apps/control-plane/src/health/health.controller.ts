@@ -2,10 +2,13 @@ import { Controller, Get, HttpCode, HttpStatus, Res } from '@nestjs/common';
 import { Public } from '@app/auth';
 import { DatabaseConnection } from '@app/database';
 import { PricingService } from '@app/pricing';
+import { ApiOkResponse, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
+import { ReadinessView } from './readiness.view';
 
 @Public()
 @Controller('health')
+@ApiTags('health')
 export class HealthController {
   constructor(
     private readonly pricing: PricingService,
@@ -15,6 +18,7 @@ export class HealthController {
   /** 200 while the process runs. */
   @Get('live')
   @HttpCode(HttpStatus.OK)
+  @ApiOkResponse({ description: 'The process runs.' })
   live(): { status: 'ok' } {
     return { status: 'ok' };
   }
@@ -25,6 +29,8 @@ export class HealthController {
    * every instance out of rotation at once.
    */
   @Get('ready')
+  @ApiOkResponse({ description: 'The price list can be served.', type: ReadinessView })
+  @ApiServiceUnavailableResponse({ description: 'The price list cannot be served.', type: ReadinessView })
   ready(@Res({ passthrough: true }) res: Response): Record<string, unknown> {
     const pricing = this.pricing.health();
     res.status(pricing.servable ? HttpStatus.OK : HttpStatus.SERVICE_UNAVAILABLE);
