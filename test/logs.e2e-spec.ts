@@ -25,6 +25,7 @@ interface LogLine {
   readonly time: string;
   readonly msg: string;
   readonly context?: string;
+  readonly request_id?: string;
   readonly req?: { id: string; method: string; url: string };
   readonly res?: { statusCode: number };
 }
@@ -116,6 +117,14 @@ describe('logs of the service as npm start runs it', () => {
     expect(read.status).toBe(200);
     // Probes are not logged.
     expect((await call(service, '/health/live')).status).toBe(200);
+    // An unexpected error: its line carries the request's id, and the request's line is an error.
+    await dataSource.query(`ALTER TABLE volume ADD CONSTRAINT volume_refuses_boom CHECK (name <> 'boom')`);
+    const failed = await call(service, '/v1/volumes', {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'boom', size_gib: 10, storage_class: 'gp1' }),
+    });
+    expect(failed.status).toBe(500);
 
     expect(await service.stop()).toBe(0);
     expect(service.stderr()).toBe('');
@@ -145,17 +154,29 @@ describe('logs of the service as npm start runs it', () => {
     );
 
     const requests = lines.filter((line) => line.context === 'HTTP');
-    expect(requests.map((line) => [line.req?.method, line.req?.url, line.res?.statusCode, line.req?.id])).toEqual([
-      ['POST', '/v1/volumes', 201, 'client-id.1'],
-      ['GET', `/v1/volumes/${id}`, 401, unauthenticated.requestId],
-      ['GET', `/v1/volumes/${id}`, 401, wrongToken.requestId],
-      ['GET', `/v1/volumes/${id}`, 200, read.requestId],
-    ]);
     expect(
-      requests.every((line) => line.level === 'info' && line.msg.startsWith(`${line.req?.method} ${line.req?.url} `)),
-    ).toBe(true);
+      requests.map((line) => [line.level, line.req?.method, line.req?.url, line.res?.statusCode, line.request_id]),
+    ).toEqual([
+      ['info', 'POST', '/v1/volumes', 201, 'client-id.1'],
+      ['info', 'GET', `/v1/volumes/${id}`, 401, unauthenticated.requestId],
+      ['info', 'GET', `/v1/volumes/${id}`, 401, wrongToken.requestId],
+      ['info', 'GET', `/v1/volumes/${id}`, 200, read.requestId],
+      ['error', 'POST', '/v1/volumes', 500, failed.requestId],
+    ]);
+    expect(requests.every((line) => line.req?.id === line.request_id)).toBe(true);
+    expect(requests.every((line) => line.msg.startsWith(`${line.req?.method} ${line.req?.url} `))).toBe(true);
+    expect(lines).toContainEqual(
+      expect.objectContaining({
+        level: 'error',
+        context: 'ApiExceptionFilter',
+        request_id: failed.requestId,
+        msg: 'unexpected error',
+        err: expect.objectContaining({ message: expect.stringContaining('volume_refuses_boom') }),
+      }),
+    );
     // Those are all the lines about requests: none for /v1/pricing or the probes.
     expect(lines.filter((line) => line.req !== undefined)).toEqual(requests);
+    await dataSource.query(`ALTER TABLE volume DROP CONSTRAINT volume_refuses_boom`);
 
     const password = new URL(db.url).password;
     const secrets = [TOKEN, WRONG_TOKEN, ...(password ? [decodeURIComponent(password), password] : [])];

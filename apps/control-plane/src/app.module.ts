@@ -4,14 +4,14 @@ import { AuthModule, BearerAuthGuard } from '@app/auth';
 import { ClockModule } from '@app/clock';
 import { DatabaseModule } from '@app/database';
 import { PricingModule } from '@app/pricing';
-import { LoggerModule } from 'nestjs-pino';
 import { AppConfig } from './config/app-config';
 import { AppConfigModule } from './config/app-config.module';
 import { appDatabaseOptions } from './database/app-database';
 import { ApiExceptionFilter } from './errors/api-exception.filter';
 import { HealthController } from './health/health.controller';
-import { loggerParams } from './logging/logging';
+import { RequestLogging } from './logging/logging';
 import { MetricsModule } from './metrics/metrics.module';
+import { ApiDocs } from './openapi';
 import { bodyValidationPipe, RefuseReservedKeysPipe } from './validation';
 import { VolumesModule } from './volumes/volumes.module';
 
@@ -26,7 +26,6 @@ export class AppModule {
       module: AppModule,
       imports: [
         AppConfigModule.forRoot(config),
-        LoggerModule.forRootAsync({ inject: [AppConfig], useFactory: (env: AppConfig) => loggerParams(env) }),
         ClockModule,
         // Pricing first: its routes are matched before any other.
         PricingModule.forRootAsync({
@@ -53,6 +52,8 @@ export class AppModule {
         { provide: APP_PIPE, useClass: RefuseReservedKeysPipe },
         { provide: APP_PIPE, useFactory: bodyValidationPipe },
         { provide: APP_FILTER, useClass: ApiExceptionFilter },
+        RequestLogging,
+        ApiDocs,
       ],
     };
   }

@@ -1,4 +1,4 @@
-import type { INestApplication } from '@nestjs/common';
+import { Injectable, type INestApplication, type OnModuleInit } from '@nestjs/common';
 import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
 
 export const OPENAPI_PATH = '/openapi.json';
@@ -26,14 +26,26 @@ export function openApiDocument(app: INestApplication): OpenAPIObject {
 
 /**
  * `GET /openapi.json` (the document) and `GET /docs` (Swagger UI, its assets served from
- * swagger-ui-dist in node_modules, no CDN). Both are plain Express routes ahead of Nest's
- * router, so no guard runs for them: they are public.
+ * swagger-ui-dist in node_modules, no CDN). SwaggerModule mounts them as plain Express routes, so
+ * no guard runs for them: they are public. They are mounted while the app initializes its
+ * modules, after Nest has registered the API's routes and before its not-found handler, so that
+ * the API's requests (`GET /v1/pricing` above all) never walk past the documents' eight routes.
  */
-export function serveApiDocs(app: INestApplication): void {
-  const document = openApiDocument(app);
-  SwaggerModule.setup(DOCS_PATH, app, document, {
-    jsonDocumentUrl: OPENAPI_PATH,
-    raw: ['json'],
-    customSiteTitle: 'Control plane API',
-  });
+@Injectable()
+export class ApiDocs implements OnModuleInit {
+  private app: INestApplication | undefined;
+
+  /** The app to serve them on: configureExpress hands it over before `init()`. */
+  serveOn(app: INestApplication): void {
+    this.app = app;
+  }
+
+  onModuleInit(): void {
+    if (!this.app) return;
+    SwaggerModule.setup(DOCS_PATH, this.app, openApiDocument(this.app), {
+      jsonDocumentUrl: OPENAPI_PATH,
+      raw: ['json'],
+      customSiteTitle: 'Control plane API',
+    });
+  }
 }

@@ -1,12 +1,12 @@
-import { RequestMethod, type LoggerService } from '@nestjs/common';
+import { Injectable, type LoggerService } from '@nestjs/common';
 import { PRICE_LIST_PATH } from '@app/pricing';
 import { Logger as NestPinoLogger, PinoLogger, type Params } from 'nestjs-pino';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import pino, { type DestinationStream, type LoggerOptions } from 'pino';
-import type { Options as HttpLogOptions } from 'pino-http';
+import { pinoHttp } from 'pino-http';
 import pretty from 'pino-pretty';
-import type { AppConfig } from '../config/app-config';
+import { AppConfig } from '../config/app-config';
 
 export const REQUEST_ID_HEADER = 'X-Request-Id';
 /** A request id from the client is kept when it is a plain token; anything else is replaced. */
@@ -77,57 +77,25 @@ export function logDestination(format: LogSettings['logFormat'], fd: 1 | 2 = 1):
     : pino.destination({ dest: fd, sync: true });
 }
 
-/** Only the request fields an operator searches by: never headers (authorization) or bodies. */
-const requestFields = (req: pino.SerializedRequest) => ({
-  id: req.id,
-  method: req.method,
-  url: req.url,
-  remoteAddress: req.remoteAddress,
-});
-
-const responseFields = (res: pino.SerializedResponse) => ({ statusCode: res.statusCode });
-
-/** A path nobody needs a line for: probes, every few seconds. */
-const isHealthCheck = (req: IncomingMessage): boolean => req.url?.startsWith('/health/') === true;
-
 /** One set of parameters per configuration: nestjs-pino keeps one root logger per process anyway. */
 const paramsOf = new WeakMap<LogSettings, Params>();
 
-/**
- * nestjs-pino's settings: every Nest log and one line per API request (with its request id)
- * as JSON on stdout. `/v1/pricing` is left out of the middleware altogether: its answers are
- * counted in metrics, not logged one by one, and the hot path pays nothing for logging (and a
- * shared cache never stores one client's request id with the list).
- */
-export function loggerParams(settings: LogSettings): Params {
+/** nestjs-pino's parameters: the root logger of the process, JSON lines (or text) on stdout. */
+function loggerParams(settings: LogSettings): Params {
   let params = paramsOf.get(settings);
-  if (params) return params;
-  const options = logOptions(settings);
-  const http: HttpLogOptions = {
-    ...options,
-    genReqId: requestIdOf,
-    serializers: { ...options.serializers, req: requestFields, res: responseFields },
-    autoLogging: { ignore: isHealthCheck },
-    customLogLevel: (_req, res, error) => (error || res.statusCode >= 500 ? 'error' : 'info'),
-    customSuccessMessage: (req, res, ms) => `${req.method} ${req.url} ${res.statusCode} ${ms} ms`,
-    customErrorMessage: (req, res) => `${req.method} ${req.url} ${res.statusCode}`,
-    customSuccessObject: (_req, _res, fields: object) => ({ ...fields, context: 'HTTP' }),
-    customErrorObject: (_req, _res, _error, fields: object) => ({ ...fields, context: 'HTTP' }),
-  };
-  params = {
-    pinoHttp: [http, logDestination(settings.logFormat)],
-    exclude: [{ path: PRICE_LIST_PATH, method: RequestMethod.ALL }],
-  };
-  paramsOf.set(settings, params);
+  if (!params)
+    paramsOf.set(settings, (params = { pinoHttp: [logOptions(settings), logDestination(settings.logFormat)] }));
   return params;
 }
 
 /**
- * The service's Nest logger, through the same pino logger as nestjs-pino's LoggerModule (one
- * root logger per process): main.ts installs it before anything logs, PostgreSQL's start included.
+ * The service's Nest logger (nestjs-pino): JSON lines with `context`, and the request id of the
+ * request being handled, if any (see RequestLogging). main.ts installs it before anything logs,
+ * PostgreSQL's start included. nestjs-pino keeps one root logger per process: the first settings win.
  */
 export function appLogger(settings: LogSettings): LoggerService {
-  return nestLogger(loggerParams(settings));
+  const params = loggerParams(settings);
+  return new NestPinoLogger(new PinoLogger(params), params);
 }
 
 /**
@@ -135,9 +103,55 @@ export function appLogger(settings: LogSettings): LoggerService {
  * command's own output (exports, the price list) and its human messages go to stderr as text.
  */
 export function cliLogger(format: LogSettings['logFormat']): LoggerService {
-  return nestLogger({ pinoHttp: [logOptions({ logLevel: 'warn', logFormat: format }), logDestination(format, 2)] });
+  const params: Params = { pinoHttp: [logOptions({ logLevel: 'warn', logFormat: format }), logDestination(format, 2)] };
+  return new NestPinoLogger(new PinoLogger(params), params);
 }
 
-function nestLogger(params: Params): LoggerService {
-  return new NestPinoLogger(new PinoLogger(params), params);
+/** Only the request fields an operator searches by: never headers (authorization) or bodies. */
+const requestFields = (req: pino.SerializedRequest) => ({
+  id: req.id,
+  method: req.method,
+  url: req.url,
+  remoteAddress: req.remoteAddress,
+});
+const responseFields = (res: pino.SerializedResponse) => ({ statusCode: res.statusCode });
+
+/** The price list's path: `/v1/pricing`, with a trailing slash or a query, any case (as Express routes it). */
+const PRICE_LIST_REQUEST = new RegExp(`^${PRICE_LIST_PATH}/?(?:\\?|$)`, 'i');
+
+/** A path nobody needs a line for: probes, every few seconds. */
+const isHealthCheck = (req: IncomingMessage): boolean => req.url?.startsWith('/health/') === true;
+
+/**
+ * One log line per request (pino-http) with its request id (`X-Request-Id`, echoed). Mounted
+ * by `configureExpress` as a plain Express middleware ahead of the routes, so that it costs
+ * `GET /v1/pricing` one regular-expression test and nothing more: the price list's answers are
+ * counted in metrics, not logged one by one (and a shared cache never stores one client's request
+ * id with the list). Probes get an id but no line. Lines logged while a request is handled carry
+ * its id where they are written (`request_id`): nestjs-pino's request context would bind it to
+ * every line, but its AsyncLocalStorage puts a hook on every promise of the process, the price
+ * list's included (README, "Logs").
+ */
+@Injectable()
+export class RequestLogging {
+  readonly middleware: (req: IncomingMessage, res: ServerResponse, next: () => void) => void;
+
+  constructor(config: AppConfig) {
+    new PinoLogger(loggerParams(config)); // creates the process's root logger if there is none yet
+    const logRequest = pinoHttp({
+      logger: PinoLogger.root,
+      genReqId: requestIdOf,
+      customAttributeKeys: { reqId: 'request_id' },
+      quietReqLogger: true,
+      serializers: { req: requestFields, res: responseFields },
+      autoLogging: { ignore: isHealthCheck },
+      customLogLevel: (_req, res, error) => (error || res.statusCode >= 500 ? 'error' : 'info'),
+      customSuccessMessage: (req, res, ms) => `${req.method} ${req.url} ${res.statusCode} ${ms} ms`,
+      customErrorMessage: (req, res) => `${req.method} ${req.url} ${res.statusCode}`,
+      customSuccessObject: (_req, _res, fields: object) => ({ ...fields, context: 'HTTP' }),
+      customErrorObject: (_req, _res, _error, fields: object) => ({ ...fields, context: 'HTTP' }),
+    });
+    this.middleware = (req, res, next) =>
+      PRICE_LIST_REQUEST.test(req.url ?? '') ? next() : logRequest(req, res, next);
+  }
 }
