@@ -5,6 +5,4 @@ export { AppConfig, ConfigurationError, loadConfig, type TrustProxy } from './co
 export { appDatabaseOptions } from './database/app-database';
 export { startEmbeddedPostgres, freePort, type EmbeddedDatabase } from './database/embedded-postgres';
 export { SAMPLE_PRICE_BOOK } from './database/sample-price-book';
-export { MetricsServer, METRICS_PATH } from './metrics/metrics-server';
-export { openApiDocument, OPENAPI_PATH, DOCS_PATH } from './openapi';
-export { REQUEST_ID_HEADER } from './logging/logging';
+export { MetricsServer } from './metrics/metrics-server';

@@ -1,13 +1,13 @@
 import { Injectable, type INestApplication, type OnModuleInit } from '@nestjs/common';
 import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
 
-export const OPENAPI_PATH = '/openapi.json';
-export const DOCS_PATH = '/docs';
+const OPENAPI_PATH = '/openapi.json';
+const DOCS_PATH = '/docs';
 /** The name of the bearer scheme in `components.securitySchemes`, as `@ApiBearerAuth()` refers to it. */
 export const BEARER_SCHEME = 'bearer';
 
 /** The OpenAPI 3.1 document of the API, generated from the controllers and their DTO and response classes. */
-export function openApiDocument(app: INestApplication): OpenAPIObject {
+function openApiDocument(app: INestApplication): OpenAPIObject {
   const config = new DocumentBuilder()
     .setOpenAPIVersion('3.1.0')
     .setTitle('Control plane API')

@@ -34,6 +34,7 @@ const PROVIDERS: Provider[] = [
  * Pricing for the control plane: prices in memory, kept current; PricingService (the
  * availability guard, lookups, quotes, usage costs) and PriceBookService (price book changes
  * from code); and `GET /v1/pricing` (PricingController), served by any host that serves HTTP.
+ * PricingMetrics holds its Prometheus metrics in a registry the host may expose.
  *
  * `PricingModule.forRoot(options?)` or `forRootAsync({ inject, useFactory })` once, in the root
  * module: global, so feature modules use PricingService without importing anything (importing

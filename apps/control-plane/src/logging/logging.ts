@@ -28,7 +28,7 @@ export function requestIdOf(req: IncomingMessage, res: ServerResponse): string {
 /** `scheme://user:password@` (a database or Redis URL) and bearer tokens, wherever they appear in text. */
 const URL_PASSWORD = /\b([a-z][a-z0-9+.-]*:\/\/[^\s:/@]*:)[^\s@]+@/gi;
 const BEARER_TOKEN = /\b(Bearer\s+)[^\s"',;]+/gi;
-export const REDACTED = '[redacted]';
+const REDACTED = '[redacted]';
 
 /** Removes passwords of URLs and bearer tokens from a text that is about to be logged. */
 export function redactSecrets(text: string): string {
@@ -89,13 +89,12 @@ function loggerParams(settings: LogSettings): Params {
 }
 
 /**
- * The service's Nest logger (nestjs-pino): JSON lines with `context`, and the request id of the
- * request being handled, if any (see RequestLogging). main.ts installs it before anything logs,
- * PostgreSQL's start included. nestjs-pino keeps one root logger per process: the first settings win.
+ * The service's Nest logger (nestjs-pino): JSON lines with `context` on stdout. main.ts installs
+ * it before anything logs, PostgreSQL's start included. nestjs-pino keeps one root logger per
+ * process: the first settings win.
  */
 export function appLogger(settings: LogSettings): LoggerService {
-  const params = loggerParams(settings);
-  return new NestPinoLogger(new PinoLogger(params), params);
+  return nestLogger(loggerParams(settings));
 }
 
 /**
@@ -103,7 +102,10 @@ export function appLogger(settings: LogSettings): LoggerService {
  * command's own output (exports, the price list) and its human messages go to stderr as text.
  */
 export function cliLogger(format: LogSettings['logFormat']): LoggerService {
-  const params: Params = { pinoHttp: [logOptions({ logLevel: 'warn', logFormat: format }), logDestination(format, 2)] };
+  return nestLogger({ pinoHttp: [logOptions({ logLevel: 'warn', logFormat: format }), logDestination(format, 2)] });
+}
+
+function nestLogger(params: Params): LoggerService {
   return new NestPinoLogger(new PinoLogger(params), params);
 }
 

@@ -6,7 +6,7 @@ import { Registry } from 'prom-client';
 import { AppConfig } from '../config/app-config';
 import { AppMetrics } from './app-metrics';
 
-export const METRICS_PATH = '/metrics';
+const METRICS_PATH = '/metrics';
 
 /**
  * Prometheus text at `GET /metrics` on METRICS_PORT (on HOST), a server of its own: never on
@@ -30,12 +30,8 @@ export class MetricsServer implements OnApplicationBootstrap, OnApplicationShutd
   /** `http://host:port/metrics` while serving (the port is known once listening, also for port 0). */
   get url(): string | undefined {
     const address = this.server?.listening ? (this.server.address() as AddressInfo) : undefined;
-    return address && `http://${this.config.host}:${address.port}${METRICS_PATH}`;
-  }
-
-  /** Prometheus text of every metric of the app (what a scrape gets). */
-  text(): Promise<string> {
-    return this.registry.metrics();
+    const host = this.config.host.includes(':') ? `[${this.config.host}]` : this.config.host;
+    return address && `http://${host}:${address.port}${METRICS_PATH}`;
   }
 
   async onApplicationBootstrap(): Promise<void> {
