@@ -476,7 +476,12 @@ describe('volumes API', () => {
         await dataSource.query(`ALTER TABLE volume DROP CONSTRAINT volume_refuses_boom`);
       }
       // The details go to the log, not to the client.
-      expect(logged).toHaveBeenCalledWith(expect.stringContaining('volume_refuses_boom'));
+      expect(logged).toHaveBeenCalledWith(
+        expect.objectContaining({
+          err: expect.objectContaining({ message: expect.stringContaining('volume_refuses_boom') }),
+        }),
+        'unexpected error',
+      );
       await post({ ...VALID, name: 'boom' }).expect(201);
     });
 

@@ -3,20 +3,27 @@ import { resolve } from 'node:path';
 import { freePort } from '@app/control-plane';
 import { waitFor } from './http';
 
-// The service as `npm start` runs it (the built main.js), in a process of its own.
-const MAIN = resolve(__dirname, '../../dist/apps/control-plane/src/main.js');
+/** The service as `npm start` runs it (the built main.js), in a process of its own. */
+export const MAIN = resolve(__dirname, '../../dist/apps/control-plane/src/main.js');
 
 export interface Service {
   readonly process: ChildProcess;
   readonly port: number;
+  /** http://127.0.0.1:<PORT> */
   readonly url: string;
+  /** stdout and stderr, as they came. */
   output(): string;
-  /** Resolves with the exit code (null when a signal ended it). */
+  stdout(): string;
+  stderr(): string;
+  /** Resolves with the exit code (null when a signal ended it) once its output is read. */
   readonly exited: Promise<number | null>;
   /** Waits until the service has written `text` to stdout or stderr. */
   waitForOutput(text: string, timeoutMs?: number): Promise<void>;
+  /** SIGTERM, then the exit code. */
+  stop(): Promise<number | null>;
 }
 
+/** Starts the built service on loopback, with only `env` (and PATH) set. */
 export async function startService(env: Record<string, string>): Promise<Service> {
   const port = Number(env.PORT ?? (await freePort()));
   const child = spawn(process.execPath, [MAIN], {
@@ -24,14 +31,24 @@ export async function startService(env: Record<string, string>): Promise<Service
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+    stdout += chunk.toString();
+  });
+  child.stderr.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+    stderr += chunk.toString();
+  });
+  const exited = new Promise<number | null>((done) => child.once('close', (code) => done(code)));
   return {
     process: child,
     port,
     url: `http://127.0.0.1:${port}`,
     output: () => output,
+    stdout: () => stdout,
+    stderr: () => stderr,
     exited,
     waitForOutput: async (text, timeoutMs = 10_000) => {
       await waitFor(
@@ -41,6 +58,10 @@ export async function startService(env: Record<string, string>): Promise<Service
         timeoutMs,
         10,
       );
+    },
+    stop: () => {
+      if (child.exitCode === null) child.kill('SIGTERM');
+      return exited;
     },
   };
 }

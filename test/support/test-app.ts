@@ -31,7 +31,13 @@ export interface TestAppOptions {
 
 /** The real control-plane app, in-process, on the given database, set up as main.ts sets it up. */
 export async function startTestApp(options: TestAppOptions): Promise<TestApp> {
-  const config = loadConfig({ ...options.env, DATABASE_URL: options.databaseUrl });
+  // Quiet request lines and no metrics port unless a test asks (test files run side by side).
+  const config = loadConfig({
+    LOG_LEVEL: 'error',
+    METRICS_PORT: 'off',
+    ...options.env,
+    DATABASE_URL: options.databaseUrl,
+  });
   let builder = Test.createTestingModule({ imports: [AppModule.forRoot(config, options.databaseUrl)] });
   if (options.clock) builder = builder.overrideProvider(Clock).useValue(options.clock);
   const moduleRef = await builder.compile();

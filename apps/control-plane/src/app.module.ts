@@ -10,6 +10,9 @@ import { appDatabaseOptions } from './database/app-database';
 import { ApiExceptionFilter } from './errors/api-exception.filter';
 import { HealthController } from './health/health.controller';
 import { ShutdownState } from './lifecycle/shutdown-state';
+import { RequestLogging } from './logging/logging';
+import { MetricsModule } from './metrics/metrics.module';
+import { ApiDocs } from './openapi';
 import { bodyValidationPipe, RefuseReservedKeysPipe } from './validation';
 import { VolumesModule } from './volumes/volumes.module';
 
@@ -42,6 +45,7 @@ export class AppModule {
         }),
         AuthModule.forRootAsync({ inject: [AppConfig], useFactory: (env: AppConfig) => ({ tokens: env.apiTokens }) }),
         VolumesModule,
+        MetricsModule,
       ],
       controllers: [HealthController],
       providers: [
@@ -50,6 +54,8 @@ export class AppModule {
         { provide: APP_PIPE, useClass: RefuseReservedKeysPipe },
         { provide: APP_PIPE, useFactory: bodyValidationPipe },
         { provide: APP_FILTER, useClass: ApiExceptionFilter },
+        RequestLogging,
+        ApiDocs,
       ],
     };
   }

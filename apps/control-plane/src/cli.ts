@@ -14,6 +14,7 @@ import { DataSource } from 'typeorm';
 import { ConfigurationError, loadConfig } from './config/app-config';
 import { appDatabaseOptions } from './database/app-database';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './database/embedded-postgres';
+import { cliLogger } from './logging/logging';
 
 /** The commands that write: they migrate the database first. The others only read, and never change it. */
 const WRITING_COMMANDS: ReadonlySet<string> = new Set(['migrate', 'import', 'withdraw']);
@@ -62,6 +63,8 @@ async function main(argv: string[]): Promise<void> {
   const write = (text: string | Buffer): void => void process.stdout.write(text);
   if (command.name === 'help') return write(`${PRICE_BOOK_USAGE}\n`);
   const config = loadConfig(process.env);
+  // Diagnostics (PostgreSQL, the database) as log lines on stderr; results stay text.
+  Logger.overrideLogger(cliLogger(config.logFormat));
   const embedded: EmbeddedDatabase | undefined = config.databaseUrl
     ? undefined
     : await startEmbeddedPostgres(config.dataDir);

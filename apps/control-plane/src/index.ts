@@ -6,3 +6,4 @@ export { appDatabaseOptions } from './database/app-database';
 export { startEmbeddedPostgres, freePort, type EmbeddedDatabase } from './database/embedded-postgres';
 export { SAMPLE_PRICE_BOOK } from './database/sample-price-book';
 export { CreateVolumeDto } from './volumes/create-volume.dto';
+export { MetricsServer } from './metrics/metrics-server';

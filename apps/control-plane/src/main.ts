@@ -12,6 +12,7 @@ import { startEmbeddedPostgres, type EmbeddedDatabase } from './database/embedde
 import { SAMPLE_PRICE_BOOK } from './database/sample-price-book';
 import { HttpDrain } from './lifecycle/http-drain';
 import { ShutdownState } from './lifecycle/shutdown-state';
+import { appLogger } from './logging/logging';
 
 const logger = new Logger('Main');
 /** How long the embedded default may take to be migrated before the sample book is loaded. */
@@ -19,6 +20,8 @@ const EMBEDDED_READY_MS = 60_000;
 
 async function main(): Promise<void> {
   const config = loadConfig(process.env);
+  // JSON lines from the first one on (PostgreSQL's start included); Nest keeps this logger.
+  Logger.overrideLogger(appLogger(config));
   /** What has started so far, for the shutdown to stop. */
   const started: { app?: INestApplication; drain?: HttpDrain; embedded?: Promise<EmbeddedDatabase> } = {};
 

@@ -2,6 +2,7 @@ import type { ClientConfig } from 'pg';
 import type { DataSourceOptions } from 'typeorm';
 import { DEFAULT_DATABASE_TIMEOUT_S, type DatabaseModuleOptions } from './database.options';
 import { timedClient } from './timed-client';
+import { TypeOrmLogger } from './typeorm-logger';
 
 /** The connection settings of every client of the app: the pool's and the LISTEN connection's. */
 export function clientConfig(options: DatabaseModuleOptions): ClientConfig {
@@ -28,7 +29,7 @@ export function dataSourceOptions(options: DatabaseModuleOptions): DataSourceOpt
     migrationsTableName: 'migrations',
     synchronize: false,
     migrationsRun: false,
-    logging: ['error', 'warn'],
+    logger: new TypeOrmLogger(),
     extra: {
       ...client,
       max: options.poolSize ?? 10,

@@ -5,6 +5,7 @@ export type { PricingModuleOptions } from './pricing.options';
 export { PricingService } from './pricing.service';
 export { PriceBookService } from './price-book/price-book.service';
 export { PricingController, PRICE_LIST_PATH } from './http/pricing.controller';
+export { PricingMetrics } from './metrics/pricing-metrics';
 export { pricingMigrations } from './migrations';
 
 // Errors.

@@ -3,6 +3,7 @@ import { Clock, SystemClock } from '@app/clock';
 import { PriceBookRepository } from './database/price-book.repository';
 import { PriceListRateLimiter, PriceListRateLimitGuard } from './http/price-list-rate-limit';
 import { PricingController } from './http/pricing.controller';
+import { PricingMetrics } from './metrics/pricing-metrics';
 import { PriceBookService } from './price-book/price-book.service';
 import {
   ASYNC_OPTIONS_TYPE,
@@ -26,12 +27,14 @@ const PROVIDERS: Provider[] = [
   PriceListRateLimitGuard,
   PricingService,
   PriceBookService,
+  PricingMetrics,
 ];
 
 /**
  * Pricing for the control plane: prices in memory, kept current; PricingService (the
  * availability guard, lookups, quotes, usage costs) and PriceBookService (price book changes
  * from code); and `GET /v1/pricing` (PricingController), served by any host that serves HTTP.
+ * PricingMetrics holds its Prometheus metrics in a registry the host may expose.
  *
  * `PricingModule.forRoot(options?)` or `forRootAsync({ inject, useFactory })` once, in the root
  * module: global, so feature modules use PricingService without importing anything (importing
@@ -54,6 +57,6 @@ function withPricing(module: DynamicModule): DynamicModule {
     ...module,
     controllers: [PricingController],
     providers: [...(module.providers ?? []), ...PROVIDERS],
-    exports: [PricingService, PriceBookService],
+    exports: [PricingService, PriceBookService, PricingMetrics],
   };
 }

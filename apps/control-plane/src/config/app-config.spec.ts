@@ -26,6 +26,8 @@ describe('loadConfig', () => {
       databaseTimeoutS: 5,
       shutdownTimeoutS: 10,
       logLevel: 'info',
+      logFormat: 'json',
+      metricsPort: 9464,
     });
   });
 
@@ -44,6 +46,8 @@ describe('loadConfig', () => {
       DATABASE_TIMEOUT_S: '2',
       SHUTDOWN_TIMEOUT_S: '3',
       LOG_LEVEL: 'debug',
+      LOG_FORMAT: 'pretty',
+      METRICS_PORT: '9100',
     });
     expect({ ...config }).toEqual({
       databaseUrl: 'postgres://u:p@db:5432/pricing',
@@ -59,6 +63,8 @@ describe('loadConfig', () => {
       databaseTimeoutS: 2,
       shutdownTimeoutS: 3,
       logLevel: 'debug',
+      logFormat: 'pretty',
+      metricsPort: 9100,
     });
   });
 
@@ -90,10 +96,18 @@ describe('loadConfig', () => {
     ['DATABASE_TIMEOUT_S', '0'],
     ['SHUTDOWN_TIMEOUT_S', 'soon'],
     ['LOG_LEVEL', 'verbose'],
+    ['LOG_FORMAT', 'text'],
+    ['METRICS_PORT', '65536'],
+    ['METRICS_PORT', 'no'],
+    ['METRICS_PORT', ''],
   ])('refuses %s=%j with a message naming it', (name, value) => {
     const problems = problemsOf({ [name]: value });
     expect(problems).toHaveLength(1);
     expect(problems[0]).toMatch(new RegExp(`^${name}`));
+  });
+
+  it('turns the metrics server off with METRICS_PORT=off', () => {
+    expect(loadConfig({ METRICS_PORT: 'off' }).metricsPort).toBe('off');
   });
 
   it('names every bad variable at once', () => {

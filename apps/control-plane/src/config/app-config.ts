@@ -112,6 +112,28 @@ export class AppConfig {
     message: 'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace',
   })
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' = 'info';
+
+  /** `json`: one JSON object per line on stdout; `pretty`: coloured text for a person at a terminal. */
+  @Expose({ name: 'LOG_FORMAT' })
+  @IsIn(['json', 'pretty'], { message: 'LOG_FORMAT must be json or pretty' })
+  readonly logFormat: 'json' | 'pretty' = 'json';
+
+  /** Port of the Prometheus `/metrics` server, on HOST; `off`: no metrics server. Never the API's port. */
+  @Expose({ name: 'METRICS_PORT' })
+  @Transform(({ value }: { value: unknown }) =>
+    typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : (value ?? 9464),
+  )
+  @ValidateBy(
+    {
+      name: 'isMetricsPort',
+      validator: {
+        validate: (value: unknown) =>
+          value === 'off' || (Number.isInteger(value) && 0 <= (value as number) && (value as number) <= 65535),
+      },
+    },
+    { message: 'METRICS_PORT must be off or an integer from 0 to 65535' },
+  )
+  readonly metricsPort: number | 'off' = 9464;
 }
 
 export class ConfigurationError extends Error {

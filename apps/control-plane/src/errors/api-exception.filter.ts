@@ -42,14 +42,15 @@ export class ApiExceptionFilter implements ExceptionFilter {
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const response = host.switchToHttp().getResponse<Response>();
-    const envelope = this.envelopeOf(exception);
+    const envelope = this.envelopeOf(exception, host.switchToHttp().getRequest<{ id?: unknown }>().id);
     if (envelope.status === 503) response.setHeader('Retry-After', String(RETRY_AFTER_UNAVAILABLE_S));
     response.status(envelope.status).json({
       error: { code: envelope.code, message: envelope.message, details: envelope.details },
     });
   }
 
-  private envelopeOf(exception: unknown): Envelope {
+  /** `requestId`: the request's X-Request-Id, on the log line of an unexpected error. */
+  private envelopeOf(exception: unknown, requestId: unknown): Envelope {
     if (exception instanceof ApiError || exception instanceof AuthError || exception instanceof PricingError) {
       const code: Code = exception.code;
       return { status: STATUS_OF[code], code, message: exception.message, details: exception.details };
@@ -63,7 +64,7 @@ export class ApiExceptionFilter implements ExceptionFilter {
         details: {},
       };
     }
-    this.logger.error(exception instanceof Error ? (exception.stack ?? exception.message) : String(exception));
+    this.logger.error({ request_id: requestId, err: exception }, 'unexpected error');
     return { status: 500, code: ApiErrorCode.Internal, message: 'internal error', details: {} };
   }
 }

@@ -2,11 +2,14 @@ import { Controller, Get, HttpCode, HttpStatus, Res } from '@nestjs/common';
 import { Public } from '@app/auth';
 import { DatabaseConnection } from '@app/database';
 import { PricingService } from '@app/pricing';
+import { ApiOkResponse, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { ShutdownState } from '../lifecycle/shutdown-state';
+import { ReadinessView } from './readiness.view';
 
 @Public()
 @Controller('health')
+@ApiTags('health')
 export class HealthController {
   constructor(
     private readonly pricing: PricingService,
@@ -17,6 +20,7 @@ export class HealthController {
   /** 200 while the process runs. */
   @Get('live')
   @HttpCode(HttpStatus.OK)
+  @ApiOkResponse({ description: 'The process runs.' })
   live(): { status: 'ok' } {
     return { status: 'ok' };
   }
@@ -28,6 +32,8 @@ export class HealthController {
    * rotation at once.
    */
   @Get('ready')
+  @ApiOkResponse({ description: 'The price list can be served.', type: ReadinessView })
+  @ApiServiceUnavailableResponse({ description: 'The price list cannot be served.', type: ReadinessView })
   ready(@Res({ passthrough: true }) res: Response): Record<string, unknown> {
     const pricing = this.pricing.health();
     const stopping = this.shutdown.stopping;

@@ -10,11 +10,29 @@ import {
   type ArgumentsHost,
   type ExceptionFilter,
 } from '@nestjs/common';
+import {
+  ApiExcludeEndpoint,
+  ApiHeader,
+  ApiNotModifiedResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiServiceUnavailableResponse,
+  ApiTags,
+  ApiTooManyRequestsResponse,
+} from '@nestjs/swagger';
 import { Public } from '@app/auth';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { RateLimitedError } from '../errors/pricing-error';
+import { PricingMetrics } from '../metrics/pricing-metrics';
 import { PriceBookCache } from '../snapshot/price-book-cache';
 import { answerPriceListRequest, METHOD_NOT_ALLOWED, tooManyRequests } from './answer-price-list-request';
+import {
+  PLAIN_TEXT,
+  PRICE_LIST_HEADERS,
+  PriceListDocumentSchema,
+  retryHeaders,
+  UNAVAILABLE_HEADERS,
+} from './price-list.schema';
 import { PriceListRateLimitGuard } from './price-list-rate-limit';
 import type { PlainResponse } from './price-list-response';
 
@@ -24,8 +42,10 @@ export const PRICE_LIST_PATH = '/v1/pricing';
 /** 429 as section 7 says: plain text with Retry-After, not the host app's JSON envelope. */
 @Catch(RateLimitedError)
 export class PriceListExceptionFilter implements ExceptionFilter<RateLimitedError> {
+  constructor(private readonly metrics: PricingMetrics) {}
+
   catch(error: RateLimitedError, host: ArgumentsHost): void {
-    write(host.switchToHttp().getResponse<ServerResponse>(), tooManyRequests(error.retryAfterS));
+    write(host.switchToHttp().getResponse<ServerResponse>(), tooManyRequests(error.retryAfterS), this.metrics);
   }
 }
 
@@ -40,11 +60,45 @@ export class PriceListExceptionFilter implements ExceptionFilter<RateLimitedErro
 @Controller(PRICE_LIST_PATH)
 @UseGuards(PriceListRateLimitGuard)
 @UseFilters(PriceListExceptionFilter)
+@ApiTags('pricing')
 export class PricingController {
-  constructor(private readonly cache: PriceBookCache) {}
+  constructor(
+    private readonly cache: PriceBookCache,
+    private readonly metrics: PricingMetrics,
+  ) {}
 
   /** GET, and HEAD (Express routes HEAD here): 200, 304 or 503. */
   @Get()
+  @ApiOperation({
+    summary: 'The current list price of every billable product',
+    description:
+      'Public: no credentials. No parameters: a query string is ignored. HEAD answers as GET without a body. ' +
+      'Other methods, OPTIONS included, get 405 with `Allow: GET, HEAD` (no CORS preflight). ' +
+      'Responses may be cached for 5 minutes; revalidate with `If-None-Match`.',
+  })
+  @ApiHeader({
+    name: 'If-None-Match',
+    required: false,
+    description: 'ETags from earlier responses (or `*`): 304 when one matches the current list (weak comparison).',
+  })
+  @ApiHeader({
+    name: 'If-Modified-Since',
+    required: false,
+    description: 'An HTTP date; only evaluated without If-None-Match: 304 when the list is certainly unchanged since.',
+  })
+  @ApiOkResponse({ description: 'The current price list.', type: PriceListDocumentSchema, headers: PRICE_LIST_HEADERS })
+  @ApiNotModifiedResponse({ description: 'The client’s copy is current: no body.', headers: PRICE_LIST_HEADERS })
+  @ApiTooManyRequestsResponse({
+    description:
+      'Too many requests from this client address (every request to the endpoint counts). Plain text; retry after `Retry-After`.',
+    headers: retryHeaders('Seconds until the window of this address ends.'),
+    content: PLAIN_TEXT,
+  })
+  @ApiServiceUnavailableResponse({
+    description: 'The price list is temporarily unavailable. Plain text; retry after `Retry-After`.',
+    headers: UNAVAILABLE_HEADERS,
+    content: PLAIN_TEXT,
+  })
   priceList(@Req() req: IncomingMessage, @Res() res: ServerResponse): void {
     const { headers } = req;
     write(
@@ -55,16 +109,20 @@ export class PricingController {
         this.cache.current()?.priceList,
         headers['if-modified-since'],
       ),
+      this.metrics,
     );
   }
 
+  /** Described once, in the description of GET. */
   @All()
+  @ApiExcludeEndpoint()
   otherMethods(@Res() res: ServerResponse): void {
-    write(res, METHOD_NOT_ALLOWED);
+    write(res, METHOD_NOT_ALLOWED, this.metrics);
   }
 }
 
-function write(res: ServerResponse, answer: PlainResponse): void {
+function write(res: ServerResponse, answer: PlainResponse, metrics: PricingMetrics): void {
+  metrics.countResponse(answer.status);
   res.writeHead(answer.status, answer.headers);
   res.end(answer.body);
 }

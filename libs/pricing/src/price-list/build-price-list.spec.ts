@@ -1,4 +1,4 @@
-import { buildPriceList, lastChangedAt, nextTransitionAfter } from './build-price-list';
+import { buildPriceList, countListPrices, lastChangedAt, nextTransitionAfter } from './build-price-list';
 import { priceRecord } from './price-record.fixture';
 
 const at = (iso: string): Date => new Date(iso);
@@ -142,5 +142,29 @@ describe('nextTransitionAfter', () => {
     const history = { records: [], writes: [at('2026-07-01T00:00:00.004Z')] };
     expect(nextTransitionAfter(history, at('2026-07-01T00:00:00Z'))).toEqual(at('2026-07-01T00:00:00.004Z'));
     expect(nextTransitionAfter(history, at('2026-07-01T00:00:00.004Z'))).toBeNull();
+  });
+});
+
+describe('countListPrices', () => {
+  it('counts the prices the list at that instant holds: list prices in force only', () => {
+    const records = [
+      priceRecord({ productKey: 'storage.gp1', validUntil: '2026-07-01T00:00:00Z' }),
+      priceRecord({ productKey: 'storage.gp1', validFrom: '2026-07-01T00:00:00Z', amount: '0.0500' }),
+      priceRecord({ productKey: 'storage.st1', validFrom: '2026-03-01T00:00:00Z' }),
+      priceRecord({ productKey: 'storage.io1', organizationId: 'org_42' }),
+      priceRecord({
+        productKey: 'compute.g2.4',
+        unitType: 'seconds',
+        unitCount: 3600,
+        validUntil: '2026-02-01T00:00:00Z',
+      }),
+    ];
+    const history = { records, writes: [] };
+    for (const instant of ['2026-01-15T00:00:00Z', '2026-06-30T23:59:59Z', '2026-07-01T00:00:00Z']) {
+      const listed = buildPriceList(history, at(instant)).families.flatMap((f) => f.prices).length;
+      expect(countListPrices(history, at(instant))).toBe(listed);
+    }
+    expect(countListPrices(history, at('2026-01-15T00:00:00Z'))).toBe(2);
+    expect(countListPrices(history, at('2026-07-01T00:00:00Z'))).toBe(2);
   });
 });

@@ -135,3 +135,13 @@ export function nextTransitionAfter(history: ListPriceHistory, instant: Date): D
   }
   return next === Infinity ? null : new Date(next);
 }
+
+/**
+ * How many prices the list at `instant` holds (list prices in force), without rendering it.
+ * Keys are checked by the database, so every record in force is published.
+ */
+export function countListPrices(history: ListPriceHistory, instant: Date): number {
+  let count = 0;
+  for (const record of history.records) if (record.organizationId === null && isInForce(record, instant)) count++;
+  return count;
+}

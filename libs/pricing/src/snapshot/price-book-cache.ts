@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplica
 import { Clock } from '@app/clock';
 import { DatabaseConnection } from '@app/database';
 import { performance } from 'node:perf_hooks';
-import { filter, take, type Subscription } from 'rxjs';
+import { filter, Subject, take, type Subscription } from 'rxjs';
 import { PriceBookRepository } from '../database/price-book.repository';
 import { renderPriceList, type PriceListResponse } from '../http/price-list-response';
 import { PRICING_OPTIONS, type ResolvedPricingOptions } from '../pricing.options';
@@ -40,6 +40,9 @@ export class PriceBookCache implements OnApplicationBootstrap, OnApplicationShut
   private databaseReady: Subscription | undefined;
   private readonly firstLoad: Promise<void>;
   private markLoaded!: () => void;
+  private readonly builds = new Subject<number>();
+  /** Seconds each snapshot build took (read from the database, index, render): for metrics. */
+  readonly builds$ = this.builds.asObservable();
 
   constructor(
     @Inject(PRICING_OPTIONS) private readonly options: ResolvedPricingOptions,
@@ -65,6 +68,7 @@ export class PriceBookCache implements OnApplicationBootstrap, OnApplicationShut
     this.databaseReady?.unsubscribe();
     clearTimeout(this.transitionTimer);
     clearTimeout(this.checkTimer);
+    this.builds.complete();
   }
 
   /** Resolves once prices were loaded for the first time. */
@@ -135,6 +139,7 @@ export class PriceBookCache implements OnApplicationBootstrap, OnApplicationShut
       const data = await this.repository.loadPricingData();
       if (this.stopped) return;
       this.render(new PricingSnapshot(data));
+      this.builds.next((performance.now() - startedAt) / 1000);
       this.confirmedAt = startedAt;
       this.markReachable(true);
       this.markLoaded();

@@ -1,0 +1,99 @@
+import { IncomingMessage, ServerResponse } from 'node:http';
+import { Socket } from 'node:net';
+import { Writable } from 'node:stream';
+import pino from 'pino';
+import { logOptions, redactSecrets, requestIdOf } from './logging';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+function exchange(headers: Record<string, string | string[]>): { req: IncomingMessage; res: ServerResponse } {
+  const req = new IncomingMessage(new Socket());
+  req.headers = headers;
+  return { req, res: new ServerResponse(req) };
+}
+
+/** A pino logger with the app's options, writing into `lines`. */
+function capture(): { logger: pino.Logger; lines: () => Record<string, unknown>[] } {
+  const chunks: string[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      chunks.push(chunk.toString());
+      done();
+    },
+  });
+  const logger = pino(logOptions({ logLevel: 'info', logFormat: 'json' }), sink);
+  const lines = () =>
+    chunks
+      .join('')
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+  return { logger, lines };
+}
+
+describe('requestIdOf', () => {
+  it.each(['abc-123', 'a.b_c-D', 'x'.repeat(128), '6f1e0c1a-2b3c-4d5e-8f90-123456789abc'])(
+    'keeps a sane X-Request-Id from the client (%s) and echoes it',
+    (given) => {
+      const { req, res } = exchange({ 'x-request-id': given });
+      expect(requestIdOf(req, res)).toBe(given);
+      expect(res.getHeader('X-Request-Id')).toBe(given);
+    },
+  );
+
+  it.each([
+    ['absent', undefined],
+    ['empty', ''],
+    ['too long', 'x'.repeat(129)],
+    ['with spaces', 'a b'],
+    ['with a line break', 'a\nb'],
+    ['with JSON', '{"level":"error"}'],
+    ['repeated', ['a', 'b']],
+  ])('replaces an X-Request-Id that is %s with a new UUID, and echoes it', (_what, given) => {
+    const { req, res } = exchange(given === undefined ? {} : { 'x-request-id': given });
+    const id = requestIdOf(req, res);
+    expect(id).toMatch(UUID);
+    expect(res.getHeader('X-Request-Id')).toBe(id);
+    const other = exchange({});
+    expect(requestIdOf(other.req, other.res)).not.toBe(id);
+  });
+});
+
+describe('redactSecrets', () => {
+  it.each([
+    ['postgres://postgres:s3cr%2Ft@127.0.0.1:5432/db', 'postgres://postgres:[redacted]@127.0.0.1:5432/db'],
+    ['connect to postgresql://u:p@db/x failed', 'connect to postgresql://u:[redacted]@db/x failed'],
+    ['redis://:hunter2@cache:6379', 'redis://:[redacted]@cache:6379'],
+    ['Authorization: Bearer abc.def-ghi', 'Authorization: Bearer [redacted]'],
+    ['postgres://postgres@127.0.0.1/db (no password)', 'postgres://postgres@127.0.0.1/db (no password)'],
+    ['listening on http://0.0.0.0:3000', 'listening on http://0.0.0.0:3000'],
+  ])('%s', (text, expected) => {
+    expect(redactSecrets(text)).toBe(expected);
+  });
+});
+
+describe('log lines', () => {
+  it('are JSON with level as a word, an ISO time and msg', () => {
+    const { logger, lines } = capture();
+    logger.info({ context: 'Main' }, 'listening');
+    const [line] = lines();
+    expect(line).toMatchObject({ level: 'info', context: 'Main', msg: 'listening' });
+    expect(new Date(line.time as string).toISOString()).toBe(line.time);
+  });
+
+  it('never carry a password of a URL, a bearer token or an authorization header', () => {
+    const { logger, lines } = capture();
+    logger.warn('database not ready: postgres://app:pa55word@db:5432/pricing refused');
+    logger.error(
+      { err: Object.assign(new TypeError('Invalid URL'), { input: 'postgres://app:pa55word@db:x/p' }) },
+      'failed',
+    );
+    logger.info({ req: { headers: { authorization: 'Bearer tok-123456789' } } }, 'request');
+    logger.info('got Bearer tok-123456789');
+    const text = JSON.stringify(lines());
+    expect(text).not.toContain('pa55word');
+    expect(text).not.toContain('tok-123456789');
+    expect(lines()[1]).toMatchObject({ err: { type: 'TypeError', message: 'Invalid URL' } });
+    expect(lines()[2]).toMatchObject({ req: { headers: { authorization: '[redacted]' } } });
+  });
+});

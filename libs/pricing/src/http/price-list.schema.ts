@@ -1,0 +1,158 @@
+// The OpenAPI description of `GET /v1/pricing` (section 2 of the API document): classes for
+// @nestjs/swagger to read, never instantiated. Enums and patterns come from the catalogue and
+// the price list's own rules, so the description cannot drift from what is served.
+import { ApiProperty, ApiPropertyOptional, ApiSchema, type ApiResponseOptions } from '@nestjs/swagger';
+import { MAX_PRODUCT_KEY_LENGTH, PRODUCT_FAMILIES, STORAGE_CLASSES, UNIT_TYPES } from '../catalogue/catalogue';
+import { PLAIN_DECIMAL } from '../price-list/quote';
+import { PRICE_LIST_CACHE_CONTROL, RETRY_AFTER_UNAVAILABLE_S } from './price-list-response';
+
+type HeaderObjects = NonNullable<ApiResponseOptions['headers']>;
+
+const FAMILIES = PRODUCT_FAMILIES.map((family) => family.family);
+const INSTANCE_TYPE = PRODUCT_FAMILIES.find((family) => family.dimension?.name === 'instance_type')!.dimension!.value;
+const RFC3339 = 'RFC 3339 timestamp in UTC (`Z`)';
+
+@ApiSchema({ name: 'PriceListDimensions' })
+export class PriceListDimensionsSchema {
+  @ApiPropertyOptional({
+    description: 'The instance type of a `compute_instance` price (`compute.<instance_type>`).',
+    pattern: INSTANCE_TYPE.source,
+    example: 'g2.4',
+  })
+  readonly instance_type?: string;
+
+  @ApiPropertyOptional({
+    description: 'The storage class of a `storage_volume` price (`storage.<storage_class>`).',
+    enum: STORAGE_CLASSES,
+    example: 'gp1',
+  })
+  readonly storage_class?: string;
+}
+
+@ApiSchema({ name: 'PriceListEntry' })
+export class PriceListEntrySchema {
+  @ApiProperty({
+    description: 'What the price bills; usage and cost reports use the same key. Shape per family in section 2.4.',
+    maxLength: MAX_PRODUCT_KEY_LENGTH,
+    example: 'compute.g2.4',
+  })
+  readonly product_key!: string;
+
+  @ApiPropertyOptional({
+    type: PriceListDimensionsSchema,
+    description:
+      'The parts of the product key, already split out: `instance_type` for `compute_instance`, ' +
+      '`storage_class` for `storage_volume`. Absent (not null) when the family has no dimensions.',
+  })
+  readonly dimensions?: PriceListDimensionsSchema;
+
+  @ApiProperty({ enum: UNIT_TYPES, description: 'The unit the amount is for.', example: 'seconds' })
+  readonly unit_type!: string;
+
+  @ApiProperty({
+    type: 'integer',
+    minimum: 1,
+    description: 'Number of units that `amount` is for: 3600 with `seconds` is an hourly rate.',
+    example: 3600,
+  })
+  readonly unit_count!: number;
+
+  @ApiProperty({
+    pattern: PLAIN_DECIMAL.source,
+    description:
+      'Price in euro for `unit_count` units, net of VAT: a decimal string with the digits it was set with, never a number.',
+    example: '0.0610',
+  })
+  readonly amount!: string;
+
+  @ApiProperty({ format: 'date-time', description: `${RFC3339} from which the price applies.` })
+  readonly valid_from!: string;
+
+  @ApiProperty({
+    type: 'string',
+    format: 'date-time',
+    nullable: true,
+    description: `${RFC3339} at which the price is scheduled to end; null when no end is scheduled.`,
+  })
+  readonly valid_until!: string | null;
+}
+
+@ApiSchema({ name: 'PriceListFamily' })
+export class PriceListFamilySchema {
+  @ApiProperty({ enum: FAMILIES, description: 'Family identifier (section 2.4).', example: 'compute_instance' })
+  readonly family!: string;
+
+  @ApiProperty({
+    type: [PriceListEntrySchema],
+    description:
+      'Current prices of the family, ordered by product key with numeric parts compared as numbers ' +
+      '(`compute.g2.2` < `compute.g2.4` < `compute.g2.16`).',
+  })
+  readonly prices!: PriceListEntrySchema[];
+}
+
+@ApiSchema({ name: 'PriceList' })
+export class PriceListDocumentSchema {
+  @ApiProperty({ enum: ['EUR'], description: 'Always `EUR`.' })
+  readonly currency!: 'EUR';
+
+  @ApiProperty({
+    type: 'boolean',
+    enum: [true],
+    description: 'Always true: every amount is net; VAT is added on the invoice and depends on the billing country.',
+  })
+  readonly amounts_exclude_vat!: true;
+
+  @ApiProperty({
+    type: 'string',
+    format: 'date-time',
+    nullable: true,
+    description:
+      `${RFC3339} of the most recent time a list price was set, changed, took effect or ended; ` +
+      'null only if nothing has ever been priced.',
+  })
+  readonly last_changed!: string | null;
+
+  @ApiProperty({
+    type: [PriceListFamilySchema],
+    description:
+      'One entry per product family with at least one current price, in the order of section 2.4; ' +
+      'a family without a current price is left out.',
+  })
+  readonly families!: PriceListFamilySchema[];
+}
+
+const string = { type: 'string' } as const;
+
+/** Headers of 200 and 304: the same validators and caching rules. */
+export const PRICE_LIST_HEADERS: HeaderObjects = {
+  ETag: { description: 'Weak tag of the body, `W/"<opaque_tag>"`; changes whenever the body changes.', schema: string },
+  'Cache-Control': { description: `\`${PRICE_LIST_CACHE_CONTROL}\``, schema: string },
+  'Access-Control-Allow-Origin': { description: '`*`: a page on any origin can read the list.', schema: string },
+  'Last-Modified': {
+    description: '`last_changed` as an HTTP date; absent when `last_changed` is null.',
+    required: false,
+    schema: string,
+  },
+};
+
+/** Headers of 429 and 503: when to retry, and that nothing may cache the refusal. */
+export function retryHeaders(retryAfter: string, seconds?: number): HeaderObjects {
+  return {
+    'Retry-After': {
+      description: retryAfter,
+      schema: { type: 'integer', minimum: 1, ...(seconds !== undefined && { enum: [seconds] }) },
+    },
+    'Cache-Control': { description: '`no-store`', schema: string },
+    'Access-Control-Allow-Origin': { description: '`*`', schema: string },
+    'Access-Control-Expose-Headers': { description: '`Retry-After`, for a page on another origin.', schema: string },
+  };
+}
+
+export const PLAIN_TEXT = { 'text/plain; charset=utf-8': { schema: string } };
+
+/** 503's Retry-After is always the same. */
+export const UNAVAILABLE_HEADERS = retryHeaders(
+  `Seconds to wait: always ${RETRY_AFTER_UNAVAILABLE_S}.`,
+  RETRY_AFTER_UNAVAILABLE_S,
+);

@@ -1,0 +1,276 @@
+import { dereference, validate, compileErrors } from '@readme/openapi-parser';
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
+import type { OpenAPIV3_1 } from 'openapi-types';
+import request from 'supertest';
+import type { DataSource } from 'typeorm';
+import { createTestDatabase, type TestDatabase } from '@app/pricing/testing';
+import { applyBook, openDataSource, startTestApp, type TestApp } from './support/test-app';
+
+const TOKEN = 'openapi-e2e-token-0123456789';
+
+/** Families with and without dimensions, an open price and one with a scheduled end. */
+const BOOK = {
+  prices: [
+    {
+      product_key: 'compute.g2.4',
+      unit_type: 'seconds',
+      unit_count: 3600,
+      amount: '0.0610',
+      valid_from: '2026-01-01T00:00:00Z',
+    },
+    {
+      product_key: 'storage.gp1',
+      unit_type: 'gib_hours',
+      unit_count: 730,
+      amount: '0.0480',
+      valid_from: '2026-01-01T00:00:00Z',
+      valid_until: '2099-01-01T00:00:00Z',
+    },
+    {
+      product_key: 'network.vpc_egress',
+      unit_type: 'gb',
+      unit_count: 1,
+      amount: '0.01',
+      valid_from: '2026-01-01T00:00:00Z',
+    },
+  ],
+};
+
+type Document = OpenAPIV3_1.Document;
+type Operation = OpenAPIV3_1.OperationObject;
+type Response = OpenAPIV3_1.ResponseObject;
+/** A price list body, to be spoilt field by field. */
+interface SpoiltBody {
+  currency: unknown;
+  last_changed?: unknown;
+  families: { family: unknown; prices: Record<string, unknown>[] }[];
+}
+
+describe('the OpenAPI document', () => {
+  let db: TestDatabase;
+  let dataSource: DataSource;
+  let app: TestApp;
+  /** GET /openapi.json as served. */
+  let document: Document;
+  /** The same, every $ref resolved. */
+  let resolved: Document;
+  let ajv: Ajv2020;
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    dataSource = await openDataSource(db.url);
+    await applyBook(dataSource, BOOK);
+    app = await startTestApp({ databaseUrl: db.url, env: { API_TOKENS: TOKEN } });
+    const res = await request(app.server).get('/openapi.json').expect(200);
+    expect(res.headers['content-type']).toMatch(/^application\/json\b/);
+    document = res.body as Document;
+    resolved = await dereference(structuredClone(document));
+    ajv = new Ajv2020({ allErrors: true });
+    addFormats(ajv);
+    ajv.addKeyword('example'); // OpenAPI's annotation, not a JSON Schema keyword
+  });
+
+  afterAll(async () => {
+    await app?.close();
+    await dataSource?.destroy();
+    await db?.drop();
+  });
+
+  const operation = (doc: Document, path: string, method: 'get' | 'post'): Operation => doc.paths![path]![method]!;
+  const response = (doc: Document, path: string, method: 'get' | 'post', status: number): Response =>
+    operation(doc, path, method).responses![String(status)] as Response;
+  const bodySchema = (path: string, method: 'get' | 'post', status: number): ValidateFunction =>
+    ajv.compile(response(resolved, path, method, status).content!['application/json'].schema!);
+
+  it('is public, OpenAPI 3.1, and passes an OpenAPI validator', async () => {
+    expect(document.openapi).toBe('3.1.0');
+    const result = await validate(structuredClone(document));
+    if (!result.valid) throw new Error(compileErrors(result));
+    expect(result.valid).toBe(true);
+  });
+
+  it('describes GET /v1/pricing: no security, its conditional headers, 200, 304, 429 and 503 with their headers', () => {
+    const get = operation(document, '/v1/pricing', 'get');
+    expect(get.security).toBeUndefined();
+    expect(document.security).toBeUndefined(); // no global requirement either
+    expect(Object.keys(document.paths!['/v1/pricing']!)).toEqual(['get']); // 405 for the rest is described once, in text
+    expect(
+      get
+        .parameters!.map((p) => [(p as OpenAPIV3_1.ParameterObject).in, (p as OpenAPIV3_1.ParameterObject).name])
+        .sort(),
+    ).toEqual([
+      ['header', 'If-Modified-Since'],
+      ['header', 'If-None-Match'],
+    ]);
+    expect(Object.keys(get.responses!).sort()).toEqual(['200', '304', '429', '503']);
+    const headers = (status: number) => Object.keys(response(document, '/v1/pricing', 'get', status).headers!).sort();
+    const cached = ['Access-Control-Allow-Origin', 'Cache-Control', 'ETag', 'Last-Modified'];
+    expect(headers(200)).toEqual(cached);
+    expect(headers(304)).toEqual(cached);
+    const refused = ['Access-Control-Allow-Origin', 'Access-Control-Expose-Headers', 'Cache-Control', 'Retry-After'];
+    expect(headers(429)).toEqual(refused);
+    expect(headers(503)).toEqual(refused);
+    expect(response(document, '/v1/pricing', 'get', 304).content).toBeUndefined();
+    expect(Object.keys(response(document, '/v1/pricing', 'get', 503).content!)).toEqual(['text/plain; charset=utf-8']);
+    const retryAfter = response(resolved, '/v1/pricing', 'get', 503).headers![
+      'Retry-After'
+    ] as OpenAPIV3_1.HeaderObject;
+    expect(retryAfter.schema).toEqual({ type: 'integer', minimum: 1, enum: [30] });
+  });
+
+  it('gives the 200 body its full schema: every field, types, enums, nullability, required', () => {
+    const schemas = document.components!.schemas!;
+    const list = schemas.PriceList;
+    expect(list.required!.sort()).toEqual(['amounts_exclude_vat', 'currency', 'families', 'last_changed']);
+    expect(list.properties!.currency).toMatchObject({ type: 'string', enum: ['EUR'] });
+    expect(list.properties!.amounts_exclude_vat).toMatchObject({ type: 'boolean', enum: [true] });
+    expect(list.properties!.last_changed).toMatchObject({ type: ['string', 'null'], format: 'date-time' });
+    const family = schemas.PriceListFamily;
+    expect(family.required!.sort()).toEqual(['family', 'prices']);
+    expect((family.properties!.family as OpenAPIV3_1.SchemaObject).enum).toEqual([
+      'compute_instance',
+      'network_floating_ip',
+      'network_nat_gateway',
+      'network_vpc_egress',
+      'network_vpc_ingress',
+      'network_vpc_internal',
+      'storage_volume',
+      'storage_snapshot',
+      'observability_custom_metric',
+      'observability_api_request',
+      'observability_ingested_sample',
+    ]);
+    const entry = schemas.PriceListEntry;
+    // dimensions is not required: it is absent for families without dimensions.
+    expect(entry.required!.sort()).toEqual([
+      'amount',
+      'product_key',
+      'unit_count',
+      'unit_type',
+      'valid_from',
+      'valid_until',
+    ]);
+    expect(Object.keys(entry.properties!).sort()).toEqual([
+      'amount',
+      'dimensions',
+      'product_key',
+      'unit_count',
+      'unit_type',
+      'valid_from',
+      'valid_until',
+    ]);
+    expect(entry.properties!.unit_type).toMatchObject({
+      type: 'string',
+      enum: ['seconds', 'gib_hours', 'gb', 'metric_months', 'requests', 'samples'],
+    });
+    expect(entry.properties!.unit_count).toMatchObject({ type: 'integer' });
+    expect(entry.properties!.amount).toMatchObject({ type: 'string' });
+    expect(entry.properties!.valid_from).toMatchObject({ type: 'string', format: 'date-time' });
+    expect(entry.properties!.valid_until).toMatchObject({ type: ['string', 'null'], format: 'date-time' });
+    expect((entry.properties!.dimensions as OpenAPIV3_1.SchemaObject).description).toMatch(/absent/i);
+    expect(Object.keys(schemas.PriceListDimensions.properties!).sort()).toEqual(['instance_type', 'storage_class']);
+  });
+
+  it('the live 200 body validates against its own documented schema', async () => {
+    const res = await request(app.server).get('/v1/pricing').expect(200);
+    const body = JSON.parse(res.text) as { families: { family: string; prices: Record<string, unknown>[] }[] };
+    // The body exercises what the schema allows: dimensions present and absent, valid_until null and set.
+    const prices = body.families.flatMap((f) => f.prices);
+    expect(prices.map((p) => 'dimensions' in p)).toEqual([true, false, true]);
+    expect(prices.map((p) => p.valid_until)).toEqual([null, null, '2099-01-01T00:00:00Z']);
+    const valid = bodySchema('/v1/pricing', 'get', 200);
+    expect({ valid: valid(body), errors: valid.errors }).toEqual({ valid: true, errors: null });
+  });
+
+  it.each<[string, (body: SpoiltBody) => void]>([
+    ['a numeric amount', (body) => (body.families[0].prices[0].amount = 0.061)],
+    ['an amount in exponent form', (body) => (body.families[0].prices[0].amount = '6.1e-2')],
+    ['a missing valid_until', (body) => delete body.families[0].prices[0].valid_until],
+    ['a missing last_changed', (body) => delete body.last_changed],
+    ['dimensions: null', (body) => (body.families[1].prices[0].dimensions = null)],
+    ['an unknown family', (body) => (body.families[0].family = 'compute')],
+    ['an unknown unit type', (body) => (body.families[0].prices[0].unit_type = 'hours')],
+    ['a string unit count', (body) => (body.families[0].prices[0].unit_count = '3600')],
+    ['currency USD', (body) => (body.currency = 'USD')],
+    ['a timestamp that is not RFC 3339', (body) => (body.families[0].prices[0].valid_from = '2026-01-01')],
+  ])('a body with %s does not validate', async (_what, spoil) => {
+    const res = await request(app.server).get('/v1/pricing').expect(200);
+    const body = JSON.parse(res.text) as SpoiltBody;
+    const valid = bodySchema('/v1/pricing', 'get', 200);
+    expect(valid(body)).toBe(true);
+    spoil(body);
+    expect(valid(body)).toBe(false);
+  });
+
+  it('describes the volumes endpoints with the bearer scheme, their DTOs and the error envelope', async () => {
+    expect(document.components!.securitySchemes!.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
+    for (const [path, method] of [
+      ['/v1/volumes', 'post'],
+      ['/v1/volumes/{id}', 'get'],
+    ] as const) {
+      expect(operation(document, path, method).security).toEqual([{ bearer: [] }]);
+      const errors = Object.keys(operation(document, path, method).responses!).filter((status) => status >= '400');
+      expect(errors).toEqual(expect.arrayContaining(['401', '503']));
+      for (const status of errors) {
+        expect(response(document, path, method, Number(status)).content!['application/json'].schema).toEqual({
+          $ref: '#/components/schemas/ErrorEnvelope',
+        });
+      }
+    }
+    const create = operation(resolved, '/v1/volumes', 'post');
+    const dto = (create.requestBody as OpenAPIV3_1.RequestBodyObject).content['application/json']
+      .schema as OpenAPIV3_1.SchemaObject;
+    expect(dto.required!.sort()).toEqual(['name', 'size_gib', 'storage_class']);
+    expect(dto.properties!.storage_class).toMatchObject({ enum: ['gp1', 'st1', 'io1'] });
+    expect(dto.properties!.size_gib).toMatchObject({ type: 'integer', minimum: 1, maximum: 16384 });
+    expect(Object.keys(create.responses!).sort()).toEqual(['201', '400', '401', '409', '413', '503']);
+
+    // Live answers validate against what the document says about them.
+    const created = await request(app.server)
+      .post('/v1/volumes')
+      .set('Authorization', `Bearer ${TOKEN}`)
+      .send({ name: 'data-1', size_gib: 10, storage_class: 'gp1' })
+      .expect(201);
+    expect(bodySchema('/v1/volumes', 'post', 201)(created.body)).toBe(true);
+    const read = await request(app.server)
+      .get(`/v1/volumes/${created.body.id}`)
+      .set('Authorization', `Bearer ${TOKEN}`)
+      .expect(200);
+    expect(bodySchema('/v1/volumes/{id}', 'get', 200)(read.body)).toBe(true);
+    for (const [status, send] of [
+      [401, () => request(app.server).post('/v1/volumes').send({})],
+      [
+        400,
+        () => request(app.server).post('/v1/volumes').set('Authorization', `Bearer ${TOKEN}`).send({ size_gib: 0 }),
+      ],
+      [
+        409,
+        () =>
+          request(app.server)
+            .post('/v1/volumes')
+            .set('Authorization', `Bearer ${TOKEN}`)
+            .send({ name: 'x', size_gib: 1, storage_class: 'io1' }),
+      ],
+    ] as const) {
+      const res = await send().expect(status);
+      const valid = bodySchema('/v1/volumes', 'post', status);
+      expect({ status, valid: valid(res.body), errors: valid.errors }).toEqual({ status, valid: true, errors: null });
+    }
+  });
+
+  it('serves the explorer at /docs with its assets from this server, no CDN, without credentials', async () => {
+    const page = await request(app.server).get('/docs').expect(200);
+    expect(page.headers['content-type']).toMatch(/^text\/html\b/);
+    const assets = [...page.text.matchAll(/(?:src|href)=["']([^"']+)["']/g)].map((m) => m[1]);
+    expect(assets).toEqual(expect.arrayContaining(['./docs/swagger-ui-bundle.js', './docs/swagger-ui.css']));
+    expect(page.text).not.toMatch(/https?:\/\/(?!www\.w3\.org\/)/); // nothing loaded from elsewhere
+    for (const asset of assets) {
+      const res = await request(app.server).get(new URL(asset, 'http://host/docs').pathname).expect(200);
+      expect(res.body.length ?? res.text.length).toBeGreaterThan(0);
+    }
+    // The page's init script carries this very document.
+    const init = await request(app.server).get('/docs/swagger-ui-init.js').expect(200);
+    expect(init.text).toContain('"/v1/pricing"');
+  });
+});
