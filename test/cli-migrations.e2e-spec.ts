@@ -13,6 +13,7 @@ const ALL_MIGRATIONS = [
   'PricingSchema1764000000000',
   'CreateVolumes1764000001000',
   'DatabaseSideIntegrity1764000002000',
+  'ExclusionByKeyHash1764000003000',
 ];
 
 /** What a command could have changed: every relation, function and extension, by name. */

@@ -80,6 +80,7 @@ describe('the service as npm start runs it', () => {
         'PricingSchema1764000000000',
         'CreateVolumes1764000001000',
         'DatabaseSideIntegrity1764000002000',
+        'ExclusionByKeyHash1764000003000',
       ]);
       expect(prices.rows[0].n).toBe('0');
     } finally {
