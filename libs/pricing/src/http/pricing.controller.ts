@@ -46,16 +46,7 @@ export class PricingController {
   /** GET, and HEAD (Express routes HEAD here): 200, 304 or 503. */
   @Get()
   priceList(@Req() req: IncomingMessage, @Res() res: ServerResponse): void {
-    const { headers } = req;
-    write(
-      res,
-      answerPriceListRequest(
-        req.method!,
-        headers['if-none-match'],
-        this.cache.current()?.priceList,
-        headers['if-modified-since'],
-      ),
-    );
+    write(res, answerPriceListRequest(req.method!, req.headers, this.cache.current()?.priceList));
   }
 
   @All()
