@@ -13,18 +13,15 @@ export interface PricingData {
   readonly lastChangeId: string;
 }
 
-/** What was written after a change-log entry, read in one transaction (loadChangesSince). */
-export interface PricingChanges {
+/**
+ * What was written after a change-log entry, read in one transaction (loadChangesSince):
+ * `records` are every record of the product keys written since, in every scope, and
+ * `listWrites` the list-price writes since.
+ */
+export interface PricingChanges extends PricingData {
   readonly sinceChangeId: string;
   /** Every product key written since, in any scope. */
   readonly productKeys: readonly string[];
-  /** Every record of those product keys now, in every scope. */
-  readonly records: readonly PriceRecord[];
-  readonly availability: ReadonlyMap<string, boolean>;
-  /** Instants of list-price writes since. */
-  readonly listWrites: readonly Date[];
-  readonly version: string;
-  readonly lastChangeId: string;
   /** Write transactions since (distinct instants in the change log): each moved the version by one. */
   readonly writeCount: number;
   /** Price records in the database now, all keys: what the updated snapshot must hold. */
@@ -37,17 +34,13 @@ interface ProductPrices {
   organizations?: Map<string, PriceRecord[]>;
 }
 
-export interface SnapshotParts {
+/** A snapshot's contents; `listWrites` holds every list write, for the list before `listableFrom`. */
+export interface SnapshotParts extends Omit<PricingData, 'records'> {
   readonly prices: ReadonlyMap<string, ProductPrices>;
   readonly recordCount: number;
-  readonly availability: ReadonlyMap<string, boolean>;
-  /** Every list write ever, for the list at an instant before `listableFrom`. */
-  readonly listWrites: readonly Date[];
   /** What the public list needs from `listableFrom` on (compactListHistory). */
   readonly listHistory: ListPriceHistory;
   readonly listableFrom: Date;
-  readonly version: string;
-  readonly lastChangeId: string;
 }
 
 /** Items between two pause points of a rebuild (see slices.ts). */
