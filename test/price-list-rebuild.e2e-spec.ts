@@ -172,6 +172,17 @@ describe('rebuilding the price list', () => {
       app = await start(url);
     }, 180_000);
 
+    /** The prices the app lists now. */
+    async function listed(): Promise<number> {
+      const res = await send(app);
+      const document = JSON.parse(res.body.toString('utf8')) as { families: { prices: unknown[] }[] };
+      return document.families.reduce((sum, family) => sum + family.prices.length, 0);
+    }
+
+    it('lists every price: the records are read in pages, each record once', async () => {
+      expect(await listed()).toBe(LARGE);
+    });
+
     afterAll(() => rm(tmp, { recursive: true, force: true }));
 
     /**
@@ -228,6 +239,7 @@ describe('rebuilding the price list', () => {
         return version;
       });
       expect(longestHoldMs).toBeLessThan(MAX_HOLD_MS);
+      expect(await listed()).toBe(LARGE); // compute.rebuild1.1 ends tomorrow: still listed
     }, 120_000);
   });
 });

@@ -286,7 +286,10 @@ async function readRecords(db: EntityManager, where = 'true', parameter?: string
   for (;;) {
     const page = await rows<PriceRecordRow>(
       db,
-      `SELECT ${RECORD_COLUMNS} FROM price_record WHERE id > $1::bigint AND ${where} ORDER BY id LIMIT ${PAGE}`,
+      // price_record.id, not id: the output column `id` is text, and pages in text order would
+      // skip and repeat records once there is more than one page.
+      `SELECT ${RECORD_COLUMNS} FROM price_record
+        WHERE id > $1::bigint AND ${where} ORDER BY price_record.id LIMIT ${PAGE}`,
       parameter === undefined ? [after] : [after, parameter],
     );
     for (const row of page) records.push(toPriceRecord(row));
