@@ -10,10 +10,12 @@
 //    which other processes on the machine do not inflate).
 // 2. Encoding of the 100,000-price body: bytes and time per coding and brotli quality.
 // 3. The built app serving the 100,000-price 200 in identity, gzip and br (bench/load.mjs):
-//    req/s and bytes on the wire, and the app's memory.
+//    req/s and bytes on the wire, and the app's memory; beside it, a bare node:http server
+//    serving the same bytes, for what the transport and the load generator allow.
 // Knobs (environment): BENCH_LARGE_PRICES (100000), BENCH_REBUILD_ROUNDS (3), BENCH_WARMUP_S (2),
 // BENCH_DURATION_S (5), BENCH_LARGE_BODY_CONNECTIONS (10), DATABASE_URL.
 import { Buffer } from 'node:buffer';
+import { createServer } from 'node:http';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
@@ -63,8 +65,8 @@ await runMain(async () => {
   log('encodings of the large body');
   const encodings = measureEncodings(rebuilds.body);
 
-  log('the app serving the large list in each coding');
-  const serving = await measureServing(url);
+  log('the app, and bare node:http serving the same bytes, in each coding');
+  const serving = await measureServing(url, rebuilds.bodies);
 
   const report = {
     when: new Date().toISOString(),
@@ -74,7 +76,7 @@ await runMain(async () => {
     loadAfter: loadavg()[0],
     prices: PRICES,
     importMs,
-    rebuilds: { ...rebuilds, body: undefined },
+    rebuilds: { ...rebuilds, body: undefined, bodies: undefined },
     encodings,
     serving,
   };
@@ -182,6 +184,7 @@ async function measureRebuilds(url) {
     ...Object.fromEntries(Object.entries(rounds).map(([k, runs]) => [k, summary(runs)])),
     encodedBytes: Object.fromEntries(CODINGS.map((c) => [c, bodies[c].length])),
     body,
+    bodies,
   };
 }
 
@@ -213,8 +216,20 @@ function measureEncodings(body) {
   };
 }
 
-async function measureServing(url) {
+/**
+ * The app's req/s per coding, interleaved with a bare node:http server in this process serving
+ * the same bytes: what the transport and the load generator allow for bodies of these sizes.
+ */
+async function measureServing(url, bodies) {
   const app = await startApp(url, { PRICING_RATE_LIMIT: '100000000' }, { memoryProbe: true });
+  const bare = createServer((req, res) => {
+    const coding = CODINGS.includes(req.headers['accept-encoding']) ? req.headers['accept-encoding'] : 'identity';
+    const body = bodies[coding];
+    const encoding = coding === 'identity' ? {} : { 'content-encoding': coding };
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': body.length, ...encoding });
+    res.end(body);
+  });
+  await new Promise((listening) => bare.listen(0, '127.0.0.1', listening));
   try {
     const bytes = {};
     for (const coding of CODINGS) {
@@ -223,20 +238,26 @@ async function measureServing(url) {
         throw new Error(`the app did not answer in ${coding}`);
       bytes[coding] = res.length;
     }
-    const memoryAfterStart = { rssMiB: await rss(app), ...(await app.memory()) };
+    const memoryAfterStart = { rssMiB: rss(app), ...(await app.memory()) };
     const runs = {};
-    for (const coding of CODINGS) {
-      runs[coding] = await load({
-        url: `http://127.0.0.1:${app.port}/v1/pricing`,
+    const bareRuns = {};
+    const run = (port, coding) =>
+      load({
+        url: `http://127.0.0.1:${port}/v1/pricing`,
         headers: { 'accept-encoding': coding },
         connections: CONNECTIONS,
         warmup: WARMUP_S,
         duration: DURATION_S,
       });
-      log(`${coding}: ${runs[coding].rps.toFixed(0)} req/s, p99 ${runs[coding].p99?.toFixed(1)} ms`);
+    for (const coding of CODINGS) {
+      runs[coding] = await run(app.port, coding);
+      bareRuns[coding] = await run(bare.address().port, coding);
+      log(`${coding}: app ${runs[coding].rps.toFixed(0)} req/s, node:http ${bareRuns[coding].rps.toFixed(0)} req/s`);
     }
-    return { bytes, runs, memoryAfterStart, memoryAfterLoad: { rssMiB: await rss(app), ...(await app.memory()) } };
+    const memoryAfterLoad = { rssMiB: rss(app), ...(await app.memory()) };
+    return { bytes, runs, bareRuns, memoryAfterStart, memoryAfterLoad };
   } finally {
+    bare.close();
     await app.stop();
   }
 }
@@ -254,7 +275,7 @@ function markdown(r) {
     ['PriceBookCache: after a change of one price (incremental read)', r.rebuilds.oneChange],
     ['PriceBookCache: full read again (version moved by hand)', r.rebuilds.fullReadAgain],
   ];
-  const identity = r.serving.runs.identity.rps;
+  const { runs, bareRuns } = r.serving;
   return [
     `Run of ${r.when}, Node ${r.node}, ${r.cpus} CPUs, load average ${r.loadBefore.toFixed(1)} before and ${r.loadAfter.toFixed(1)} after; ${r.prices.toLocaleString('en')} prices (CLI import ${(r.importMs / 1000).toFixed(1)} s); median of ${ROUNDS} rounds.`,
     '',
@@ -266,16 +287,17 @@ function markdown(r) {
     '| --- | --- | --- |',
     ...Object.entries(r.encodings).map(([name, e]) => `| ${name} | ${e.bytes.toLocaleString('en')} | ${ms(e.ms)} |`),
     '',
-    `| 200, ${r.prices.toLocaleString('en')} prices | bytes on the wire | req/s | × identity | p50 ms | p99 ms | MB/s on the wire |`,
-    '| --- | --- | --- | --- | --- | --- | --- |',
+    `| 200, ${r.prices.toLocaleString('en')} prices | body bytes | app req/s | × identity | p50 ms | p99 ms | body MB/s | node:http req/s | × identity |`,
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
     ...CODINGS.map((c) => {
-      const run = r.serving.runs[c];
-      return `| ${c} | ${r.serving.bytes[c].toLocaleString('en')} | ${run.rps.toFixed(0)} | ${(run.rps / identity).toFixed(1)}× | ${ms(run.p50)} | ${ms(run.p99)} | ${((run.rps * r.serving.bytes[c]) / 1e6).toFixed(0)} |`;
+      const [app, bare] = [runs[c], bareRuns[c]];
+      const times = (rps, base) => `${(rps / base.identity.rps).toFixed(1)}×`;
+      return `| ${c} | ${r.serving.bytes[c].toLocaleString('en')} | ${app.rps.toFixed(0)} | ${times(app.rps, runs)} | ${ms(app.p50)} | ${ms(app.p99)} | ${((app.rps * r.serving.bytes[c]) / 1e6).toFixed(0)} | ${bare.rps.toFixed(0)} | ${times(bare.rps, bareRuns)} |`;
     }),
     '',
     `Encoded copies held by the app: ${MiB(r.rebuilds.encodedBytes.gzip + r.rebuilds.encodedBytes.br)} MiB ` +
       `(gzip ${MiB(r.rebuilds.encodedBytes.gzip)}, br ${MiB(r.rebuilds.encodedBytes.br)}) beside the ${MiB(r.rebuilds.encodedBytes.identity)} MiB JSON.`,
-    `App memory after start: RSS ${r.serving.memoryAfterStart.rssMiB.toFixed(0)} MiB, heap used ${MiB(r.serving.memoryAfterStart.heapUsed)} MiB, array buffers ${MiB(r.serving.memoryAfterStart.arrayBuffers)} MiB; after the load: RSS ${r.serving.memoryAfterLoad.rssMiB.toFixed(0)} MiB.`,
+    `App memory after start: RSS ${r.serving.memoryAfterStart.rssMiB.toFixed(0)} MiB, heap used ${MiB(r.serving.memoryAfterStart.heapUsed)} MiB (after a full GC); after the load: RSS ${r.serving.memoryAfterLoad.rssMiB.toFixed(0)} MiB.`,
     '',
   ].join('\n');
 }
