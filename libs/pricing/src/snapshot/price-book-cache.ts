@@ -39,7 +39,7 @@ function covers(list: PriceListResponse, nowMs: number): boolean {
 /**
  * Holds the prices in memory and keeps them current: the public price list is rendered here
  * once per change (a load, or a scheduled instant), never per request, and off the event loop
- * (PriceListRenderer; a load applies to the snapshot in slices). It reloads on the NOTIFY a
+ * (PriceListRenderer; a load is applied to the snapshot in slices). It reloads on the NOTIFY a
  * price book change sends, and on a periodic version check that catches lost notifications;
  * a reload reads only the product keys written since the last one. While the database cannot
  * be read it keeps serving what it has, scheduled transitions included, for up to
