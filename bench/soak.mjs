@@ -57,10 +57,14 @@ await bench.runMain(async () => {
     { port: app.port, connections: CONNECTIONS, durationS: DURATION_S, reportEveryS: 60, rate },
     () => {
       const now = { cpu: bench.cpuMs(app.child.pid), at: performance.now() };
-      const minute = { loadAverage: loadavg()[0], appCpuShare: (now.cpu - last.cpu) / (now.at - last.at) };
+      const minute = {
+        loadAverage: loadavg()[0],
+        appCpuShare: (now.cpu - last.cpu) / (now.at - last.at),
+        rssMiB: bench.rssMiB(app.child.pid), // no GC here: RSS as it is
+      };
       last = now;
       bench.log(
-        `minute done: load average ${minute.loadAverage.toFixed(1)}, app at ${(minute.appCpuShare * 100).toFixed(0)} % of a core`,
+        `minute done: load average ${minute.loadAverage.toFixed(1)}, app at ${(minute.appCpuShare * 100).toFixed(0)} % of a core, RSS ${minute.rssMiB.toFixed(0)} MiB`,
       );
       return minute;
     },
@@ -153,11 +157,11 @@ function markdown(r) {
     row('end', r.memoryAtEnd),
     `| growth | ${growth('rssMiB')} | ${growth('heapUsed')} | | |`,
     '',
-    '| minute | requests | p50 ms | p99 ms | max ms | errors | app CPU (% of a core) | load average |',
-    '| --- | --- | --- | --- | --- | --- | --- | --- |',
+    '| minute | requests | p50 ms | p99 ms | max ms | errors | app CPU (% of a core) | app RSS MiB | load average |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
     ...r.minutes.map(
       (m, i) =>
-        `| ${i + 1} | ${m.requests.toLocaleString('en')} | ${m.p50?.toFixed(1)} | ${m.p99?.toFixed(1)} | ${m.max?.toFixed(0)} | ${m.errors} | ${(m.appCpuShare * 100).toFixed(0)} | ${m.loadAverage.toFixed(1)} |`,
+        `| ${i + 1} | ${m.requests.toLocaleString('en')} | ${m.p50?.toFixed(1)} | ${m.p99?.toFixed(1)} | ${m.max?.toFixed(0)} | ${m.errors} | ${(m.appCpuShare * 100).toFixed(0)} | ${m.rssMiB.toFixed(0)} | ${m.loadAverage.toFixed(1)} |`,
     ),
     '',
   ].join('\n');
