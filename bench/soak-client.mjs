@@ -9,11 +9,12 @@
 // with it, requests leave on a fixed schedule and their latency counts from it, so a server
 // that falls behind shows in the percentiles (no coordinated omission).
 // Every 200 is checked: its body, decoded, must hash to its ETag. One line of JSON per report
-// on stdout: { t, requests, statuses, errors, p50, p99, max } (ms).
+// on stdout: { t, requests, statuses, errors, p50, p99, max, clientDelay } (ms; clientDelay:
+// the worst delay of this process's own event loop).
 import { Buffer } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import { Agent, request } from 'node:http';
-import { performance } from 'node:perf_hooks';
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { clearInterval, setInterval } from 'node:timers';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
@@ -29,6 +30,9 @@ const agent = new Agent({ keepAlive: true, maxSockets: connections });
 let etag;
 let sent = 0;
 let interval = { requests: 0, statuses: {}, errors: 0, latencies: [], firstError: undefined };
+// This process's own event loop: a late client shows here, not as the server's latency.
+const ownDelay = monitorEventLoopDelay({ resolution: 10 });
+ownDelay.enable();
 
 function headersFor(n) {
   const kind = CYCLE[n % CYCLE.length];
@@ -86,9 +90,10 @@ function report(t) {
   const latencies = interval.latencies.sort((a, b) => a - b);
   const at = (p) => latencies[Math.min(latencies.length - 1, Math.ceil((p / 100) * latencies.length) - 1)] ?? null;
   const { requests, statuses, errors, firstError } = interval;
-  process.stdout.write(
-    `${JSON.stringify({ t, requests, statuses, errors, firstError, p50: at(50), p99: at(99), max: latencies.at(-1) ?? null })}\n`,
-  );
+  const clientDelay = ownDelay.max / 1e6;
+  ownDelay.reset();
+  const line = { t, requests, statuses, errors, firstError, p50: at(50), p99: at(99), max: latencies.at(-1) ?? null };
+  process.stdout.write(`${JSON.stringify({ ...line, clientDelay })}\n`);
   interval = { requests: 0, statuses: {}, errors: 0, latencies: [], firstError: undefined };
 }
 

@@ -55,16 +55,17 @@ await bench.runMain(async () => {
   let last = { cpu: bench.cpuMs(app.child.pid), at: performance.now() };
   const soak = client(
     { port: app.port, connections: CONNECTIONS, durationS: DURATION_S, reportEveryS: 60, rate },
-    () => {
+    async () => {
       const now = { cpu: bench.cpuMs(app.child.pid), at: performance.now() };
       const minute = {
         loadAverage: loadavg()[0],
         appCpuShare: (now.cpu - last.cpu) / (now.at - last.at),
         rssMiB: bench.rssMiB(app.child.pid), // no GC here: RSS as it is
+        appDelay: await app.eventLoopDelay(),
       };
       last = now;
       bench.log(
-        `minute done: load average ${minute.loadAverage.toFixed(1)}, app at ${(minute.appCpuShare * 100).toFixed(0)} % of a core, RSS ${minute.rssMiB.toFixed(0)} MiB`,
+        `minute done: load average ${minute.loadAverage.toFixed(1)}, app at ${(minute.appCpuShare * 100).toFixed(0)} % of a core, RSS ${minute.rssMiB.toFixed(0)} MiB, worst event-loop delay ${minute.appDelay.toFixed(0)} ms`,
       );
       return minute;
     },
@@ -128,13 +129,15 @@ function client(options, onReport = () => ({})) {
     child.stdout.on('data', (chunk) => {
       buffered += chunk;
       for (let eol = buffered.indexOf('\n'); eol >= 0; eol = buffered.indexOf('\n')) {
-        const report = { ...JSON.parse(buffered.slice(0, eol)), ...onReport() };
+        const line = JSON.parse(buffered.slice(0, eol));
         buffered = buffered.slice(eol + 1);
-        reports.push(report);
+        reports.push(Promise.resolve(onReport()).then((added) => ({ ...line, ...added })));
       }
     });
     child.on('error', fail);
-    child.on('exit', (code) => (code === 0 ? done(reports) : fail(new Error(`soak-client exited ${code}`))));
+    child.on('exit', (code) =>
+      code === 0 ? done(Promise.all(reports)) : fail(new Error(`soak-client exited ${code}`)),
+    );
   });
 }
 
@@ -157,11 +160,11 @@ function markdown(r) {
     row('end', r.memoryAtEnd),
     `| growth | ${growth('rssMiB')} | ${growth('heapUsed')} | | |`,
     '',
-    '| minute | requests | p50 ms | p99 ms | max ms | errors | app CPU (% of a core) | app RSS MiB | load average |',
-    '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+    '| minute | requests | p50 ms | p99 ms | max ms | errors | app CPU (% of a core) | app RSS MiB | app event-loop delay, worst ms | client event-loop delay, worst ms | load average |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
     ...r.minutes.map(
       (m, i) =>
-        `| ${i + 1} | ${m.requests.toLocaleString('en')} | ${m.p50?.toFixed(1)} | ${m.p99?.toFixed(1)} | ${m.max?.toFixed(0)} | ${m.errors} | ${(m.appCpuShare * 100).toFixed(0)} | ${m.rssMiB.toFixed(0)} | ${m.loadAverage.toFixed(1)} |`,
+        `| ${i + 1} | ${m.requests.toLocaleString('en')} | ${m.p50?.toFixed(1)} | ${m.p99?.toFixed(1)} | ${m.max?.toFixed(0)} | ${m.errors} | ${(m.appCpuShare * 100).toFixed(0)} | ${m.rssMiB.toFixed(0)} | ${m.appDelay.toFixed(0)} | ${m.clientDelay.toFixed(0)} | ${m.loadAverage.toFixed(1)} |`,
     ),
     '',
   ].join('\n');

@@ -147,13 +147,14 @@ export function largeBook(count) {
 /**
  * The built app (`node dist/.../main.js`) on `databaseUrl`, on a free port of loopback, once
  * /health/ready answers 200. With `memoryProbe`, `memory()` asks it for its memory usage after
- * a full garbage collection (bench/memory-probe.mjs). Stopped with SIGTERM by `stop()` or at the end.
+ * a full garbage collection, and `eventLoopDelay()` for the worst delay of its event loop since
+ * the last ask (bench/app-probe.mjs). Stopped with SIGTERM by `stop()` or at the end.
  */
 export async function startApp(databaseUrl, env = {}, { memoryProbe = false } = {}) {
   const { freePort } = requireFromRoot(join(DIST, 'apps/control-plane/src/database/embedded-postgres.js'));
   const port = await freePort();
   // --expose-gc: the probe collects garbage before it reads the heap, so that heaps compare.
-  const probe = ['--expose-gc', '--import', new URL('./memory-probe.mjs', import.meta.url).href];
+  const probe = ['--expose-gc', '--import', new URL('./app-probe.mjs', import.meta.url).href];
   const args = memoryProbe ? [...probe, MAIN] : [MAIN];
   const child = spawn(process.execPath, args, {
     cwd: ROOT,
@@ -182,20 +183,21 @@ export async function startApp(databaseUrl, env = {}, { memoryProbe = false } = 
     if (performance.now() > deadline) throw new Error(`the app did not become ready:\n${stderr}`);
     await sleep(100);
   }
-  return { child, port, stop, memory: () => memoryOf(child) };
+  return { child, port, stop, memory: () => ask(child, 'memory'), eventLoopDelay: () => ask(child, 'event-loop') };
 }
 
-function memoryOf(child) {
+/** Asks the app's probe (bench/app-probe.mjs) for `type`; resolves with its answer. */
+function ask(child, type) {
   return new Promise((done, fail) => {
-    const timer = setTimeout(() => fail(new Error('the app did not report its memory')), 5_000);
+    const timer = setTimeout(() => fail(new Error(`the app did not answer ${type}`)), 5_000);
     const onMessage = (message) => {
-      if (message?.type !== 'memory') return;
+      if (message?.type !== type) return;
       clearTimeout(timer);
       child.off('message', onMessage);
-      done(message.usage);
+      done(message.value);
     };
     child.on('message', onMessage);
-    child.send({ type: 'memory' });
+    child.send({ type });
   });
 }
 
