@@ -51,6 +51,7 @@ await bench.runMain(async () => {
   );
 
   const memoryAtStart = await memory();
+  await app.eventLoopDelay(); // from here on: the minutes count from the soak's start
   // Each minute: how busy the machine was, and the app's share of a core (all its threads).
   let last = { cpu: bench.cpuMs(app.child.pid), at: performance.now() };
   const soak = client(
