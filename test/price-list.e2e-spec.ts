@@ -200,7 +200,7 @@ describe('GET /v1/pricing', () => {
       expect(text).not.toMatch(/\d[eE][-+]?\d/); // no exponent form
     });
 
-    it('200 headers exactly: weak ETag, Cache-Control, CORS, Last-Modified, Content-Type without charset', async () => {
+    it('200 headers exactly: weak ETag, Cache-Control, CORS, Last-Modified, Vary, Content-Type without charset', async () => {
       const res = await send(app);
       expect(res.status).toBe(200);
       expect(res.headers.etag).toMatch(WEAK_ETAG);
@@ -216,6 +216,7 @@ describe('GET /v1/pricing', () => {
         'content-type',
         'etag',
         'last-modified',
+        'vary',
       ]);
     });
 

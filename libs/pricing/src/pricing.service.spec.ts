@@ -69,12 +69,16 @@ function record(spec: RecordSpec): PriceRecord {
 }
 
 function snapshotOf(records: readonly PriceRecord[], availability: Record<string, boolean> = {}): PricingSnapshot {
-  return new PricingSnapshot({
-    records,
-    availability: new Map(Object.entries(availability)),
-    listWrites: records.filter((r) => r.organizationId === null).map((r) => r.recordedAt),
-    version: 'v1',
-  });
+  return PricingSnapshot.of(
+    {
+      records,
+      availability: new Map(Object.entries(availability)),
+      listWrites: records.filter((r) => r.organizationId === null).map((r) => r.recordedAt),
+      version: '1',
+      lastChangeId: '0',
+    },
+    new Date(NOW),
+  );
 }
 
 const NOW = '2026-06-15T12:00:00.000Z';

@@ -138,7 +138,7 @@ export class PricingService {
 
   /** The public price list document at an instant (default now). */
   priceList(at: Date = this.clock.now()): PriceListDocument {
-    return buildPriceList(this.snapshot().listHistory, at);
+    return buildPriceList(this.snapshot().listHistoryAt(at), at);
   }
 
   /**

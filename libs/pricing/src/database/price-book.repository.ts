@@ -9,7 +9,7 @@ import { planChangesNothing, planImport, type ImportPlan } from '../price-book/p
 import { NO_PROGRESS, type Progress } from '../price-book/progress';
 import { planWithdrawal, type Withdrawal } from '../price-book/plan-withdrawal';
 import type { PriceRecord } from '../price-list/price-record';
-import type { PricingData } from '../snapshot/pricing-snapshot';
+import type { PricingChanges, PricingData } from '../snapshot/pricing-snapshot';
 
 /** Channel of the NOTIFY that every change of the price book sends. */
 export const PRICE_BOOK_CHANNEL = 'pricing_price_book_changed';
@@ -17,7 +17,8 @@ export const PRICE_BOOK_CHANNEL = 'pricing_price_book_changed';
 const PRICE_BOOK_LOCK = 4_705_212_001;
 /** Rows per statement when writing, and per page when reading: every statement stays short. */
 const BATCH = 5_000;
-const PAGE = 20_000;
+/** Small enough that turning a page into records holds the event loop only a few milliseconds. */
+const PAGE = 5_000;
 
 /** What an import did (or, for a dry run, would do): the changes line by line and their counts. */
 export interface ImportResult extends ImportReport {
@@ -74,6 +75,16 @@ interface VersionRow {
   readonly version: string;
 }
 
+interface ChangeSummaryRow {
+  readonly last_change_id: string;
+  readonly writes: number;
+  readonly records: number;
+}
+
+interface ProductKeyRow {
+  readonly product_key: string;
+}
+
 interface InstantRow {
   readonly instant: Date;
 }
@@ -125,15 +136,59 @@ export class PriceBookRepository {
   /** Everything pricing serves, read in one snapshot (REPEATABLE READ), in pages. */
   loadPricingData(): Promise<PricingData> {
     return this.dataSource.transaction('REPEATABLE READ', async (db) => {
+      const [{ last_change_id: lastChangeId }] = await rows<{ last_change_id: string }>(
+        db,
+        `SELECT coalesce(max(id), 0)::text AS last_change_id FROM price_change`,
+      );
       const records = await readRecords(db);
       const availability = await readAvailability(db);
-      const writes = await rows<ChangedAtRow>(
-        db,
-        `SELECT DISTINCT changed_at FROM price_change
-          WHERE organization_id IS NULL AND change <> 'availability' ORDER BY changed_at`,
-      );
+      const listWrites = await readListWrites(db, '0');
       const version = await readVersion(db);
-      return { records, availability, listWrites: writes.map((w) => w.changed_at), version };
+      return { records, availability, listWrites, version, lastChangeId };
+    });
+  }
+
+  /**
+   * What was written after the change `sinceChangeId`, in one snapshot: every record of the
+   * product keys those changes name (all scopes; a withdrawn record is simply absent), the new
+   * list writes, availability and the version. Ended history of other keys is not read again.
+   * Writes take the price book lock before their change ids, so ids grow in commit order and
+   * nothing committed later can appear below `sinceChangeId`.
+   */
+  loadChangesSince(sinceChangeId: string): Promise<PricingChanges> {
+    return this.dataSource.transaction('REPEATABLE READ', async (db) => {
+      const [summary] = await rows<ChangeSummaryRow>(
+        db,
+        `SELECT coalesce(max(id), $1::bigint)::text AS last_change_id,
+                count(DISTINCT changed_at)::int AS writes,
+                (SELECT count(*) FROM price_record)::int AS records
+           FROM price_change WHERE id > $1::bigint`,
+        [sinceChangeId],
+      );
+      const keys = await rows<ProductKeyRow>(
+        db,
+        `SELECT DISTINCT product_key FROM price_change WHERE id > $1::bigint`,
+        [sinceChangeId],
+      );
+      const records =
+        keys.length === 0
+          ? []
+          : await readRecords(
+              db,
+              `product_key IN (SELECT product_key FROM price_change WHERE id > $2::bigint)`,
+              sinceChangeId,
+            );
+      return {
+        sinceChangeId,
+        productKeys: keys.map((k) => k.product_key),
+        records,
+        availability: await readAvailability(db),
+        listWrites: await readListWrites(db, sinceChangeId),
+        version: await readVersion(db),
+        lastChangeId: summary.last_change_id,
+        writeCount: summary.writes,
+        recordCount: summary.records,
+      };
     });
   }
 
@@ -278,23 +333,36 @@ async function lockPriceBook(db: EntityManager): Promise<Date> {
 }
 
 /**
- * Every price record in id order, a page per statement (keyset), so no statement runs long.
- * The order is the table's bigint id: a bare `ORDER BY id` would sort by the text column `id`
- * of the select list ("10000" before "2"), and the keyset would skip and repeat records.
+ * Price records in id order (all, or those `where` selects, its parameter as $2), a page per
+ * statement (keyset), so no statement runs long.
  */
-async function readRecords(db: EntityManager): Promise<PriceRecord[]> {
+async function readRecords(db: EntityManager, where = 'true', parameter?: string): Promise<PriceRecord[]> {
   const records: PriceRecord[] = [];
   let after = '0';
   for (;;) {
     const page = await rows<PriceRecordRow>(
       db,
-      `SELECT ${RECORD_COLUMNS} FROM price_record WHERE id > $1::bigint ORDER BY price_record.id LIMIT ${PAGE}`,
-      [after],
+      // price_record.id, not id: the output column `id` is text, and pages in text order would
+      // skip and repeat records once there is more than one page.
+      `SELECT ${RECORD_COLUMNS} FROM price_record
+        WHERE id > $1::bigint AND ${where} ORDER BY price_record.id LIMIT ${PAGE}`,
+      parameter === undefined ? [after] : [after, parameter],
     );
     for (const row of page) records.push(toPriceRecord(row));
     if (page.length < PAGE) return records;
     after = page[page.length - 1].id;
   }
+}
+
+/** Instants of list-price writes after the change `afterChangeId`, for `last_changed`. */
+async function readListWrites(db: EntityManager, afterChangeId: string): Promise<Date[]> {
+  const writes = await rows<ChangedAtRow>(
+    db,
+    `SELECT DISTINCT changed_at FROM price_change
+      WHERE id > $1::bigint AND organization_id IS NULL AND change <> 'availability' ORDER BY changed_at`,
+    [afterChangeId],
+  );
+  return writes.map((w) => w.changed_at);
 }
 
 async function readAvailability(db: EntityManager): Promise<Map<string, boolean>> {

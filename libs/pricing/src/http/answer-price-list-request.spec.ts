@@ -1,6 +1,7 @@
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { priceRecord } from '../price-list/price-record.fixture';
 import { answerPriceListRequest, tooManyRequests } from './answer-price-list-request';
-import { renderPriceList } from './price-list-response';
+import { encodePriceList, priceListResponse, renderPriceList } from './price-list-response';
 
 describe('answerPriceListRequest', () => {
   const list = renderPriceList(
@@ -8,52 +9,76 @@ describe('answerPriceListRequest', () => {
     new Date('2026-06-01T00:00:00Z'),
   );
 
-  it('answers GET with the body and every header of section 4', () => {
-    const answer = answerPriceListRequest('GET', undefined, list);
+  const headers = {
+    etag: list.etag,
+    'cache-control': 'public, max-age=300',
+    'access-control-allow-origin': '*',
+    vary: 'Accept-Encoding',
+    'last-modified': 'Sun, 01 Feb 2026 10:00:00 GMT',
+  };
+
+  it('answers GET with the plain body and every header of section 4, Vary: Accept-Encoding among them', () => {
+    const answer = answerPriceListRequest('GET', {}, list);
     expect(answer.status).toBe(200);
     expect(answer.body).toBe(list.body);
-    expect(answerPriceListRequest('GET', list.etag, list)).toBe(list.notModified); // precomputed, no allocation
+    expect(answerPriceListRequest('GET', { 'if-none-match': list.etag }, list)).toBe(list.notModified); // precomputed
     expect(answer.headers).toEqual({
-      etag: list.etag,
-      'cache-control': 'public, max-age=300',
-      'access-control-allow-origin': '*',
-      'last-modified': 'Sun, 01 Feb 2026 10:00:00 GMT',
+      ...headers,
       'content-type': 'application/json',
       'content-length': list.body.length,
     });
   });
 
-  it('answers HEAD with the headers and no body', () => {
-    const answer = answerPriceListRequest('HEAD', undefined, list);
-    expect([answer.status, answer.body, answer.headers['content-length']]).toEqual([200, undefined, list.body.length]);
+  it.each([
+    ['br', 'gzip, deflate, br', brotliDecompressSync],
+    ['gzip', 'gzip', gunzipSync],
+  ] as const)(
+    'answers GET in %s, as Accept-Encoding prefers: its own length, the same tag',
+    (coding, accept, decode) => {
+      const answer = answerPriceListRequest('GET', { 'accept-encoding': accept }, list);
+      expect(answer.status).toBe(200);
+      expect(decode(answer.body!).equals(list.body)).toBe(true);
+      expect(answer.headers).toEqual({
+        ...headers,
+        'content-type': 'application/json',
+        'content-encoding': coding,
+        'content-length': answer.body!.length,
+      });
+    },
+  );
+
+  it.each(['identity', 'gzip', 'br'] as const)('answers HEAD with the headers of GET in %s and no body', (coding) => {
+    const accept = { 'accept-encoding': coding };
+    const answer = answerPriceListRequest('HEAD', accept, list);
+    expect([answer.status, answer.body]).toEqual([200, undefined]);
+    expect(answer.headers).toEqual(answerPriceListRequest('GET', accept, list).headers);
+    expect(answer.headers['content-length']).toBe(list.bodies[coding].length);
   });
 
-  it('answers a matching If-None-Match with 304, its headers and no body', () => {
-    const answer = answerPriceListRequest('GET', list.etag.slice(2), list);
-    expect(answer).toEqual({
-      status: 304,
-      headers: {
-        etag: list.etag,
-        'cache-control': 'public, max-age=300',
-        'access-control-allow-origin': '*',
-        'last-modified': 'Sun, 01 Feb 2026 10:00:00 GMT',
-      },
-    });
+  it('answers a matching If-None-Match with 304, its headers with Vary and no body, whatever the coding', () => {
+    for (const accept of [undefined, 'gzip', 'br']) {
+      const answer = answerPriceListRequest(
+        'GET',
+        { 'if-none-match': list.etag.slice(2), 'accept-encoding': accept },
+        list,
+      );
+      expect(answer).toEqual({ status: 304, headers });
+    }
   });
 
   it('leaves Last-Modified out when nothing was ever priced', () => {
     const empty = renderPriceList({ records: [], writes: [] }, new Date('2026-06-01T00:00:00Z'));
-    expect(answerPriceListRequest('GET', undefined, empty).headers).not.toHaveProperty('last-modified');
+    expect(answerPriceListRequest('GET', {}, empty).headers).not.toHaveProperty('last-modified');
   });
 
   it.each(['POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'])('answers %s with 405 and Allow', (method) => {
-    const answer = answerPriceListRequest(method, undefined, list);
+    const answer = answerPriceListRequest(method, {}, list);
     expect(answer.status).toBe(405);
     expect(answer.headers.allow).toBe('GET, HEAD');
   });
 
   it('answers 503 with Retry-After: 30 and no-store when no list can be served', () => {
-    const answer = answerPriceListRequest('GET', undefined, undefined);
+    const answer = answerPriceListRequest('GET', {}, undefined);
     expect(answer.status).toBe(503);
     expect(answer.headers).toMatchObject({
       'retry-after': '30',
@@ -88,10 +113,12 @@ describe('answerPriceListRequest with If-Modified-Since (RFC 9110 13.2.2)', () =
     new Date('2026-06-01T00:00:00Z'),
   );
   const answer = (ims: string, inm?: string, method = 'GET'): number =>
-    answerPriceListRequest(method, inm, list, ims).status;
+    answerPriceListRequest(method, { 'if-none-match': inm, 'if-modified-since': ims }, list).status;
+  const since = (ims: string, priceList: typeof list): number =>
+    answerPriceListRequest('GET', { 'if-modified-since': ims }, priceList).status;
 
   it('304 when last_changed falls before the date plus one second, and nothing else changed in that second', () => {
-    expect(list.ok.headers['last-modified']).toBe('Fri, 01 May 2026 10:00:00 GMT');
+    expect(list.ok.identity.headers['last-modified']).toBe('Fri, 01 May 2026 10:00:00 GMT');
     expect(answer('Fri, 01 May 2026 10:00:00 GMT')).toBe(304);
     expect(answer('Fri, 01 May 2026 10:00:01 GMT')).toBe(304);
     expect(answer('Fri, 01 May 2026 09:59:59 GMT')).toBe(200);
@@ -106,8 +133,8 @@ describe('answerPriceListRequest with If-Modified-Since (RFC 9110 13.2.2)', () =
       },
       new Date('2026-06-01T00:00:00Z'),
     );
-    expect(answerPriceListRequest('GET', undefined, twice, 'Fri, 01 May 2026 10:00:00 GMT').status).toBe(200);
-    expect(answerPriceListRequest('GET', undefined, twice, 'Fri, 01 May 2026 10:00:01 GMT').status).toBe(304);
+    expect(since('Fri, 01 May 2026 10:00:00 GMT', twice)).toBe(200);
+    expect(since('Fri, 01 May 2026 10:00:01 GMT', twice)).toBe(304);
   });
 
   it('is ignored when If-None-Match is present, or when it is not an HTTP-date', () => {
@@ -118,7 +145,7 @@ describe('answerPriceListRequest with If-Modified-Since (RFC 9110 13.2.2)', () =
 
   it('is ignored when nothing was ever priced (no Last-Modified)', () => {
     const empty = renderPriceList({ records: [], writes: [] }, new Date('2026-06-01T00:00:00Z'));
-    expect(answerPriceListRequest('GET', undefined, empty, 'Fri, 01 May 2099 10:00:00 GMT').status).toBe(200);
+    expect(since('Fri, 01 May 2099 10:00:00 GMT', empty)).toBe(200);
   });
 });
 
@@ -128,5 +155,16 @@ describe('renderPriceList', () => {
     const list = renderPriceList({ records, writes: [] }, new Date('2026-06-01T00:00:00Z'));
     expect(list.expiresAtMs).toBe(Date.parse('2026-07-01T00:00:00Z'));
     expect(renderPriceList({ records: [], writes: [] }, new Date()).expiresAtMs).toBe(Infinity);
+  });
+});
+
+describe('encodePriceList', () => {
+  it('keeps the JSON and its gzip and brotli encodings, tagged from the JSON alone', () => {
+    const history = { records: [priceRecord(), priceRecord({ productKey: 'storage.io1' })], writes: [] };
+    const encoded = encodePriceList(history, new Date('2026-06-01T00:00:00Z'));
+    expect(gunzipSync(encoded.bodies.gzip).equals(encoded.bodies.identity)).toBe(true);
+    expect(brotliDecompressSync(encoded.bodies.br).equals(encoded.bodies.identity)).toBe(true);
+    expect(encoded.etag).toBe(renderPriceList(history, new Date('2026-06-01T00:00:00Z')).etag);
+    expect(priceListResponse(encoded)).toEqual(renderPriceList(history, new Date('2026-06-01T00:00:00Z')));
   });
 });

@@ -1,5 +1,6 @@
-import type { OutgoingHttpHeaders } from 'node:http';
+import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
 import { parseHttpDate } from '../price-list/instant';
+import { negotiateContentCoding } from './accept-encoding';
 import { ifNoneMatchMatches } from './entity-tag';
 import { RETRY_AFTER_UNAVAILABLE_S, type PlainResponse, type PriceListResponse } from './price-list-response';
 
@@ -40,22 +41,28 @@ export function tooManyRequests(retryAfterS: number): PlainResponse {
   });
 }
 
+/** The request headers the answer depends on. */
+export type PriceListRequestHeaders = Pick<
+  IncomingHttpHeaders,
+  'if-none-match' | 'if-modified-since' | 'accept-encoding'
+>;
+
 /**
  * The answer to a request of `/v1/pricing`, from precomputed bytes and headers: 200 with the
- * list, 304 when the conditional headers say the client's copy is current, 405 for other
- * methods, 503 when no list can be served.
+ * list in the coding `Accept-Encoding` prefers, 304 when the conditional headers say the
+ * client's copy is current, 405 for other methods, 503 when no list can be served.
  */
 export function answerPriceListRequest(
   method: string,
-  ifNoneMatch: string | undefined,
+  headers: PriceListRequestHeaders,
   priceList: PriceListResponse | undefined,
-  ifModifiedSince?: string,
 ): PlainResponse {
   const head = method === 'HEAD';
   if (method !== 'GET' && !head) return METHOD_NOT_ALLOWED;
   if (!priceList) return PRICE_LIST_UNAVAILABLE;
-  if (isNotModified(priceList, ifNoneMatch, ifModifiedSince)) return priceList.notModified;
-  return head ? priceList.okWithoutBody : priceList.ok;
+  if (isNotModified(priceList, headers['if-none-match'], headers['if-modified-since'])) return priceList.notModified;
+  const coding = negotiateContentCoding(headers['accept-encoding']);
+  return head ? priceList.okWithoutBody[coding] : priceList.ok[coding];
 }
 
 /**

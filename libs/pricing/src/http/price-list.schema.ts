@@ -134,6 +134,19 @@ export const PRICE_LIST_HEADERS: HeaderObjects = {
     required: false,
     schema: string,
   },
+  Vary: { description: '`Accept-Encoding`: the body may be sent in another coding.', schema: string },
+};
+
+/** The 200's headers: those of 304, and the coding and length of the body sent. */
+export const PRICE_LIST_200_HEADERS: HeaderObjects = {
+  ...PRICE_LIST_HEADERS,
+  'Content-Encoding': {
+    description:
+      '`br` or `gzip` when the body is sent in that coding (see Accept-Encoding); absent for the plain JSON.',
+    required: false,
+    schema: { type: 'string', enum: ['br', 'gzip'] },
+  },
+  'Content-Length': { description: 'The length of the body as sent, in its coding.', schema: { type: 'integer' } },
 };
 
 /** Headers of 429 and 503: when to retry, and that nothing may cache the refusal. */

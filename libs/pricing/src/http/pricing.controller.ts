@@ -28,6 +28,7 @@ import { PriceBookCache } from '../snapshot/price-book-cache';
 import { answerPriceListRequest, METHOD_NOT_ALLOWED, tooManyRequests } from './answer-price-list-request';
 import {
   PLAIN_TEXT,
+  PRICE_LIST_200_HEADERS,
   PRICE_LIST_HEADERS,
   PriceListDocumentSchema,
   retryHeaders,
@@ -86,7 +87,17 @@ export class PricingController {
     required: false,
     description: 'An HTTP date; only evaluated without If-None-Match: 304 when the list is certainly unchanged since.',
   })
-  @ApiOkResponse({ description: 'The current price list.', type: PriceListDocumentSchema, headers: PRICE_LIST_HEADERS })
+  @ApiHeader({
+    name: 'Accept-Encoding',
+    required: false,
+    description:
+      'Codings the client takes, with q-values: `br` (preferred at equal weight) or `gzip`; otherwise the plain JSON. The ETag is the same for every coding.',
+  })
+  @ApiOkResponse({
+    description: 'The current price list.',
+    type: PriceListDocumentSchema,
+    headers: PRICE_LIST_200_HEADERS,
+  })
   @ApiNotModifiedResponse({ description: 'The client’s copy is current: no body.', headers: PRICE_LIST_HEADERS })
   @ApiTooManyRequestsResponse({
     description:
@@ -100,17 +111,7 @@ export class PricingController {
     content: PLAIN_TEXT,
   })
   priceList(@Req() req: IncomingMessage, @Res() res: ServerResponse): void {
-    const { headers } = req;
-    write(
-      res,
-      answerPriceListRequest(
-        req.method!,
-        headers['if-none-match'],
-        this.cache.current()?.priceList,
-        headers['if-modified-since'],
-      ),
-      this.metrics,
-    );
+    write(res, answerPriceListRequest(req.method!, req.headers, this.cache.current()?.priceList), this.metrics);
   }
 
   /** Described once, in the description of GET. */

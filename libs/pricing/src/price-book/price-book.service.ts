@@ -8,7 +8,6 @@ import {
 } from '../database/price-book.repository';
 import { PriceBookRefusedError } from '../errors/pricing-error';
 import { renderPriceList } from '../http/price-list-response';
-import { PricingSnapshot } from '../snapshot/pricing-snapshot';
 import type { PriceHistory } from './format-history';
 import { parsePriceBook, type PriceBook } from './price-book';
 import type { Withdrawal } from './plan-withdrawal';
@@ -64,8 +63,8 @@ export class PriceBookService {
 
   /** The body `GET /v1/pricing` serves at `instant`, read from the database now. */
   async priceListAt(instant: Date): Promise<Buffer> {
-    const snapshot = new PricingSnapshot(await this.repository.loadPricingData());
-    return renderPriceList(snapshot.listHistory, instant).body;
+    const data = await this.repository.loadPricingData();
+    return renderPriceList({ records: data.records, writes: data.listWrites }, instant).body;
   }
 }
 

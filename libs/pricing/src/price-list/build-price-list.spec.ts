@@ -1,4 +1,12 @@
-import { buildPriceList, countListPrices, lastChangedAt, nextTransitionAfter } from './build-price-list';
+import {
+  buildPriceList,
+  compactListHistory,
+  countListPrices,
+  lastChangedAt,
+  listChangesAt,
+  nextTransitionAfter,
+  type ListPriceHistory,
+} from './build-price-list';
 import { priceRecord } from './price-record.fixture';
 
 const at = (iso: string): Date => new Date(iso);
@@ -168,3 +176,71 @@ describe('countListPrices', () => {
     expect(countListPrices(history, at('2026-07-01T00:00:00Z'))).toBe(2);
   });
 });
+
+describe('compactListHistory', () => {
+  const from = at('2026-06-01T00:00:00Z');
+
+  it('keeps prices in force or scheduled, and the two latest changes up to the instant in place of ended ones', () => {
+    const ended = priceRecord({ validFrom: '2026-01-01T00:00:00Z', validUntil: '2026-03-01T00:00:00Z' });
+    const current = priceRecord({ validFrom: '2026-03-01T00:00:00Z', validUntil: '2026-09-01T00:00:00Z' });
+    const scheduled = priceRecord({ validFrom: '2026-09-01T00:00:00Z' });
+    const endsAtInstant = priceRecord({ productKey: 'storage.io1', validUntil: '2026-06-01T00:00:00Z' });
+    const organization = priceRecord({ organizationId: 'org_1', validFrom: '2026-05-01T00:00:00Z' });
+    const compact = compactListHistory(
+      {
+        records: [ended, current, scheduled, endsAtInstant, organization],
+        writes: [at('2025-12-01T00:00:00Z'), at('2026-02-01T00:00:00Z'), at('2026-06-01T00:00:00.003Z')],
+      },
+      from,
+    );
+    expect(compact.records).toEqual([current, scheduled]);
+    expect(compact.writes).toEqual([
+      at('2026-03-01T00:00:00Z'),
+      at('2026-06-01T00:00:00Z'),
+      at('2026-06-01T00:00:00.003Z'),
+    ]);
+  });
+
+  it('gives the same list, changes and next transition as the whole history at every later instant', () => {
+    const random = seededRandom(20261122);
+    const day = 86_400_000;
+    const base = from.getTime();
+    const instant = (): Date => new Date(base + Math.round((random() - 0.5) * 200) * day);
+    for (let round = 0; round < 200; round++) {
+      const records = Array.from({ length: 1 + Math.floor(random() * 8) }, (_, i) => {
+        const validFrom = instant();
+        const validUntil =
+          random() < 0.3 ? null : new Date(validFrom.getTime() + (1 + Math.floor(random() * 90)) * day);
+        return priceRecord({
+          productKey: `compute.g${i}.${Math.floor(random() * 3)}`,
+          unitType: 'seconds',
+          unitCount: 3600,
+          organizationId: random() < 0.2 ? 'org_1' : null,
+          validFrom,
+          validUntil,
+        });
+      });
+      const history: ListPriceHistory = { records, writes: Array.from({ length: Math.floor(random() * 4) }, instant) };
+      const compactFrom = instant();
+      const compact = compactListHistory(history, compactFrom);
+      for (const offset of [0, 1, day, 30 * day, 120 * day]) {
+        const t = new Date(compactFrom.getTime() + offset);
+        expect(buildPriceList(compact, t)).toEqual(buildPriceList(history, t));
+        expect(listChangesAt(compact, t)).toEqual(listChangesAt(history, t));
+        expect(nextTransitionAfter(compact, t)).toEqual(nextTransitionAfter(history, t));
+      }
+      expect(compactListHistory(compact, compactFrom)).toEqual(compact);
+    }
+  });
+});
+
+/** A small deterministic generator (mulberry32), so that a failure can be replayed. */
+function seededRandom(seed: number): () => number {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}

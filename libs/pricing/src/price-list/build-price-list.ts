@@ -26,11 +26,21 @@ export interface PriceListEntry {
   readonly valid_until: string | null;
 }
 
+/** What the public list reads of a price record. */
+export type ListedRecord = Pick<
+  PriceRecord,
+  'productKey' | 'organizationId' | 'unitType' | 'unitCount' | 'amount' | 'validFrom' | 'validUntil'
+>;
+
 /** What the price list is computed from: list prices only, and when they were written. */
 export interface ListPriceHistory {
   /** List price records (organization prices are never given to the public list). */
-  readonly records: readonly PriceRecord[];
-  /** Instants at which list prices were set, changed, ended or withdrawn (the change log). */
+  readonly records: readonly ListedRecord[];
+  /**
+   * Instants at which list prices were set, changed, ended or withdrawn (the change log). A
+   * compacted history (compactListHistory) also carries here the instants of the ended prices
+   * it left out of `records`.
+   */
   readonly writes: readonly Date[];
 }
 
@@ -95,23 +105,63 @@ export function listChangesAt(
   history: ListPriceHistory,
   instant: Date,
 ): { latest: Date | null; previous: Date | null } {
-  const t = instant.getTime();
-  let latest = -Infinity;
-  let previous = -Infinity;
-  const consider = (d: Date | null): void => {
-    const ms = d?.getTime();
-    if (ms === undefined || ms > t || ms === latest || ms <= previous) return;
-    if (ms > latest) [previous, latest] = [latest, ms];
-    else previous = ms;
-  };
-  history.writes.forEach(consider);
+  const changes = new LatestTwo(instant.getTime());
+  for (const write of history.writes) changes.consider(write);
   for (const record of history.records) {
     if (record.organizationId !== null) continue;
-    consider(record.validFrom);
-    consider(record.validUntil);
+    changes.consider(record.validFrom);
+    changes.consider(record.validUntil);
   }
-  const toDate = (ms: number): Date | null => (ms === -Infinity ? null : new Date(ms));
-  return { latest: toDate(latest), previous: toDate(previous) };
+  return { latest: changes.latest(), previous: changes.previous() };
+}
+
+/**
+ * What the list needs of `history` from `from` on: the list prices in force or scheduled (an
+ * ended price is never listed again) and, for `last_changed` and If-Modified-Since, the two
+ * latest change instants up to `from` plus every write after it. At any instant not before
+ * `from`, the list, its changes and its next transition are those of the whole history; so a
+ * rebuild scans only what can still be listed, however long the history grows.
+ */
+export function compactListHistory(history: ListPriceHistory, from: Date): ListPriceHistory {
+  const past = new LatestTwo(from.getTime());
+  const writes: Date[] = [];
+  for (const write of history.writes) {
+    if (!past.consider(write)) writes.push(write); // a write after `from`: a change still to come
+  }
+  const records: ListedRecord[] = [];
+  for (const record of history.records) {
+    if (record.organizationId !== null) continue;
+    if (record.validUntil === null || !past.consider(record.validUntil)) records.push(record);
+    else past.consider(record.validFrom);
+  }
+  const summary = [past.previous(), past.latest()].filter((d): d is Date => d !== null);
+  return { records, writes: [...summary, ...writes] };
+}
+
+/** The two latest distinct instants not after a bound, among those it is shown. */
+class LatestTwo {
+  private first = -Infinity;
+  private second = -Infinity;
+
+  constructor(private readonly bound: number) {}
+
+  /** Whether `instant` is within the bound (counted, or earlier than the two kept). */
+  consider(instant: Date | null): boolean {
+    const ms = instant?.getTime();
+    if (ms === undefined || ms > this.bound) return false;
+    if (ms === this.first || ms <= this.second) return true;
+    if (ms > this.first) [this.second, this.first] = [this.first, ms];
+    else this.second = ms;
+    return true;
+  }
+
+  latest(): Date | null {
+    return this.first === -Infinity ? null : new Date(this.first);
+  }
+
+  previous(): Date | null {
+    return this.second === -Infinity ? null : new Date(this.second);
+  }
 }
 
 /**

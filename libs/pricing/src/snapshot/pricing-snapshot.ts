@@ -1,6 +1,7 @@
-import type { ListPriceHistory } from '../price-list/build-price-list';
+import { compactListHistory, type ListedRecord, type ListPriceHistory } from '../price-list/build-price-list';
 import { isInForce, type PriceRecord } from '../price-list/price-record';
 import type { ApplicablePrices } from '../price-list/usage';
+import { runInSlices, runNow, type Steps } from './slices';
 
 /** Everything the pricing library serves, as read from the database in one transaction. */
 export interface PricingData {
@@ -9,64 +10,220 @@ export interface PricingData {
   /** Instants of list-price writes (set, end, withdrawal), for `last_changed`. */
   readonly listWrites: readonly Date[];
   readonly version: string;
+  /** The latest entry of the change log read ('0' when none): the next reload starts after it. */
+  readonly lastChangeId: string;
 }
 
-/** Prices and availability held in memory, indexed for lookups at any instant. */
-export class PricingSnapshot {
-  readonly listHistory: ListPriceHistory;
-  private readonly listPrices = new Map<string, PriceRecord[]>();
-  private readonly organizationPrices = new Map<string, PriceRecord[]>();
+/**
+ * What was written after a change-log entry, read in one transaction (loadChangesSince):
+ * `records` are every record of the product keys written since, in every scope, and
+ * `listWrites` the list-price writes since.
+ */
+export interface PricingChanges extends PricingData {
+  readonly sinceChangeId: string;
+  /** Every product key written since, in any scope. */
+  readonly productKeys: readonly string[];
+  /** Write transactions since (distinct instants in the change log): each moved the version by one. */
+  readonly writeCount: number;
+  /** Price records in the database now, all keys: what the updated snapshot must hold. */
+  readonly recordCount: number;
+}
 
-  constructor(readonly data: PricingData) {
-    const listRecords: PriceRecord[] = [];
-    for (const record of data.records) {
-      if (record.organizationId === null) {
-        listRecords.push(record);
-        push(this.listPrices, record.productKey, record);
-      } else {
-        push(this.organizationPrices, organizationKey(record.organizationId, record.productKey), record);
-      }
-    }
-    this.listHistory = { records: listRecords, writes: data.listWrites };
+/** One product key's prices: the list price history and each organization's (when any has one). */
+interface ProductPrices {
+  readonly list: PriceRecord[];
+  organizations?: Map<string, PriceRecord[]>;
+}
+
+/** A snapshot's contents; `listWrites` holds every list write, for the list before `listableFrom`. */
+export interface SnapshotParts extends Omit<PricingData, 'records'> {
+  readonly prices: ReadonlyMap<string, ProductPrices>;
+  readonly recordCount: number;
+  /** What the public list needs from `listableFrom` on (compactListHistory). */
+  readonly listHistory: ListPriceHistory;
+  readonly listableFrom: Date;
+}
+
+/** Items between two pause points of a rebuild (see slices.ts). */
+const STEP = 2_000;
+
+/**
+ * Prices and availability held in memory. Lookups at any instant read the whole history
+ * (billing prices past intervals); the public list reads only `listHistory`: the prices in
+ * force or scheduled when the snapshot was made, and what `last_changed` needs. A change read
+ * from the database replaces the records of the product keys it names (`withChanges`): ended
+ * history is read once, at start, and never again.
+ */
+export class PricingSnapshot {
+  /** Made by `of`, `build` and `withChanges`. */
+  constructor(private readonly parts: SnapshotParts) {}
+
+  /** The snapshot of `data`, its public list compacted at `instant`, built at once. */
+  static of(data: PricingData, instant: Date): PricingSnapshot {
+    return runNow(buildSnapshot(data, instant));
+  }
+
+  /** As `of`, in slices that leave the event loop free for requests between them. */
+  static build(data: PricingData, instant: Date): Promise<PricingSnapshot> {
+    return runInSlices(buildSnapshot(data, instant));
+  }
+
+  /**
+   * This snapshot with `changes` applied, its public list compacted at `instant`, built in
+   * slices; `undefined` when the changes do not follow this snapshot exactly (another starting
+   * point, a version that moved by more than the writes read, a record count that differs from
+   * the database's), so that the caller reads everything again instead.
+   */
+  async withChanges(changes: PricingChanges, instant: Date): Promise<PricingSnapshot | undefined> {
+    if (changes.sinceChangeId !== this.parts.lastChangeId) return undefined;
+    if (BigInt(changes.version) - BigInt(this.parts.version) !== BigInt(changes.writeCount)) return undefined;
+    const updated = await runInSlices(applyChanges(this.parts, changes, instant));
+    return updated.parts.recordCount === changes.recordCount ? updated : undefined;
   }
 
   get version(): string {
-    return this.data.version;
+    return this.parts.version;
+  }
+
+  get lastChangeId(): string {
+    return this.parts.lastChangeId;
+  }
+
+  /** The public list's history, valid from `listableFrom` on. */
+  get listHistory(): ListPriceHistory {
+    return this.parts.listHistory;
+  }
+
+  get listableFrom(): Date {
+    return this.parts.listableFrom;
+  }
+
+  /** What the public list at `instant` is built from: the compact history, or, before it, all of it. */
+  listHistoryAt(instant: Date): ListPriceHistory {
+    if (instant >= this.parts.listableFrom) return this.parts.listHistory;
+    const records: PriceRecord[] = [];
+    for (const prices of this.parts.prices.values()) records.push(...prices.list);
+    return { records, writes: this.parts.listWrites };
   }
 
   /** The list price of `productKey` in force at `instant`. */
   listPriceAt(productKey: string, instant: Date): PriceRecord | undefined {
-    return this.listPrices.get(productKey)?.find((r) => isInForce(r, instant));
+    return this.parts.prices.get(productKey)?.list.find((r) => isInForce(r, instant));
   }
 
   /** The price agreed with `organizationId` for `productKey`, in force at `instant`. */
   organizationPriceAt(productKey: string, organizationId: string, instant: Date): PriceRecord | undefined {
-    return this.organizationPrices.get(organizationKey(organizationId, productKey))?.find((r) => isInForce(r, instant));
+    return this.parts.prices
+      .get(productKey)
+      ?.organizations?.get(organizationId)
+      ?.find((r) => isInForce(r, instant));
   }
 
   /** The records that may price usage of `productKey`: its list prices, and the organization's. */
   applicablePrices(productKey: string, organizationId?: string): ApplicablePrices {
+    const prices = this.parts.prices.get(productKey);
     return {
-      list: this.listPrices.get(productKey) ?? [],
-      organization:
-        organizationId === undefined
-          ? []
-          : (this.organizationPrices.get(organizationKey(organizationId, productKey)) ?? []),
+      list: prices?.list ?? [],
+      organization: (organizationId !== undefined && prices?.organizations?.get(organizationId)) || [],
     };
   }
 
   /** Availability is data: a product not marked otherwise is on sale. */
   isOnSale(productKey: string): boolean {
-    return this.data.availability.get(productKey) ?? true;
+    return this.parts.availability.get(productKey) ?? true;
   }
 }
 
-function push(map: Map<string, PriceRecord[]>, key: string, record: PriceRecord): void {
-  const list = map.get(key);
-  if (list) list.push(record);
-  else map.set(key, [record]);
+function* buildSnapshot(data: PricingData, instant: Date): Steps<PricingSnapshot> {
+  const prices = new Map<string, ProductPrices>();
+  const listRecords: PriceRecord[] = [];
+  yield* addRecords(prices, data.records, listRecords);
+  const listHistory = yield* compactInSteps(listRecords, data.listWrites, instant);
+  return new PricingSnapshot({
+    prices,
+    recordCount: data.records.length,
+    availability: data.availability,
+    listWrites: data.listWrites,
+    listHistory,
+    listableFrom: instant,
+    version: data.version,
+    lastChangeId: data.lastChangeId,
+  });
 }
 
-function organizationKey(organizationId: string, productKey: string): string {
-  return `${organizationId}\u0000${productKey}`;
+function* applyChanges(held: SnapshotParts, changes: PricingChanges, instant: Date): Steps<PricingSnapshot> {
+  const written = new Set(changes.productKeys);
+  const prices = new Map<string, ProductPrices>();
+  let recordCount = held.recordCount;
+  let n = 0;
+  for (const [productKey, entry] of held.prices) {
+    if (!written.has(productKey)) prices.set(productKey, entry);
+    else recordCount -= entry.list.length + sum(entry.organizations?.values() ?? [], (records) => records.length);
+    if (++n % STEP === 0) yield;
+  }
+  const listable: ListedRecord[] = [];
+  for (const record of held.listHistory.records) {
+    if (!written.has(record.productKey)) listable.push(record);
+    if (++n % STEP === 0) yield;
+  }
+  const newListRecords: PriceRecord[] = [];
+  yield* addRecords(prices, changes.records, newListRecords);
+  for (const record of newListRecords) listable.push(record);
+  const listHistory = yield* compactInSteps(listable, [...held.listHistory.writes, ...changes.listWrites], instant);
+  return new PricingSnapshot({
+    prices,
+    recordCount: recordCount + changes.records.length,
+    availability: changes.availability,
+    listWrites: [...held.listWrites, ...changes.listWrites],
+    listHistory,
+    listableFrom: instant,
+    version: changes.version,
+    lastChangeId: changes.lastChangeId,
+  });
+}
+
+/** Indexes `records` by product key and scope into `prices`; list prices are also added to `list`. */
+function* addRecords(
+  prices: Map<string, ProductPrices>,
+  records: readonly PriceRecord[],
+  list: PriceRecord[],
+): Steps<void> {
+  let n = 0;
+  for (const record of records) {
+    let entry = prices.get(record.productKey);
+    if (!entry) prices.set(record.productKey, (entry = { list: [] }));
+    if (record.organizationId === null) {
+      entry.list.push(record);
+      list.push(record);
+    } else {
+      entry.organizations ??= new Map();
+      const agreed = entry.organizations.get(record.organizationId);
+      if (agreed) agreed.push(record);
+      else entry.organizations.set(record.organizationId, [record]);
+    }
+    if (++n % STEP === 0) yield;
+  }
+}
+
+/** compactListHistory a part at a time: compacting the parts one after the other gives the same. */
+function* compactInSteps(
+  records: readonly ListedRecord[],
+  writes: readonly Date[],
+  instant: Date,
+): Steps<ListPriceHistory> {
+  const kept: ListedRecord[] = [];
+  let summary = writes;
+  for (let start = 0; start === 0 || start < records.length; start += STEP) {
+    const part = compactListHistory({ records: records.slice(start, start + STEP), writes: summary }, instant);
+    for (const record of part.records) kept.push(record);
+    summary = part.writes;
+    yield;
+  }
+  return { records: kept, writes: summary };
+}
+
+function sum<T>(items: Iterable<T>, value: (item: T) => number): number {
+  let total = 0;
+  for (const item of items) total += value(item);
+  return total;
 }

@@ -1,0 +1,303 @@
+// `npm run bench:rebuild`: rebuilds of the public list at 100,000 prices and what compression
+// costs and gives. It reports; it never fails the test suite (exit code 0 unless the benchmark
+// itself broke). Method and latest figures: docs/benchmarks.md, "Rebuilds and compression".
+//
+// 1. Rebuild, in this process with the built library, against a database of 100,000 prices:
+//    the synchronous way (read, index, render and hash on the event loop, as before; then with
+//    gzip and brotli too) and PriceBookCache's (the first full read, a change of one price read
+//    incrementally, a full read again), each with its time, the worst event-loop delay
+//    (monitorEventLoopDelay, wall time) and the longest the main thread held the loop (CPU time,
+//    which other processes on the machine do not inflate).
+// 2. Encoding of the 100,000-price body: bytes and time per coding and brotli quality.
+// 3. The built app serving the 100,000-price 200 in identity, gzip and br (bench/load.mjs):
+//    req/s and bytes on the wire, and the app's memory; beside it, a bare node:http server
+//    serving the same bytes, for what the transport and the load generator allow.
+// Knobs (environment): BENCH_LARGE_PRICES (100000), BENCH_REBUILD_ROUNDS (3), BENCH_WARMUP_S (2),
+// BENCH_DURATION_S (5), BENCH_LARGE_BODY_CONNECTIONS (10), DATABASE_URL.
+import { Buffer } from 'node:buffer';
+import { createServer } from 'node:http';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { cpus, loadavg } from 'node:os';
+import { join } from 'node:path';
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
+import { clearInterval, setInterval } from 'node:timers';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib';
+import {
+  cpuMs,
+  DIST,
+  ROOT,
+  get,
+  importBook,
+  intEnv,
+  largeBook,
+  load,
+  log,
+  openDataSource,
+  MiB,
+  requireFromRoot,
+  rssMiB,
+  runMain,
+  scratchDatabase,
+  startApp,
+} from './support.mjs';
+
+const PRICES = intEnv('BENCH_LARGE_PRICES', 100_000);
+const ROUNDS = intEnv('BENCH_REBUILD_ROUNDS', 3);
+const WARMUP_S = intEnv('BENCH_WARMUP_S', 2);
+const DURATION_S = intEnv('BENCH_DURATION_S', 5);
+const CONNECTIONS = intEnv('BENCH_LARGE_BODY_CONNECTIONS', 10);
+const CODINGS = ['identity', 'gzip', 'br'];
+
+const lib = (path) => requireFromRoot(join(DIST, path));
+
+await runMain(async () => {
+  const loadBefore = loadavg()[0];
+  const url = await scratchDatabase('bench_rebuild');
+  log(`importing ${PRICES.toLocaleString('en')} prices with the CLI`);
+  let t = performance.now();
+  await importBook(largeBook(PRICES), url);
+  const importMs = performance.now() - t;
+
+  log('rebuilds in this process');
+  const rebuilds = await measureRebuilds(url);
+
+  log('encodings of the large body');
+  const encodings = measureEncodings(rebuilds.body);
+
+  log('the app, and bare node:http serving the same bytes, in each coding');
+  const serving = await measureServing(url, rebuilds.bodies);
+
+  const report = {
+    when: new Date().toISOString(),
+    node: process.version,
+    cpus: cpus().length,
+    loadBefore,
+    loadAfter: loadavg()[0],
+    prices: PRICES,
+    importMs,
+    rebuilds: { ...rebuilds, body: undefined, bodies: undefined },
+    encodings,
+    serving,
+  };
+  await mkdir(join(ROOT, 'bench/results'), { recursive: true });
+  await writeFile(join(ROOT, 'bench/results/rebuild.json'), `${JSON.stringify(report, null, 2)}\n`);
+  process.stdout.write(markdown(report));
+});
+
+/** Runs `work` while watching the event loop: its time, worst delay (wall) and longest hold (CPU). */
+async function watched(work) {
+  const histogram = monitorEventLoopDelay({ resolution: 1 });
+  let longestHoldMs = 0;
+  let lastWall = performance.now();
+  let lastCpu = cpuMs(process.pid, { mainThread: true });
+  const probe = setInterval(() => {
+    const wall = performance.now();
+    const cpu = cpuMs(process.pid, { mainThread: true });
+    longestHoldMs = Math.max(longestHoldMs, Math.min(cpu - lastCpu, wall - lastWall + 10));
+    [lastWall, lastCpu] = [wall, cpu];
+  }, 1);
+  histogram.enable();
+  const started = performance.now();
+  const result = await work();
+  const ms = performance.now() - started;
+  await sleep(20); // the turn that ended the work is counted
+  clearInterval(probe);
+  histogram.disable();
+  return { ms, worstDelayMs: histogram.max / 1e6, longestHoldMs, result };
+}
+
+function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+/** Median of each figure over the rounds. */
+function summary(runs) {
+  return Object.fromEntries(['ms', 'worstDelayMs', 'longestHoldMs'].map((k) => [k, median(runs.map((r) => r[k]))]));
+}
+
+async function measureRebuilds(url) {
+  const { PriceBookRepository } = lib('libs/pricing/src/database/price-book.repository.js');
+  const { PriceBookCache } = lib('libs/pricing/src/snapshot/price-book-cache.js');
+  const { PricingSnapshot } = lib('libs/pricing/src/snapshot/pricing-snapshot.js');
+  const { buildPriceList } = lib('libs/pricing/src/price-list/build-price-list.js');
+  const { encodePriceList } = lib('libs/pricing/src/http/price-list-response.js');
+  const { weakEntityTag } = lib('libs/pricing/src/http/entity-tag.js');
+  const { SystemClock } = lib('libs/clock/src/clock.js');
+  const { resolvePricingOptions } = lib('libs/pricing/src/pricing.options.js');
+
+  const dataSource = await openDataSource(url);
+  const repository = new PriceBookRepository(dataSource);
+  const rounds = { synchronous: [], synchronousCompressed: [], fullRead: [], oneChange: [], fullReadAgain: [] };
+  let body;
+  let bodies;
+  for (let round = 1; round <= ROUNDS; round++) {
+    // As before: everything on the event loop once the rows are read.
+    rounds.synchronous.push(
+      await watched(async () => {
+        const data = await repository.loadPricingData();
+        const now = new Date();
+        const snapshot = PricingSnapshot.of(data, now);
+        body = Buffer.from(JSON.stringify(buildPriceList(snapshot.listHistory, now)), 'utf8');
+        return weakEntityTag(body);
+      }),
+    );
+    rounds.synchronousCompressed.push(
+      await watched(async () => {
+        const data = await repository.loadPricingData();
+        const now = new Date();
+        return encodePriceList(PricingSnapshot.of(data, now).listHistory, now);
+      }),
+    );
+
+    const cache = new PriceBookCache(resolvePricingOptions({}), repository, {}, new SystemClock());
+    try {
+      rounds.fullRead.push(await watched(() => cache.check()));
+      await importBook(
+        {
+          prices: [{ product_key: 'compute.bench0.0', unit_type: 'seconds', unit_count: 3600, amount: `${round}.5` }],
+        },
+        url,
+      );
+      rounds.oneChange.push(await watched(() => cache.check()));
+      // A version moved without a change-log entry: the cache reads everything again.
+      await dataSource.query(
+        `WITH moved AS (UPDATE price_book_version SET version = version + 1 RETURNING 1) SELECT 1`,
+      );
+      rounds.fullReadAgain.push(await watched(() => cache.check()));
+      bodies = cache.current().priceList.bodies;
+    } finally {
+      await cache.onApplicationShutdown();
+    }
+    log(
+      `round ${round}: ${Object.entries(rounds)
+        .map(
+          ([k, runs]) =>
+            `${k} ${runs.at(-1).ms.toFixed(0)} ms (worst delay ${runs.at(-1).worstDelayMs.toFixed(0)}, hold ${runs.at(-1).longestHoldMs})`,
+        )
+        .join('; ')}`,
+    );
+  }
+  return {
+    ...Object.fromEntries(Object.entries(rounds).map(([k, runs]) => [k, summary(runs)])),
+    encodedBytes: Object.fromEntries(CODINGS.map((c) => [c, bodies[c].length])),
+    body,
+    bodies,
+  };
+}
+
+function measureEncodings(body) {
+  const time = (encode) => {
+    const runs = [];
+    let bytes;
+    for (let i = 0; i < 3; i++) {
+      const t = performance.now();
+      bytes = encode().length;
+      runs.push(performance.now() - t);
+    }
+    return { bytes, ms: median(runs) };
+  };
+  const brotli = (quality) => () =>
+    brotliCompressSync(body, {
+      params: {
+        [zlib.BROTLI_PARAM_QUALITY]: quality,
+        [zlib.BROTLI_PARAM_MODE]: zlib.BROTLI_MODE_TEXT,
+        [zlib.BROTLI_PARAM_SIZE_HINT]: body.length,
+      },
+    });
+  return {
+    identity: { bytes: body.length, ms: 0 },
+    'gzip (level 6)': time(() => gzipSync(body)),
+    'br quality 4 (used)': time(brotli(4)),
+    'br quality 5': time(brotli(5)),
+    'br quality 6': time(brotli(6)),
+  };
+}
+
+/**
+ * The app's req/s per coding, interleaved with a bare node:http server in this process serving
+ * the same bytes: what the transport and the load generator allow for bodies of these sizes.
+ */
+async function measureServing(url, bodies) {
+  const app = await startApp(url, { PRICING_RATE_LIMIT: '100000000' }, { memoryProbe: true });
+  const bare = createServer((req, res) => {
+    const coding = CODINGS.includes(req.headers['accept-encoding']) ? req.headers['accept-encoding'] : 'identity';
+    const body = bodies[coding];
+    const encoding = coding === 'identity' ? {} : { 'content-encoding': coding };
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': body.length, ...encoding });
+    res.end(body);
+  });
+  await new Promise((listening) => bare.listen(0, '127.0.0.1', listening));
+  try {
+    const bytes = {};
+    for (const coding of CODINGS) {
+      const res = await get(app.port, '/v1/pricing', { 'accept-encoding': coding });
+      if (res.status !== 200 || (res.headers['content-encoding'] ?? 'identity') !== coding)
+        throw new Error(`the app did not answer in ${coding}`);
+      bytes[coding] = res.length;
+    }
+    const memoryAfterStart = { rssMiB: rss(app), ...(await app.memory()) };
+    const runs = {};
+    const bareRuns = {};
+    const run = (port, coding) =>
+      load({
+        url: `http://127.0.0.1:${port}/v1/pricing`,
+        headers: { 'accept-encoding': coding },
+        connections: CONNECTIONS,
+        warmup: WARMUP_S,
+        duration: DURATION_S,
+      });
+    for (const coding of CODINGS) {
+      runs[coding] = await run(app.port, coding);
+      bareRuns[coding] = await run(bare.address().port, coding);
+      log(`${coding}: app ${runs[coding].rps.toFixed(0)} req/s, node:http ${bareRuns[coding].rps.toFixed(0)} req/s`);
+    }
+    const memoryAfterLoad = { rssMiB: rss(app), ...(await app.memory()) };
+    return { bytes, runs, bareRuns, memoryAfterStart, memoryAfterLoad };
+  } finally {
+    bare.close();
+    await app.stop();
+  }
+}
+
+function rss(app) {
+  return rssMiB(app.child.pid);
+}
+
+function markdown(r) {
+  const ms = (v) => (v === null || v === undefined ? '–' : v < 10 ? v.toFixed(1) : v.toFixed(0));
+  const rows = [
+    ['synchronous, as before: read, index, render, hash on the event loop', r.rebuilds.synchronous],
+    ['the same with gzip and brotli on the event loop', r.rebuilds.synchronousCompressed],
+    ['PriceBookCache: first full read (slices + worker)', r.rebuilds.fullRead],
+    ['PriceBookCache: after a change of one price (incremental read)', r.rebuilds.oneChange],
+    ['PriceBookCache: full read again (version moved by hand)', r.rebuilds.fullReadAgain],
+  ];
+  const { runs, bareRuns } = r.serving;
+  return [
+    `Run of ${r.when}, Node ${r.node}, ${r.cpus} CPUs, load average ${r.loadBefore.toFixed(1)} before and ${r.loadAfter.toFixed(1)} after; ${r.prices.toLocaleString('en')} prices (CLI import ${(r.importMs / 1000).toFixed(1)} s); median of ${ROUNDS} rounds.`,
+    '',
+    '| rebuild | time ms | worst event-loop delay ms (wall) | longest hold ms (main-thread CPU) |',
+    '| --- | --- | --- | --- |',
+    ...rows.map(([name, s]) => `| ${name} | ${ms(s.ms)} | ${ms(s.worstDelayMs)} | ${ms(s.longestHoldMs)} |`),
+    '',
+    '| encoding of the body | bytes | time ms |',
+    '| --- | --- | --- |',
+    ...Object.entries(r.encodings).map(([name, e]) => `| ${name} | ${e.bytes.toLocaleString('en')} | ${ms(e.ms)} |`),
+    '',
+    `| 200, ${r.prices.toLocaleString('en')} prices | body bytes | app req/s | × identity | p50 ms | p99 ms | body MB/s | node:http req/s | × identity |`,
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+    ...CODINGS.map((c) => {
+      const [app, bare] = [runs[c], bareRuns[c]];
+      const times = (rps, base) => `${(rps / base.identity.rps).toFixed(1)}×`;
+      return `| ${c} | ${r.serving.bytes[c].toLocaleString('en')} | ${app.rps.toFixed(0)} | ${times(app.rps, runs)} | ${ms(app.p50)} | ${ms(app.p99)} | ${((app.rps * r.serving.bytes[c]) / 1e6).toFixed(0)} | ${bare.rps.toFixed(0)} | ${times(bare.rps, bareRuns)} |`;
+    }),
+    '',
+    `Encoded copies held by the app: ${MiB(r.rebuilds.encodedBytes.gzip + r.rebuilds.encodedBytes.br)} MiB ` +
+      `(gzip ${MiB(r.rebuilds.encodedBytes.gzip)}, br ${MiB(r.rebuilds.encodedBytes.br)}) beside the ${MiB(r.rebuilds.encodedBytes.identity)} MiB JSON.`,
+    `App memory after start: RSS ${r.serving.memoryAfterStart.rssMiB.toFixed(0)} MiB, heap used ${MiB(r.serving.memoryAfterStart.heapUsed)} MiB (after a full GC); after the load: RSS ${r.serving.memoryAfterLoad.rssMiB.toFixed(0)} MiB.`,
+    '',
+  ].join('\n');
+}

@@ -1,0 +1,244 @@
+// What bench/rebuild.mjs and bench/soak.mjs share: a PostgreSQL (DATABASE_URL, or a throwaway
+// embedded one), scratch databases migrated and filled with the built CLI, the built app as a
+// child process, and a few small HTTP and /proc readers. Everything started is stopped by
+// `cleanUp()`, also on an error or Ctrl-C.
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { clearTimeout, setTimeout } from 'node:timers';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath, URL } from 'node:url';
+/* global fetch */
+
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+export const DIST = join(ROOT, 'dist');
+/** `require` from the repository: node_modules and the built code (dist/). */
+export const requireFromRoot = createRequire(join(ROOT, 'package.json'));
+const CLI = join(DIST, 'apps/control-plane/src/cli.js');
+const MAIN = join(DIST, 'apps/control-plane/src/main.js');
+
+const startedAt = performance.now();
+const cleanups = [];
+
+export function log(message) {
+  process.stderr.write(`[${((performance.now() - startedAt) / 1000).toFixed(1).padStart(6)}s] ${message}\n`);
+}
+
+export function intEnv(name, fallback) {
+  const value = process.env[name];
+  return value && /^\d+$/.test(value) ? Number(value) : fallback;
+}
+
+/** Runs `cleanUp` on exit of `main`, on an error and on Ctrl-C; exits with 1 when `main` threw. */
+export async function runMain(main) {
+  const interrupted = () => void cleanUp().finally(() => process.exit(130));
+  process.once('SIGINT', interrupted);
+  process.once('SIGTERM', interrupted);
+  try {
+    await main();
+  } catch (error) {
+    process.stderr.write(`${error?.stack ?? error}\n`);
+    process.exitCode = 1;
+  } finally {
+    await cleanUp();
+  }
+}
+
+export async function cleanUp() {
+  while (cleanups.length > 0)
+    await cleanups
+      .pop()()
+      .catch(() => undefined);
+}
+
+/** A scratch directory removed at the end. */
+export async function scratchDir() {
+  const dir = await mkdtemp(join(tmpdir(), 'pricing-bench-'));
+  cleanups.push(() => rm(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+/**
+ * A migrated, empty database of its own: a scratch database at DATABASE_URL (dropped at the end),
+ * else in a throwaway embedded PostgreSQL. Returns its URL.
+ */
+export async function scratchDatabase(name) {
+  const { Logger } = requireFromRoot('@nestjs/common');
+  Logger.overrideLogger(['warn', 'error', 'fatal']);
+  let adminUrl = process.env.DATABASE_URL;
+  if (!adminUrl) {
+    const { startEmbeddedPostgres, freePort } = requireFromRoot(
+      join(DIST, 'apps/control-plane/src/database/embedded-postgres.js'),
+    );
+    log('starting a throwaway embedded PostgreSQL');
+    const database = await startEmbeddedPostgres(join(await scratchDir(), 'pg'), { port: await freePort() });
+    cleanups.push(() => database.stop());
+    adminUrl = database.url;
+  }
+  const { Client } = requireFromRoot('pg');
+  const database = `${name}_${process.pid}`;
+  const admin = new Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${database}`);
+  await admin.end();
+  cleanups.push(async () => {
+    const dropper = new Client({ connectionString: adminUrl });
+    await dropper.connect();
+    await dropper.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+    await dropper.end();
+  });
+  const url = new URL(adminUrl);
+  url.pathname = `/${database}`;
+  await cli(['migrate'], url.href);
+  return url.href;
+}
+
+/** A TypeORM DataSource on `databaseUrl` with the app's settings (the built code), destroyed at the end. */
+export async function openDataSource(databaseUrl) {
+  const { DataSource } = requireFromRoot('typeorm');
+  const { dataSourceOptions } = requireFromRoot(join(DIST, 'libs/database/src/data-source-options.js'));
+  const { appDatabaseOptions } = requireFromRoot(join(DIST, 'apps/control-plane/src/database/app-database.js'));
+  const dataSource = new DataSource(dataSourceOptions(appDatabaseOptions(databaseUrl)));
+  await dataSource.initialize();
+  cleanups.push(() => dataSource.destroy());
+  return dataSource;
+}
+
+/** Runs the built price book CLI; resolves with its stdout, rejects with its output when it fails. */
+export function cli(args, databaseUrl) {
+  return new Promise((done, fail) => {
+    const child = spawn(process.execPath, [CLI, ...args], {
+      cwd: ROOT,
+      env: { ...process.env, DATABASE_URL: databaseUrl },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout.on('data', (chunk) => (out += chunk));
+    child.stderr.on('data', (chunk) => (out += chunk));
+    child.on('error', fail);
+    child.on('exit', (code) => (code === 0 ? done(out) : fail(new Error(`cli ${args[0]} exited ${code}:\n${out}`))));
+  });
+}
+
+/** Imports a price book given as JSON with the CLI. */
+export async function importBook(book, databaseUrl) {
+  const file = join(await scratchDir(), 'book.json');
+  await writeFile(file, JSON.stringify(book));
+  return cli(['import', file], databaseUrl);
+}
+
+/** `count` current compute prices: the same book as bench/run.mjs generates. */
+export function largeBook(count) {
+  const { listPrice } = requireFromRoot(join(DIST, 'libs/pricing/src/testing/price-book-entries.js'));
+  const key = (i) => `compute.bench${Math.floor(i / 1000)}.${i % 1000}`;
+  const amount = (i) => `0.${String(i + 1).padStart(6, '0')}`;
+  return {
+    description: `GENERATED for the benchmark: ${count} current prices`,
+    prices: Array.from({ length: count }, (_, i) =>
+      listPrice(key(i), 'seconds', 3600, amount(i), '2026-01-01T00:00:00Z'),
+    ),
+  };
+}
+
+/**
+ * The built app (`node dist/.../main.js`) on `databaseUrl`, on a free port of loopback, once
+ * /health/ready answers 200. With `memoryProbe`, `memory()` asks it for its memory usage after
+ * a full garbage collection, and `eventLoopDelay()` for the worst delay of its event loop since
+ * the last ask (bench/app-probe.mjs). Stopped with SIGTERM by `stop()` or at the end.
+ */
+export async function startApp(databaseUrl, env = {}, { memoryProbe = false } = {}) {
+  const { freePort } = requireFromRoot(join(DIST, 'apps/control-plane/src/database/embedded-postgres.js'));
+  const port = await freePort();
+  // --expose-gc: the probe collects garbage before it reads the heap, so that heaps compare.
+  const probe = ['--expose-gc', '--import', new URL('./app-probe.mjs', import.meta.url).href];
+  const args = memoryProbe ? [...probe, MAIN] : [MAIN];
+  const child = spawn(process.execPath, args, {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      DATABASE_URL: databaseUrl,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      ...env,
+    },
+    stdio: memoryProbe ? ['ignore', 'ignore', 'pipe', 'ipc'] : ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.on('data', (chunk) => (stderr = (stderr + chunk).slice(-5_000)));
+  const exited = new Promise((done) => child.once('exit', done));
+  const stop = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill('SIGTERM');
+    if ((await Promise.race([exited, sleep(15_000, 'timeout')])) === 'timeout') child.kill('SIGKILL');
+  };
+  cleanups.push(stop);
+  const deadline = performance.now() + 120_000;
+  while ((await get(port, '/health/ready').catch(() => undefined))?.status !== 200) {
+    if (child.exitCode !== null) throw new Error(`the app exited with ${child.exitCode}:\n${stderr}`);
+    if (performance.now() > deadline) throw new Error(`the app did not become ready:\n${stderr}`);
+    await sleep(100);
+  }
+  return { child, port, stop, memory: () => ask(child, 'memory'), eventLoopDelay: () => ask(child, 'event-loop') };
+}
+
+/** Asks the app's probe (bench/app-probe.mjs) for `type`; resolves with its answer. */
+function ask(child, type) {
+  return new Promise((done, fail) => {
+    const timer = setTimeout(() => fail(new Error(`the app did not answer ${type}`)), 5_000);
+    const onMessage = (message) => {
+      if (message?.type !== type) return;
+      clearTimeout(timer);
+      child.off('message', onMessage);
+      done(message.value);
+    };
+    child.on('message', onMessage);
+    child.send({ type });
+  });
+}
+
+/**
+ * One request with fetch: status, headers, and the body's length on the wire (Content-Length:
+ * fetch decodes gzip and br itself).
+ */
+export async function get(port, path = '/v1/pricing', headers = {}) {
+  const res = await fetch(`http://127.0.0.1:${port}${path}`, { headers });
+  await res.arrayBuffer();
+  return {
+    status: res.status,
+    headers: Object.fromEntries(res.headers),
+    length: Number(res.headers.get('content-length')),
+  };
+}
+
+/** bench/load.mjs (autocannon, in a process of its own) with these options; its JSON result. */
+export function load(options) {
+  return new Promise((done, fail) => {
+    const child = spawn(process.execPath, [join(ROOT, 'bench/load.mjs'), JSON.stringify(options)], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let out = '';
+    child.stdout.on('data', (chunk) => (out += chunk));
+    child.on('error', fail);
+    child.on('exit', (code) => (code === 0 ? done(JSON.parse(out)) : fail(new Error(`load exited ${code}`))));
+  });
+}
+
+/** VmRSS of a process, MiB. */
+export function rssMiB(pid = process.pid) {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(/^VmRSS:\s+(\d+) kB/m.exec(status)[1]) / 1024;
+}
+
+/** CPU time of a process (all its threads), or of its main thread only (ms; Linux, in steps of 10 ms). */
+export function cpuMs(pid = process.pid, { mainThread = false } = {}) {
+  const stat = readFileSync(mainThread ? `/proc/${pid}/task/${pid}/stat` : `/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+export const MiB = (bytes) => (bytes / 1024 / 1024).toFixed(1);
