@@ -100,13 +100,14 @@ describe('the OpenAPI document', () => {
         .parameters!.map((p) => [(p as OpenAPIV3_1.ParameterObject).in, (p as OpenAPIV3_1.ParameterObject).name])
         .sort(),
     ).toEqual([
+      ['header', 'Accept-Encoding'],
       ['header', 'If-Modified-Since'],
       ['header', 'If-None-Match'],
     ]);
     expect(Object.keys(get.responses!).sort()).toEqual(['200', '304', '429', '503']);
     const headers = (status: number) => Object.keys(response(document, '/v1/pricing', 'get', status).headers!).sort();
-    const cached = ['Access-Control-Allow-Origin', 'Cache-Control', 'ETag', 'Last-Modified'];
-    expect(headers(200)).toEqual(cached);
+    const cached = ['Access-Control-Allow-Origin', 'Cache-Control', 'ETag', 'Last-Modified', 'Vary'];
+    expect(headers(200)).toEqual([...cached, 'Content-Encoding', 'Content-Length'].sort());
     expect(headers(304)).toEqual(cached);
     const refused = ['Access-Control-Allow-Origin', 'Access-Control-Expose-Headers', 'Cache-Control', 'Retry-After'];
     expect(headers(429)).toEqual(refused);
