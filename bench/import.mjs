@@ -4,6 +4,7 @@
 // Method and figures: docs/benchmarks.md, "Price book import".
 // Knobs (environment): BENCH_IMPORT_PRICES (100000), BENCH_IMPORT_RUNS (3), DATABASE_URL (else
 // a throwaway embedded PostgreSQL; scratch databases are created in it and dropped).
+import { intEnv, log, median } from './support.mjs';
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
@@ -36,24 +37,7 @@ const PROPOSED_TABLE = `(LIKE price_record INCLUDING DEFAULTS INCLUDING IDENTITY
   EXCLUDE USING gist (hashtext(product_key) WITH =, product_key WITH =, organization_id WITH =,
     tstzrange(valid_from, valid_until) WITH &&) WHERE (organization_id IS NOT NULL))`;
 
-const startedAt = performance.now();
 const cleanups = [];
-
-function intEnv(name, fallback) {
-  const value = process.env[name];
-  return value && /^\d+$/.test(value) ? Number(value) : fallback;
-}
-
-function log(message) {
-  const s = ((performance.now() - startedAt) / 1000).toFixed(1).padStart(6);
-  process.stderr.write(`[${s}s] ${message}\n`);
-}
-
-function median(values) {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-}
 
 function databaseUrl(serverUrl, name) {
   const url = new URL(serverUrl);

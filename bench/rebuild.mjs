@@ -40,6 +40,7 @@ import {
   runMain,
   scratchDatabase,
   startApp,
+  median,
 } from './support.mjs';
 
 const PRICES = intEnv('BENCH_LARGE_PRICES', 100_000);
@@ -105,12 +106,6 @@ async function watched(work) {
   clearInterval(probe);
   histogram.disable();
   return { ms, worstDelayMs: histogram.max / 1e6, longestHoldMs, result };
-}
-
-function median(values) {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
 /** Median of each figure over the rounds. */

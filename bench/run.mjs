@@ -8,13 +8,13 @@
 // BENCH_DURATION_S, BENCH_LATENCY_S, BENCH_CONNECTIONS, BENCH_LARGE_BODY_CONNECTIONS,
 // BENCH_LARGE_PRICES, BENCH_LIMITER_ADDRESSES, BENCH_APP_NODE_OPTIONS, BENCH_SERVER_NODE_OPTIONS,
 // DATABASE_URL.
+import { freePort, intEnv, log, median } from './support.mjs';
 import { Buffer } from 'node:buffer';
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { Agent, request } from 'node:http';
 import { createRequire } from 'node:module';
-import { createServer } from 'node:net';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -62,34 +62,6 @@ const startedAt = performance.now();
 const cleanups = [];
 const children = new Set();
 let workDir;
-
-function intEnv(name, fallback) {
-  const value = process.env[name];
-  return value && /^\d+$/.test(value) ? Number(value) : fallback;
-}
-
-function log(message) {
-  const s = ((performance.now() - startedAt) / 1000).toFixed(1).padStart(6);
-  process.stderr.write(`[${s}s] ${message}\n`);
-}
-
-function median(values) {
-  const sorted = values.filter((v) => typeof v === 'number' && Number.isFinite(v)).sort((a, b) => a - b);
-  if (sorted.length === 0) return null;
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-}
-
-function freePort() {
-  return new Promise((done, fail) => {
-    const probe = createServer();
-    probe.once('error', fail);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address();
-      probe.close(() => done(port));
-    });
-  });
-}
 
 // ---------------------------------------------------------------------------------------------
 // Child processes

@@ -28,6 +28,17 @@ export function log(message) {
   process.stderr.write(`[${((performance.now() - startedAt) / 1000).toFixed(1).padStart(6)}s] ${message}\n`);
 }
 
+/** The median of the finite numbers among `values`; null when there are none. */
+export function median(values) {
+  const sorted = values.filter((v) => typeof v === 'number' && Number.isFinite(v)).sort((a, b) => a - b);
+  if (sorted.length === 0) return null;
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+/** A TCP port free on loopback now: the app's own (built) helper. */
+export const { freePort } = requireFromRoot(join(DIST, 'apps/control-plane/src/database/embedded-postgres.js'));
+
 export function intEnv(name, fallback) {
   const value = process.env[name];
   return value && /^\d+$/.test(value) ? Number(value) : fallback;

@@ -1,7 +1,7 @@
-import { createServer, type Server } from 'node:net';
+import type { Server } from 'node:net';
 import type { DataSource } from 'typeorm';
 import { createTestDatabase, type TestDatabase } from '@app/pricing/testing';
-import { waitFor } from './support/http';
+import { occupyPort, waitFor } from './support/http';
 import { startService, type Service as RunningService } from './support/service';
 import { applyBook, openDataSource } from './support/test-app';
 
@@ -47,17 +47,6 @@ async function whenReady(service: RunningService): Promise<void> {
     30_000,
     50,
   );
-}
-
-function occupyPort(): Promise<{ server: Server; port: number }> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      if (typeof address === 'object' && address) resolve({ server, port: address.port });
-    });
-  });
 }
 
 describe('logs of the service as npm start runs it', () => {

@@ -1,10 +1,9 @@
 import { Logger } from '@nestjs/common';
 import { MetricsServer } from '@app/control-plane';
 import { PricingService } from '@app/pricing';
-import { createServer, type Server } from 'node:net';
 import type { DataSource } from 'typeorm';
 import { createTestDatabase, type TestDatabase } from '@app/pricing/testing';
-import { send } from './support/http';
+import { occupyPort, send } from './support/http';
 import { applyBook, openDataSource, startTestApp, type TestApp } from './support/test-app';
 
 const TOKEN = 'metrics-e2e-token-0123456789';
@@ -52,17 +51,6 @@ async function scrape(url: string): Promise<Sample[]> {
   expect(res.status).toBe(200);
   expect(res.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
   return samples(await res.text());
-}
-
-function occupyPort(): Promise<{ server: Server; port: number }> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      if (typeof address === 'object' && address) resolve({ server, port: address.port });
-    });
-  });
 }
 
 describe('metrics', () => {

@@ -1,7 +1,7 @@
 import { appDatabaseOptions, CreateVolumeDto } from '@app/control-plane';
 import { dataSourceOptions } from '@app/database';
 import { parsePriceBook, parseProductKey, PRODUCT_FAMILIES, STORAGE_CLASSES } from '@app/pricing';
-import { createTestDatabase, type TestDatabase } from '@app/pricing/testing';
+import { createTestDatabase, seededRandom, type TestDatabase } from '@app/pricing/testing';
 import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
 import { DataSource, type QueryRunner } from 'typeorm';
@@ -11,19 +11,8 @@ import { DataSource, type QueryRunner } from 'typeorm';
 // sizes and storage classes. Generated valid and invalid values; each side must accept exactly
 // the same ones.
 
-/** A small deterministic PRNG (mulberry32), so that a failure can be replayed. */
-function random(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 function randomStrings(alphabet: string, count: number, maxLength: number, seed: number): string[] {
-  const next = random(seed);
+  const next = seededRandom(seed);
   return Array.from({ length: count }, () => {
     const length = 1 + Math.floor(next() * maxLength);
     return Array.from({ length }, () => alphabet[Math.floor(next() * alphabet.length)]).join('');

@@ -1,3 +1,4 @@
+import { createServer, type Server } from 'node:net';
 import { request as httpRequest, type IncomingHttpHeaders, type OutgoingHttpHeaders } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { TestApp } from './test-app';
@@ -44,4 +45,16 @@ export async function waitFor<T>(
     if (elapsedMs > timeoutMs) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
+}
+
+/** A port of loopback held by a listening server of the test's own (a port already taken). */
+export function occupyPort(): Promise<{ server: Server; port: number }> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      if (typeof address === 'object' && address) resolve({ server, port: address.port });
+    });
+  });
 }

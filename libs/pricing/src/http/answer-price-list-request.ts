@@ -2,10 +2,13 @@ import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
 import { parseHttpDate } from '../price-list/instant';
 import { negotiateContentCoding } from './accept-encoding';
 import { ifNoneMatchMatches } from './entity-tag';
-import { RETRY_AFTER_UNAVAILABLE_S, type PlainResponse, type PriceListResponse } from './price-list-response';
+import {
+  ANY_ORIGIN,
+  RETRY_AFTER_UNAVAILABLE_S,
+  type PlainResponse,
+  type PriceListResponse,
+} from './price-list-response';
 
-/** Every answer of the endpoint lets a page on any origin read it. */
-const ANY_ORIGIN = { 'access-control-allow-origin': '*' } as const;
 /**
  * 429 and 503 tell when to retry; Retry-After is not a CORS-safelisted header, so it is exposed
  * for a page on another origin to honour it (the ETag stays unexposed, as section 4 says).

@@ -21,6 +21,9 @@ export const RETRY_AFTER_UNAVAILABLE_S = 30;
  */
 export const BROTLI_QUALITY = 4;
 
+/** Every answer of the endpoint lets a page on any origin read it (section 4). */
+export const ANY_ORIGIN = { 'access-control-allow-origin': '*' } as const;
+
 /** An HTTP answer: status, headers and body, written as is. */
 export interface PlainResponse {
   readonly status: number;
@@ -94,7 +97,7 @@ export function priceListResponse(encoded: EncodedPriceList): PriceListResponse 
   const common: OutgoingHttpHeaders = {
     etag: encoded.etag,
     'cache-control': PRICE_LIST_CACHE_CONTROL,
-    'access-control-allow-origin': '*',
+    ...ANY_ORIGIN,
     vary: 'Accept-Encoding',
     ...(lastModified && { 'last-modified': lastModified }),
   };

@@ -7,6 +7,7 @@ import {
   nextTransitionAfter,
   type ListPriceHistory,
 } from './build-price-list';
+import { seededRandom } from '../testing/seeded-random';
 import { priceRecord } from './price-record.fixture';
 
 const at = (iso: string): Date => new Date(iso);
@@ -233,14 +234,3 @@ describe('compactListHistory', () => {
     }
   });
 });
-
-/** A small deterministic generator (mulberry32), so that a failure can be replayed. */
-function seededRandom(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}

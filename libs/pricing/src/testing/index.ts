@@ -5,3 +5,4 @@ export { createTestDatabase, type TestDatabase } from './test-database';
 export { TEMPLATE_DATABASE, withDatabase } from './database-url';
 export { listPrice, organizationPrice, type PriceEntry } from './price-book-entries';
 export { ManualClock } from '@app/clock';
+export { seededRandom } from './seeded-random';
