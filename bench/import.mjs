@@ -69,7 +69,7 @@ async function startServer(workDir) {
   log('starting a throwaway embedded PostgreSQL');
   const server = await startEmbeddedPostgres(join(workDir, 'pg'));
   cleanups.push(() => server.stop());
-  return server.url;
+  return server.superuserUrl; // it creates and drops the scratch databases
 }
 
 /** Runs the built CLI; resolves with its wall time in ms, exit code, the last line of stdout and stderr. */

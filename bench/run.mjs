@@ -166,7 +166,7 @@ async function startDatabase() {
   log('starting a throwaway embedded PostgreSQL');
   const database = await startEmbeddedPostgres(join(workDir, 'pg'), { port: await freePort() });
   cleanups.push(() => database.stop());
-  return database.url;
+  return database.superuserUrl; // it creates and drops the scratch databases
 }
 
 function databaseUrl(adminUrl, name) {

@@ -88,7 +88,7 @@ export async function scratchDatabase(name) {
     log('starting a throwaway embedded PostgreSQL');
     const database = await startEmbeddedPostgres(join(await scratchDir(), 'pg'), { port: await freePort() });
     cleanups.push(() => database.stop());
-    adminUrl = database.url;
+    adminUrl = database.superuserUrl; // it creates and drops the scratch databases
   }
   const { Client } = requireFromRoot('pg');
   const database = `${name}_${process.pid}`;
