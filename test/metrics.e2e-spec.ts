@@ -163,7 +163,8 @@ describe('metrics', () => {
   it('counts 429s, in an app of its own whose registry does not collide with this one', async () => {
     const limited = await startTestApp({
       databaseUrl: db.url,
-      env: { HOST: '127.0.0.1', METRICS_PORT: '0', PRICING_RATE_LIMIT: '1' },
+      // An hour's window: one that turned between the two requests would let the second through.
+      env: { HOST: '127.0.0.1', METRICS_PORT: '0', PRICING_RATE_LIMIT: '1', PRICING_RATE_WINDOW_S: '3600' },
       listen: true,
     });
     try {

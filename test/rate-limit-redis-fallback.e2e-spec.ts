@@ -55,7 +55,8 @@ describe('GET /v1/pricing with a Redis that fails', () => {
       databaseUrl: db.url,
       listen: true,
       logger,
-      env: { REDIS_URL: redisUrl, PRICING_RATE_LIMIT: '50', PRICING_RATE_WINDOW_S: '60' },
+      // A day: a fixed window that turned during the 60 requests would start the count again.
+      env: { REDIS_URL: redisUrl, PRICING_RATE_LIMIT: '50', PRICING_RATE_WINDOW_S: '86400' },
     });
     apps.push(app);
     const statuses: number[] = [];

@@ -304,7 +304,12 @@ it('checks for changes through the browser cache: 304 when unchanged, the new pr
 });
 
 it('says when the API refuses with 429, keeps the prices, and retries after the wait', async () => {
-  const limited = await startService({ DATABASE_URL: database.url, PRICING_RATE_LIMIT: '1' });
+  // An hour's window: one that turned between the two requests would let the second through.
+  const limited = await startService({
+    DATABASE_URL: database.url,
+    PRICING_RATE_LIMIT: '1',
+    PRICING_RATE_WINDOW_S: '3600',
+  });
   others.push(limited);
   proxy.target = limited.url;
   const page = await openPage({ clock: true });

@@ -5,6 +5,7 @@ import {
   type CanActivate,
   type ExecutionContext,
   type OnModuleDestroy,
+  type OnModuleInit,
 } from '@nestjs/common';
 import type { IncomingMessage } from 'node:http';
 import { Clock } from '@app/clock';
@@ -20,7 +21,7 @@ import { SharedRateLimiter } from './shared-rate-limiter';
  * when a Redis URL is set.
  */
 @Injectable()
-export class PriceListRateLimiter implements OnModuleDestroy {
+export class PriceListRateLimiter implements OnModuleInit, OnModuleDestroy {
   private readonly trusted: TrustedHop | undefined;
   private readonly local: FixedWindowLimiter | undefined;
   private readonly shared: SharedRateLimiter | undefined;
@@ -45,6 +46,10 @@ export class PriceListRateLimiter implements OnModuleDestroy {
     const key = clientAddressKey(clientAddress(req.socket.remoteAddress, forwardedFor, this.trusted));
     const nowMs = this.clock.nowMs();
     return this.local ? this.local.hit(key, nowMs) : this.shared!.hit(key, nowMs);
+  }
+
+  async onModuleInit(): Promise<void> {
+    await this.shared?.connect();
   }
 
   async onModuleDestroy(): Promise<void> {

@@ -36,6 +36,7 @@ export class SharedRateLimiter {
   ) {
     this.local = new FixedWindowLimiter(limit, windowMs);
     this.redis = new Redis(redisUrl, {
+      lazyConnect: true, // connect() below, awaited at start-up
       commandTimeout: REDIS_TIMEOUT_MS,
       connectTimeout: 1_000,
       // Fail at once while disconnected rather than queue: the local count answers meanwhile.
@@ -46,6 +47,25 @@ export class SharedRateLimiter {
     this.redis.defineCommand('pricingHit', { numberOfKeys: 1, lua: HIT_SCRIPT });
     // ioredis reports every failed reconnect as an 'error' event: the outage is logged once instead.
     this.redis.on('error', (error: Error) => this.markOut(error));
+  }
+
+  /**
+   * Connects, for at most a second: the app starts with the shared count ready rather than
+   * calling Redis unavailable for its first requests. A Redis that is not there by then is an
+   * outage like any other (logged once; the local count answers until a probe finds it).
+   */
+  async connect(): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error('no connection within 1 s')), 1_000);
+    });
+    try {
+      await Promise.race([this.redis.connect(), timeout]);
+    } catch (error) {
+      this.markOut(error as Error);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   async hit(key: string, nowMs: number): Promise<RateVerdict> {
