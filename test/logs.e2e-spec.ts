@@ -1,6 +1,6 @@
 import type { Server } from 'node:net';
 import type { DataSource } from 'typeorm';
-import { createTestDatabase, type TestDatabase } from '@app/pricing/testing';
+import { createTestDatabase, listPrice, type TestDatabase } from '@app/pricing/testing';
 import { occupyPort, waitFor } from './support/http';
 import { startService, type Service as RunningService } from './support/service';
 import { applyBook, openDataSource } from './support/test-app';
@@ -8,17 +8,7 @@ import { applyBook, openDataSource } from './support/test-app';
 const TOKEN = 'logs-e2e-token-0123456789';
 const WRONG_TOKEN = 'wrong-token-abcdefghijklmnop';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
-const BOOK = {
-  prices: [
-    {
-      product_key: 'storage.gp1',
-      unit_type: 'gib_hours',
-      unit_count: 730,
-      amount: '0.0480',
-      valid_from: '2026-01-01T00:00:00Z',
-    },
-  ],
-};
+const BOOK = { prices: [listPrice('storage.gp1', 'gib_hours', 730, '0.0480', '2026-01-01T00:00:00Z')] };
 
 interface LogLine {
   readonly level: string;

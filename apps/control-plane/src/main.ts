@@ -77,13 +77,7 @@ async function main(): Promise<void> {
 
 /** The embedded default's first start: the sample price book goes into an empty database. */
 async function loadSampleBookIfEmpty(app: INestApplication): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  await Promise.race([
-    app.get(DatabaseConnection).whenReady(),
-    new Promise((_, reject) => {
-      timer = setTimeout(() => reject(new Error('the embedded PostgreSQL was not ready in time')), EMBEDDED_READY_MS);
-    }),
-  ]).finally(() => clearTimeout(timer));
+  await app.get(DatabaseConnection).whenReady(EMBEDDED_READY_MS);
   const book: unknown = JSON.parse(await readFile(SAMPLE_PRICE_BOOK, 'utf8'));
   const loaded = await app.get(PriceBookService).applyIfEmpty(book);
   if (!loaded) return;

@@ -1,12 +1,16 @@
 import type { ClientConfig } from 'pg';
 import type { DataSourceOptions } from 'typeorm';
 import { DEFAULT_DATABASE_TIMEOUT_S, type DatabaseModuleOptions } from './database.options';
-import { timedClient } from './timed-client';
+import { timedClient, type TimedClient } from './timed-client';
 import { TypeOrmLogger } from './typeorm-logger';
+
+function timeoutMsOf(options: DatabaseModuleOptions): number {
+  return (options.timeoutS ?? DEFAULT_DATABASE_TIMEOUT_S) * 1000;
+}
 
 /** The connection settings of every client of the app: the pool's and the LISTEN connection's. */
 export function clientConfig(options: DatabaseModuleOptions): ClientConfig {
-  const timeoutMs = (options.timeoutS ?? DEFAULT_DATABASE_TIMEOUT_S) * 1000;
+  const timeoutMs = timeoutMsOf(options);
   return {
     connectionString: options.url,
     application_name: options.applicationName,
@@ -15,6 +19,11 @@ export function clientConfig(options: DatabaseModuleOptions): ClientConfig {
     statement_timeout: timeoutMs,
     keepAlive: true,
   };
+}
+
+/** The pg Client class of every client of the app: each query has the database timeout as its deadline. */
+export function timedClientClass(options: DatabaseModuleOptions): new (config?: ClientConfig) => TimedClient {
+  return timedClient(timeoutMsOf(options));
 }
 
 /** One place for the DataSource settings of the app, the CLI and the tests. */
@@ -33,7 +42,7 @@ export function dataSourceOptions(options: DatabaseModuleOptions): DataSourceOpt
     extra: {
       ...client,
       max: options.poolSize ?? 10,
-      Client: timedClient(client.connectionTimeoutMillis!),
+      Client: timedClientClass(options),
     },
   };
 }

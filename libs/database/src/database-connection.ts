@@ -1,10 +1,10 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { BehaviorSubject, filter, firstValueFrom } from 'rxjs';
+import { BehaviorSubject, filter, firstValueFrom, throwError, timeout } from 'rxjs';
 import { DataSource } from 'typeorm';
-import { clientConfig } from './data-source-options';
-import { DATABASE_OPTIONS, DEFAULT_DATABASE_TIMEOUT_S, type DatabaseModuleOptions } from './database.options';
+import { clientConfig, timedClientClass } from './data-source-options';
+import { DATABASE_OPTIONS, type DatabaseModuleOptions } from './database.options';
 import { migrateUnderLock } from './migrate';
-import { timedClient, type TimedClient } from './timed-client';
+import type { TimedClient } from './timed-client';
 
 /**
  * `connecting`: not connected or not migrated yet (retrying); `ready`: connected and migrated
@@ -37,17 +37,29 @@ export class DatabaseConnection implements OnApplicationBootstrap, OnApplication
     return this.state.value === 'ready';
   }
 
-  /** Resolves once the database is connected and migrated; rejects if the app stops first. */
-  async whenReady(): Promise<void> {
-    const state = await firstValueFrom(this.state$.pipe(filter((s) => s !== 'connecting')));
+  /**
+   * Resolves once the database is connected and migrated; rejects if the app stops first, or
+   * after `timeoutMs` when one is given.
+   */
+  async whenReady(timeoutMs?: number): Promise<void> {
+    const settled = this.state$.pipe(filter((s) => s !== 'connecting'));
+    const state = await firstValueFrom(
+      timeoutMs === undefined
+        ? settled
+        : settled.pipe(
+            timeout({
+              first: timeoutMs,
+              with: () => throwError(() => new Error(`the database was not ready within ${timeoutMs} ms`)),
+            }),
+          ),
+    );
     if (state === 'stopped') throw new Error('the app stopped before the database was ready');
   }
 
   /** A client with the pool's settings (URL, timeouts, keepalive), for a LISTEN connection. */
   createClient(): TimedClient {
-    const config = clientConfig(this.options);
-    const TimedClient = timedClient(config.connectionTimeoutMillis ?? DEFAULT_DATABASE_TIMEOUT_S * 1000);
-    return new TimedClient(config);
+    const TimedClient = timedClientClass(this.options);
+    return new TimedClient(clientConfig(this.options));
   }
 
   onApplicationBootstrap(): void {

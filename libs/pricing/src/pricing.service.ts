@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Clock } from '@app/clock';
 import { parseProductKey } from './catalogue/catalogue';
+import { withDeadline } from './deadline';
 import {
   PricingError,
   PricingErrorCode,
@@ -54,16 +55,8 @@ export class PricingService {
    * PRICING_UNAVAILABLE until then); rejects with PRICING_UNAVAILABLE after `timeoutMs`.
    * Await it where an answer is needed at start-up: a worker or a billing job before its run.
    */
-  async whenReady(timeoutMs = READY_TIMEOUT_MS): Promise<void> {
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new PricingUnavailableError()), timeoutMs);
-    });
-    try {
-      await Promise.race([this.cache.loaded(), timeout]);
-    } finally {
-      clearTimeout(timer);
-    }
+  whenReady(timeoutMs = READY_TIMEOUT_MS): Promise<void> {
+    return withDeadline(this.cache.loaded(), timeoutMs, () => new PricingUnavailableError());
   }
 
   /**

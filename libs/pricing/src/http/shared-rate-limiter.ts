@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { Redis } from 'ioredis';
+import { withDeadline } from '../deadline';
 import { FixedWindowLimiter, type RateVerdict } from './fixed-window-limiter';
 
 /** How long a request may wait for Redis before it is counted in memory instead. */
@@ -55,16 +56,10 @@ export class SharedRateLimiter {
    * outage like any other (logged once; the local count answers until a probe finds it).
    */
   async connect(): Promise<void> {
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error('no connection within 1 s')), 1_000);
-    });
     try {
-      await Promise.race([this.redis.connect(), timeout]);
+      await withDeadline(this.redis.connect(), 1_000, () => new Error('no connection within 1 s'));
     } catch (error) {
       this.markOut(error as Error);
-    } finally {
-      clearTimeout(timer);
     }
   }
 
