@@ -8,8 +8,7 @@ import { AppConfig } from './config/app-config';
 import { AppConfigModule } from './config/app-config.module';
 import { appDatabaseOptions } from './database/app-database';
 import { ApiExceptionFilter } from './errors/api-exception.filter';
-import { HealthController } from './health/health.controller';
-import { ShutdownState } from './lifecycle/shutdown-state';
+import { HealthModule } from './health/health.module';
 import { RequestLogging } from './logging/logging';
 import { MetricsModule } from './metrics/metrics.module';
 import { ApiDocs } from './openapi';
@@ -46,10 +45,9 @@ export class AppModule {
         AuthModule.forRootAsync({ inject: [AppConfig], useFactory: (env: AppConfig) => ({ tokens: env.apiTokens }) }),
         VolumesModule,
         MetricsModule,
+        HealthModule,
       ],
-      controllers: [HealthController],
       providers: [
-        ShutdownState,
         { provide: APP_GUARD, useExisting: BearerAuthGuard },
         { provide: APP_PIPE, useClass: RefuseReservedKeysPipe },
         { provide: APP_PIPE, useFactory: bodyValidationPipe },

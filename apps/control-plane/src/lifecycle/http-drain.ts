@@ -17,14 +17,19 @@ export class HttpDrain {
   private draining = false;
 
   constructor(private readonly server: Server) {
+    const inFlight = this.inFlight;
+    // One listener for every response (`this` is the response): no closure per request.
+    function untrack(this: ServerResponse): void {
+      inFlight.delete(this);
+    }
     // Before the app's own listener, so that the header is set before any handler writes.
     server.prependListener('request', (_request: IncomingMessage, response: ServerResponse) => {
       if (this.draining) {
         response.setHeader('Connection', 'close');
         return;
       }
-      this.inFlight.add(response);
-      response.once('close', () => this.inFlight.delete(response));
+      inFlight.add(response);
+      response.on('close', untrack);
     });
   }
 
