@@ -1,42 +1,71 @@
 // CPU time of one GET /v1/pricing through the whole app (Express, Nest, the controller), in
-// process and without sockets, for builds of the service compared with one another.
-// usage: DATABASE_URL=postgres://... node bench/pricing-path-cost.mjs <name>=<dist dir> <name>=<dist dir> ...
-// Each build runs in a child process of its own (the same script with --child), in turns, for
-// BENCH_ROUNDS turns (4); a turn warms up, then times 5 runs of BENCH_REQUESTS requests (30,000)
-// with process.cpuUsage(). A request to /health/live goes first, as probes do in production.
-// Node's http.server diagnostics channels are published as the HTTP server would. Prints the
-// median and minimum µs per request of each build and the difference to the first.
-// Used for "Cost of metrics and logs" in docs/benchmarks.md (with bench/compare-builds.mjs).
+// process and without sockets, for builds of the service compared with one another and with two
+// references serving the app's own answer: bare Express (`express`, as bench/baseline-express.mjs)
+// and the Nest floor (`floor`, bench/nest/floor.main.ts: one controller writing the same bytes).
+// usage: DATABASE_URL=postgres://... node bench/pricing-path-cost.mjs [express] [floor] <name>=<dist dir> ...
+// The first build's 200 (its bytes and headers) is what the references serve. Each build runs in
+// a child process of its own (the same script with --child), in turns, for BENCH_ROUNDS turns
+// (4); a turn warms up, then times 5 runs of BENCH_REQUESTS requests (30,000) with
+// process.cpuUsage(). A request to /health/live goes first, as probes do in production. The
+// HTTP server's 'request' event is emitted (so that its listeners run, as in main.ts) and Node's
+// http.server diagnostics channels are published as the server would. BENCH_STATUS=304 sends
+// If-None-Match with the ETag instead. BENCH_CPU pins every child to that CPU (taskset), which
+// steadies the figures on a machine with other work. Prints the median and minimum µs per request
+// of each and the difference to the first.
+// Used for "Cost of metrics and logs" and "What is left on the public route's path" in docs/benchmarks.md.
+import { Buffer } from 'node:buffer';
 import { execFileSync } from 'node:child_process';
 import { channel } from 'node:diagnostics_channel';
-import { IncomingMessage, ServerResponse } from 'node:http';
+import { readFileSync, writeFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { IncomingMessage, ServerResponse, createServer } from 'node:http';
 import { createRequire } from 'node:module';
 import { Socket } from 'node:net';
-import { resolve } from 'node:path';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const requests = Number(process.env.BENCH_REQUESTS ?? 30_000);
+const status = Number(process.env.BENCH_STATUS ?? 200);
+const REFERENCES = ['express', 'floor'];
 
 if (process.argv[2] === '--child') {
-  await child(process.argv[3]);
+  await child(process.argv[3], process.argv[4], process.argv[5]);
 } else {
-  const builds = process.argv.slice(2).map((arg) => arg.split('='));
-  if (builds.length < 2 || !process.env.DATABASE_URL) {
+  const builds = process.argv.slice(2).map((arg) => (REFERENCES.includes(arg) ? [arg, arg] : arg.split('=')));
+  const dists = builds.filter(([, dist]) => !REFERENCES.includes(dist));
+  if (builds.length < 2 || dists.length === 0 || !process.env.DATABASE_URL) {
     console.error(
-      'usage: DATABASE_URL=postgres://... node bench/pricing-path-cost.mjs <name>=<dist> <name>=<dist> ...',
+      'usage: DATABASE_URL=postgres://... node bench/pricing-path-cost.mjs [express] [floor] <name>=<dist> ...',
     );
     process.exit(2);
   }
+  const work = mkdtempSync(join(tmpdir(), 'path-cost-'));
+  const answerFile = join(work, 'answer.json');
+  const run = (args) =>
+    execFileSync(
+      process.env.BENCH_CPU ? 'taskset' : process.execPath,
+      [
+        ...(process.env.BENCH_CPU ? ['-c', process.env.BENCH_CPU, process.execPath] : []),
+        fileURLToPath(import.meta.url),
+        ...args,
+      ],
+      { stdio: ['ignore', 'pipe', 'ignore'] },
+    ).toString();
+  // The first build's answer, for the references to serve.
+  writeFileSync(answerFile, /^answer: (.*)$/m.exec(run(['--child', 'capture', resolve(dists[0][1])]))[1]);
   const samples = new Map(builds.map(([name]) => [name, []]));
-  for (let round = 0; round < Number(process.env.BENCH_ROUNDS ?? 4); round++) {
-    for (const [name, dist] of builds) {
-      const out = execFileSync(process.execPath, [fileURLToPath(import.meta.url), '--child', resolve(dist)], {
-        stdio: ['ignore', 'pipe', 'ignore'],
-      });
-      const times = /^µs per request: (.*)$/m.exec(out.toString())[1].split(' ').map(Number);
-      samples.get(name).push(...times);
-      console.error(`round ${round + 1} ${name}: ${times.join(' ')} µs`);
+  try {
+    for (let round = 0; round < Number(process.env.BENCH_ROUNDS ?? 4); round++) {
+      for (const [name, dist] of builds) {
+        const kind = REFERENCES.includes(dist) ? dist : 'app';
+        const out = run(['--child', kind, resolve(kind === 'app' ? dist : dists[0][1]), answerFile]);
+        const times = /^µs per request: (.*)$/m.exec(out)[1].split(' ').map(Number);
+        samples.get(name).push(...times);
+        console.error(`round ${round + 1} ${name}: ${times.join(' ')} µs`);
+      }
     }
+  } finally {
+    rmSync(work, { recursive: true, force: true });
   }
   const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   const [first] = builds[0];
@@ -49,11 +78,19 @@ if (process.argv[2] === '--child') {
   }
 }
 
-async function child(dist) {
+/** The app as main.ts builds it (its HttpDrain included), in this process. */
+async function startApp(dist) {
   const load = createRequire(`${dist}/`);
   const { NestFactory } = createRequire(import.meta.url)('@nestjs/core');
   const controlPlane = load('./apps/control-plane/src');
   const { PricingService } = load('./libs/pricing/src');
+  const drain = (() => {
+    try {
+      return load('./apps/control-plane/src/lifecycle/http-drain');
+    } catch {
+      return {}; // a build from before it
+    }
+  })();
   const env = {
     DATABASE_URL: process.env.DATABASE_URL,
     METRICS_PORT: 'off',
@@ -65,19 +102,54 @@ async function child(dist) {
     bodyParser: false,
     logger: false,
   });
+  if (drain.HttpDrain) new drain.HttpDrain(app.getHttpServer());
   controlPlane.configureExpress(app, config);
   await app.init();
   await app.get(PricingService).whenReady();
-  const express = app.getHttpAdapter().getInstance();
-  const server = app.getHttpServer();
+  return { server: app.getHttpServer(), close: () => app.close() };
+}
+
+/** Bare Express, or the Nest floor, serving `answer` (the app's 200: headers and body). */
+async function startReference(kind, dist, answer) {
+  const { etag } = answer.headers;
+  const headers200 = answer.headers;
+  const headers304 = Object.fromEntries(Object.entries(headers200).filter(([name]) => !name.startsWith('content-')));
+  const body = Buffer.from(answer.body, 'base64');
+  if (kind === 'express') {
+    const express = createRequire(import.meta.url)('express');
+    const app = express();
+    app.disable('x-powered-by');
+    app.disable('etag');
+    app.get('/v1/pricing', (req, res) => {
+      if (req.headers['if-none-match'] === etag) res.writeHead(304, headers304).end();
+      else res.writeHead(200, headers200).end(body);
+    });
+    return { server: createServer(app), close: async () => {} };
+  }
+  const { NestFactory } = createRequire(import.meta.url)('@nestjs/core');
+  const { floorModule } = createRequire(`${dist}/`)('./bench/nest/floor.main.js');
+  const app = await NestFactory.create(floorModule({ etag, headers200, headers304 }, body), {
+    bodyParser: false,
+    logger: false,
+  });
+  app.disable('x-powered-by');
+  app.disable('etag');
+  await app.init();
+  return { server: app.getHttpServer(), close: () => app.close() };
+}
+
+async function child(kind, dist, answerFile) {
+  const answer = answerFile && JSON.parse(readFileSync(answerFile, 'utf8'));
+  const { server, close } =
+    kind === 'app' || kind === 'capture' ? await startApp(dist) : await startReference(kind, dist, answer);
   const started = channel('http.server.request.start');
   const finished = channel('http.server.response.finish');
 
-  /** One request, as the HTTP server would hand it over; resolves with the status. */
-  const send = (url) =>
+  /** One request, as the HTTP server would hand it over; resolves with the response. */
+  const send = (url, headers = {}) =>
     new Promise((resolve) => {
       const req = new IncomingMessage(new Socket());
-      Object.assign(req, { method: 'GET', url, headers: {} });
+      Object.assign(req, { method: 'GET', url, headers });
       const res = new ServerResponse(req);
       const message = { request: req, response: res, socket: req.socket, server };
       const end = res.end;
@@ -86,22 +158,41 @@ async function child(dist) {
         res.emit('finish');
         if (finished.hasSubscribers) finished.publish(message);
         res.emit('close');
-        resolve(res.statusCode);
+        // The head as written (Node's own record of it) and the body handed to end().
+        resolve({ status: res.statusCode, head: res._header, body: args[0] });
       };
       if (started.hasSubscribers) started.publish(message);
-      express(req, res);
+      server.emit('request', req, res);
     });
 
-  await send('/health/live');
-  for (let i = 0; i < 20_000; i++) await send('/v1/pricing');
-  const times = [];
-  for (let run = 0; run < 5; run++) {
-    const before = process.cpuUsage();
-    for (let i = 0; i < requests; i++) if ((await send('/v1/pricing')) !== 200) throw new Error('not 200');
-    const used = process.cpuUsage(before);
-    times.push(((used.user + used.system) / requests).toFixed(2));
+  if (kind === 'app' || kind === 'capture') await send('/health/live'); // the references have no such route
+  if (kind === 'capture') {
+    const { head, body: bytes } = await send('/v1/pricing');
+    const headers = Object.fromEntries(
+      head
+        .split('\r\n')
+        .slice(1)
+        .filter((line) => line !== '')
+        .map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()])
+        .filter(([name]) => !['date', 'connection', 'keep-alive', 'transfer-encoding'].includes(name)),
+    );
+    const body = Buffer.from(bytes).toString('base64');
+    process.stdout.write(`answer: ${JSON.stringify({ headers, body })}\n`);
+  } else {
+    const headers = status === 304 ? { 'if-none-match': answer.headers.etag } : {};
+    for (let i = 0; i < 20_000; i++) await send('/v1/pricing', headers);
+    const times = [];
+    for (let run = 0; run < 5; run++) {
+      const before = process.cpuUsage();
+      for (let i = 0; i < requests; i++) {
+        const { status: got } = await send('/v1/pricing', headers);
+        if (got !== status) throw new Error(`${got}, not ${status}`);
+      }
+      const used = process.cpuUsage(before);
+      times.push(((used.user + used.system) / requests).toFixed(2));
+    }
+    process.stdout.write(`µs per request: ${times.join(' ')}\n`);
   }
-  process.stdout.write(`µs per request: ${times.join(' ')}\n`);
-  await app.close();
+  await close();
   process.exit(0);
 }

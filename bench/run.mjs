@@ -49,7 +49,13 @@ const PEER_RATE_WINDOW_S = '0.05';
 /** Connections for the peer's runs with the large book (see connectionsOf). */
 const PEER_LARGE_CONNECTIONS = 2;
 /** In the order each round runs them. */
-const SERVERS = ['node:http', 'express', 'app', 'app+throttler', 'peer'];
+const SERVERS = ['node:http', 'express', 'nest floor', 'app', 'app+throttler', 'peer'];
+/**
+ * The Nest floor (bench/nest/floor.main.ts: one controller writing the same bytes, nothing else)
+ * runs with the sample book only: the 304 path does not depend on the book, and the 200 with the
+ * large book is a 20 MB copy; the whole run stays within MAX_TOTAL_S.
+ */
+const serversOf = (book) => (book === 'sample' ? SERVERS : SERVERS.filter((s) => s !== 'nest floor'));
 /** The latency at a fixed rate (issue 5's targets) is measured for these only. */
 const LATENCY_SERVERS = ['node:http', 'express', 'app'];
 /** Issue 8's targets for PricingController: req/s against bare Express and the conventional peer. */
@@ -350,6 +356,7 @@ async function main() {
     for (const [server, script, args, env] of [
       ['node:http', join(ROOT, 'bench/baseline-http.mjs'), [responseFile, bodyFile]],
       ['express', join(ROOT, 'bench/baseline-express.mjs'), [responseFile, bodyFile]],
+      ...(key === 'sample' ? [['nest floor', join(DIST, 'bench/nest/floor.main.js'), [responseFile, bodyFile]]] : []),
       // The conventional peer holds the document as an object, parsed from the app's body.
       [
         'peer',
@@ -360,14 +367,14 @@ async function main() {
     ]) {
       const port = await freePort();
       const proc = startNode(
-        `${server.replace(':', '-')}-${key}`,
+        `${server.replace(/[: ]/g, '-')}-${key}`,
         [...serverNodeArgs(), script, String(port), ...args],
         env,
       );
       await waitForLine(proc, 'ready');
       servers[key][server] = { proc, port };
     }
-    for (const server of SERVERS) {
+    for (const server of serversOf(key)) {
       const { port } = servers[key][server];
       const check = await get(port);
       if (!check.body.equals(responses[key].body)) throw new Error(`${server} (${key}) does not serve the same body`);
@@ -393,7 +400,8 @@ async function main() {
     // More connections than it can answer would only queue, and it would work through the queue
     // long after the run; a busy server's throughput does not depend on how many wait.
     c.connectionsOf = (server) => (server === 'peer' && c.book === 'large' ? PEER_LARGE_CONNECTIONS : c.connections);
-    c.throughput = Object.fromEntries(SERVERS.map((s) => [s, []]));
+    c.servers = serversOf(c.book);
+    c.throughput = Object.fromEntries(c.servers.map((s) => [s, []]));
     c.latency = {};
   }
 
@@ -405,11 +413,11 @@ async function main() {
   };
 
   log(
-    `throughput: ${cases.length} cases × ${ROUNDS} rounds × ${SERVERS.length} servers (interleaved), ${WARMUP_S} s warm-up + ${DURATION_S} s each, ${CONNECTIONS} connections`,
+    `throughput: ${cases.length} cases × ${ROUNDS} rounds × up to ${SERVERS.length} servers (interleaved), ${WARMUP_S} s warm-up + ${DURATION_S} s each, ${CONNECTIONS} connections`,
   );
   for (const c of cases) {
     for (let round = 1; round <= ROUNDS; round++) {
-      for (const server of SERVERS) {
+      for (const server of c.servers) {
         const { port, pid } = servers[c.book][server];
         // The app is idle while express runs: those runs are the idle periods of the same length.
         const counted = server === 'app' || server === 'express';
@@ -442,8 +450,8 @@ async function main() {
         );
       }
     }
-    c.rps = Object.fromEntries(SERVERS.map((s) => [s, median(c.throughput[s].map((r) => r.rps))]));
-    c.cpuUs = Object.fromEntries(SERVERS.map((s) => [s, median(c.throughput[s].map((r) => r.cpuUsPerRequest))]));
+    c.rps = Object.fromEntries(c.servers.map((s) => [s, median(c.throughput[s].map((r) => r.rps))]));
+    c.cpuUs = Object.fromEntries(c.servers.map((s) => [s, median(c.throughput[s].map((r) => r.cpuUsPerRequest))]));
   }
 
   log(`latency at half of bare Express's throughput: ${LATENCY_S} s per server (1 s warm-up)`);
@@ -719,6 +727,7 @@ function report({
     'rounds (min–max)',
     '× express',
     '× peer',
+    '× nest floor',
     'CPU µs/req',
     'CPU − express',
     'target',
@@ -726,7 +735,7 @@ function report({
   ];
   const rows = [];
   for (const c of cases) {
-    for (const server of SERVERS) {
+    for (const server of c.servers) {
       const rps = c.rps[server];
       const all = c.throughput[server].map((r) => r.rps);
       const vsExpress = rps / c.rps.express;
@@ -759,6 +768,7 @@ function report({
         `${fmt.rps(Math.min(...all))}–${fmt.rps(Math.max(...all))}`,
         fmt.ratio(vsExpress),
         fmt.ratio(vsPeer),
+        c.rps['nest floor'] ? fmt.ratio(rps / c.rps['nest floor']) : '',
         fmt.us(cpu),
         server === 'express' || !Number.isFinite(extra) ? '' : `${extra >= 0 ? '+' : '−'}${fmt.us(Math.abs(extra))}`,
         target,
@@ -878,8 +888,19 @@ function report({
   const settings = `${CONNECTIONS} connections (${LARGE_BODY_CONNECTIONS} for the 200 with ${LARGE_PRICES / 1000}k prices; the peer ${PEER_LARGE_CONNECTIONS} with ${LARGE_PRICES / 1000}k prices), ${WARMUP_S} s warm-up + ${DURATION_S} s per run, ${ROUNDS} rounds interleaved (median; CPU per request: the server process's user + system time over the measured part of a run, divided by its responses, median of the rounds), latency over ${LATENCY_S} s at half of bare Express's req/s; Node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}; load average (1, 5, 15 min) ${loads(loadAverage.before)} before, ${loads(loadAverage.after)} after`;
   const missed = targets.filter((t) => !t.met).map((t) => t.name);
   const variantMissed = variantVerdicts.filter((v) => !v.met).map((v) => v.id);
+  // Each round runs the servers one after the other: a round's own ratio compares runs a few
+  // seconds apart, less exposed to a change of the machine's load than the medians are.
+  const pairedRatio = (c, server, base) =>
+    median(c.throughput[server].map((r, round) => r.rps / c.throughput[base][round].rps));
+  const floorLines = cases
+    .filter((c) => c.rps['nest floor'])
+    .map(
+      (c) =>
+        `${c.id}: the Nest floor is ${fmt.ratio(c.rps['nest floor'] / c.rps.express)} express (one controller writing the same bytes, nothing else), PricingController ${fmt.ratio(c.rps.app / c.rps['nest floor'])} the floor; median of the rounds' own ratios: app ${fmt.ratio(pairedRatio(c, 'app', 'express'))} express, floor ${fmt.ratio(pairedRatio(c, 'nest floor', 'express'))} express, app ${fmt.ratio(pairedRatio(c, 'app', 'nest floor'))} floor.`,
+    );
   const summary = [
     missed.length ? `Targets missed: ${missed.join('; ')}.` : 'All targets met.',
+    ...floorLines,
     `PricingController with @nestjs/throttler (O(1) storage) instead of PriceListRateLimitGuard: ${variantMissed.length ? `would miss the targets in ${variantMissed.join(', ')}` : 'would meet the targets'}.`,
   ].join('\n');
   const tables = (table) =>
