@@ -3,7 +3,7 @@
 // references serving the app's own answer: bare Express (`express`, as bench/baseline-express.mjs)
 // and the Nest floor (`floor`, bench/nest/floor.main.ts: one controller writing the same bytes).
 // usage: DATABASE_URL=postgres://... node bench/pricing-path-cost.mjs [express] [floor] <name>=<dist dir> ...
-// The first build's 200 (its bytes and headers) is what the references serve. Each build runs in
+// The first build's 200 and 304 (their bytes and headers) are what the references serve. Each build runs in
 // a child process of its own (the same script with --child), in turns, for BENCH_ROUNDS turns
 // (4); a turn warms up, then times 5 runs of BENCH_REQUESTS requests (30,000) with
 // process.cpuUsage(). A request to /health/live goes first, as probes do in production. The
@@ -109,33 +109,35 @@ async function startApp(dist) {
   return { server: app.getHttpServer(), close: () => app.close() };
 }
 
-/** Bare Express, or the Nest floor, serving `answer` (the app's 200: headers and body). */
+/**
+ * Bare Express (bench/baseline-express.mjs), or the Nest floor, serving `answer`: the app's own
+ * 200 and 304, as bench/run.mjs gives them to its baselines.
+ */
 async function startReference(kind, dist, answer) {
-  const { etag } = answer.headers;
-  const headers200 = answer.headers;
-  const headers304 = Object.fromEntries(Object.entries(headers200).filter(([name]) => !name.startsWith('content-')));
   const body = Buffer.from(answer.body, 'base64');
   if (kind === 'express') {
-    const express = createRequire(import.meta.url)('express');
-    const app = express();
-    app.disable('x-powered-by');
-    app.disable('etag');
-    app.get('/v1/pricing', (req, res) => {
-      if (req.headers['if-none-match'] === etag) res.writeHead(304, headers304).end();
-      else res.writeHead(200, headers200).end(body);
-    });
-    return { server: createServer(app), close: async () => {} };
+    const { expressBaseline } = await import('./baseline-express.mjs');
+    return { server: createServer(expressBaseline(answer, body)), close: async () => {} };
   }
   const { NestFactory } = createRequire(import.meta.url)('@nestjs/core');
   const { floorModule } = createRequire(`${dist}/`)('./bench/nest/floor.main.js');
-  const app = await NestFactory.create(floorModule({ etag, headers200, headers304 }, body), {
-    bodyParser: false,
-    logger: false,
-  });
+  const app = await NestFactory.create(floorModule(answer, body), { bodyParser: false, logger: false });
   app.disable('x-powered-by');
   app.disable('etag');
   await app.init();
   return { server: app.getHttpServer(), close: () => app.close() };
+}
+
+/** The header fields of a response head as Node wrote it, without the connection's own. */
+function headerFields(head) {
+  return Object.fromEntries(
+    head
+      .split('\r\n')
+      .slice(1)
+      .filter((line) => line !== '')
+      .map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()])
+      .filter(([name]) => !['date', 'connection', 'keep-alive', 'transfer-encoding'].includes(name)),
+  );
 }
 
 async function child(kind, dist, answerFile) {
@@ -167,19 +169,18 @@ async function child(kind, dist, answerFile) {
 
   if (kind === 'app' || kind === 'capture') await send('/health/live'); // the references have no such route
   if (kind === 'capture') {
-    const { head, body: bytes } = await send('/v1/pricing');
-    const headers = Object.fromEntries(
-      head
-        .split('\r\n')
-        .slice(1)
-        .filter((line) => line !== '')
-        .map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()])
-        .filter(([name]) => !['date', 'connection', 'keep-alive', 'transfer-encoding'].includes(name)),
-    );
-    const body = Buffer.from(bytes).toString('base64');
-    process.stdout.write(`answer: ${JSON.stringify({ headers, body })}\n`);
+    const ok = await send('/v1/pricing');
+    const headers200 = headerFields(ok.head);
+    const notModified = await send('/v1/pricing', { 'if-none-match': headers200.etag });
+    const captured = {
+      etag: headers200.etag,
+      headers200,
+      headers304: headerFields(notModified.head),
+      body: Buffer.from(ok.body).toString('base64'),
+    };
+    process.stdout.write(`answer: ${JSON.stringify(captured)}\n`);
   } else {
-    const headers = status === 304 ? { 'if-none-match': answer.headers.etag } : {};
+    const headers = status === 304 ? { 'if-none-match': answer.etag } : {};
     for (let i = 0; i < 20_000; i++) await send('/v1/pricing', headers);
     const times = [];
     for (let run = 0; run < 5; run++) {

@@ -356,7 +356,7 @@ async function main() {
     for (const [server, script, args, env] of [
       ['node:http', join(ROOT, 'bench/baseline-http.mjs'), [responseFile, bodyFile]],
       ['express', join(ROOT, 'bench/baseline-express.mjs'), [responseFile, bodyFile]],
-      ...(key === 'sample' ? [['nest floor', join(DIST, 'bench/nest/floor.main.js'), [responseFile, bodyFile]]] : []),
+      ['nest floor', join(DIST, 'bench/nest/floor.main.js'), [responseFile, bodyFile]],
       // The conventional peer holds the document as an object, parsed from the app's body.
       [
         'peer',
@@ -364,7 +364,7 @@ async function main() {
         [bodyFile],
         { PRICING_RATE_LIMIT: RATE_LIMIT, PRICING_RATE_WINDOW_S: PEER_RATE_WINDOW_S },
       ],
-    ]) {
+    ].filter(([server]) => serversOf(key).includes(server))) {
       const port = await freePort();
       const proc = startNode(
         `${server.replace(/[: ]/g, '-')}-${key}`,
