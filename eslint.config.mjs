@@ -1,6 +1,7 @@
 import js from '@eslint/js';
 import prettier from 'eslint-config-prettier';
 import tseslint from 'typescript-eslint';
+import { ENTRY_POINT_PATTERNS, pricingLayerRules } from './eslint.layers.mjs';
 
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', 'coverage/', '.data/', 'bench/results/'] },
@@ -24,19 +25,11 @@ export default tseslint.config(
     // only through its entry point (@app/auth, @app/clock, @app/database, @app/pricing, ...).
     files: ['apps/**/*.ts', 'libs/**/*.ts', 'test/**/*.ts'],
     rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            {
-              group: ['**/libs/**', '**/apps/**', '../../*/src/**', '@app/*/src/**'],
-              message: 'Import a library or app through its entry point: @app/<name>.',
-            },
-          ],
-        },
-      ],
+      'no-restricted-imports': ['error', { patterns: ENTRY_POINT_PATTERNS }],
     },
   },
+  // The layers of the pricing library only import downwards (eslint.layers.mjs).
+  ...pricingLayerRules(),
   {
     files: ['**/*.js', '**/*.mjs', '**/*.cjs'],
     extends: [tseslint.configs.disableTypeChecked],

@@ -23,8 +23,10 @@ module.exports = {
   transform: { '^.+\\.ts$': swc('typescript'), '^.+\\.m?js$': swc('ecmascript') },
   transformIgnorePatterns: ['/node_modules/(?!(@nestjs)/)'],
   moduleNameMapper: {
-    '^@app/(auth|clock|database|pricing)$': '<rootDir>/libs/$1/src',
+    '^@app/(auth|clock|database|errors|pricing)$': '<rootDir>/libs/$1/src',
     '^@app/pricing/testing$': '<rootDir>/libs/pricing/src/testing',
+    '^@app/pricing/cli$': '<rootDir>/libs/pricing/src/cli',
+    '^@app/pricing/migrations$': '<rootDir>/libs/pricing/src/database/migrations',
     '^@app/control-plane$': '<rootDir>/apps/control-plane/src',
     '^@app/price-page$': '<rootDir>/apps/price-page/public/prices.mjs',
   },

@@ -4,7 +4,7 @@
 //
 // 1. Rebuild, in this process with the built library, against a database of 100,000 prices:
 //    the synchronous way (read, index, render and hash on the event loop, as before; then with
-//    gzip and brotli too) and PriceBookCache's (the first full read, a change of one price read
+//    gzip and brotli too) and the loader's (the first full read, a change of one price read
 //    incrementally, a full read again), each with its time, the worst event-loop delay
 //    (monitorEventLoopDelay, wall time) and the longest the main thread held the loop (CPU time,
 //    which other processes on the machine do not inflate).
@@ -115,13 +115,12 @@ function summary(runs) {
 
 async function measureRebuilds(url) {
   const { PriceBookRepository } = lib('libs/pricing/src/database/price-book.repository.js');
-  const { PriceBookCache } = lib('libs/pricing/src/snapshot/price-book-cache.js');
+  const { pricesInMemory } = lib('libs/pricing/src/snapshot/prices-in-memory.fixture.js');
   const { PricingSnapshot } = lib('libs/pricing/src/snapshot/pricing-snapshot.js');
-  const { buildPriceList } = lib('libs/pricing/src/price-list/build-price-list.js');
-  const { encodePriceList } = lib('libs/pricing/src/http/price-list-response.js');
-  const { weakEntityTag } = lib('libs/pricing/src/http/entity-tag.js');
+  const { buildPriceList } = lib('libs/pricing/src/core/build-price-list.js');
+  const { encodePriceList } = lib('libs/pricing/src/rendering/price-list-response.js');
+  const { weakEntityTag } = lib('libs/pricing/src/rendering/entity-tag.js');
   const { SystemClock } = lib('libs/clock/src/clock.js');
-  const { resolvePricingOptions } = lib('libs/pricing/src/pricing.options.js');
 
   const dataSource = await openDataSource(url);
   const repository = new PriceBookRepository(dataSource);
@@ -147,24 +146,25 @@ async function measureRebuilds(url) {
       }),
     );
 
-    const cache = new PriceBookCache(resolvePricingOptions({}), repository, {}, new SystemClock());
+    // The loader, the list's schedule and the state served, as PricingModule wires them.
+    const prices = pricesInMemory(repository, new SystemClock());
     try {
-      rounds.fullRead.push(await watched(() => cache.check()));
+      rounds.fullRead.push(await watched(() => prices.loader.check()));
       await importBook(
         {
           prices: [{ product_key: 'compute.bench0.0', unit_type: 'seconds', unit_count: 3600, amount: `${round}.5` }],
         },
         url,
       );
-      rounds.oneChange.push(await watched(() => cache.check()));
-      // A version moved without a change-log entry: the cache reads everything again.
+      rounds.oneChange.push(await watched(() => prices.loader.check()));
+      // A version moved without a change-log entry: the loader reads everything again.
       await dataSource.query(
         `WITH moved AS (UPDATE price_book_version SET version = version + 1 RETURNING 1) SELECT 1`,
       );
-      rounds.fullReadAgain.push(await watched(() => cache.check()));
-      bodies = cache.current().priceList.bodies;
+      rounds.fullReadAgain.push(await watched(() => prices.loader.check()));
+      bodies = prices.state.current().priceList.bodies;
     } finally {
-      await cache.onApplicationShutdown();
+      await prices.close();
     }
     log(
       `round ${round}: ${Object.entries(rounds)
@@ -266,9 +266,9 @@ function markdown(r) {
   const rows = [
     ['synchronous, as before: read, index, render, hash on the event loop', r.rebuilds.synchronous],
     ['the same with gzip and brotli on the event loop', r.rebuilds.synchronousCompressed],
-    ['PriceBookCache: first full read (slices + worker)', r.rebuilds.fullRead],
-    ['PriceBookCache: after a change of one price (incremental read)', r.rebuilds.oneChange],
-    ['PriceBookCache: full read again (version moved by hand)', r.rebuilds.fullReadAgain],
+    ['PriceBookLoader: first full read (slices + worker)', r.rebuilds.fullRead],
+    ['PriceBookLoader: after a change of one price (incremental read)', r.rebuilds.oneChange],
+    ['PriceBookLoader: full read again (version moved by hand)', r.rebuilds.fullReadAgain],
   ];
   const { runs, bareRuns } = r.serving;
   return [

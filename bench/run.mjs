@@ -56,7 +56,7 @@ const SERVERS = ['node:http', 'express', 'nest floor', 'app', 'app+throttler', '
  * large book is a 20 MB copy; the whole run stays within MAX_TOTAL_S.
  */
 const serversOf = (book) => (book === 'sample' ? SERVERS : SERVERS.filter((s) => s !== 'nest floor'));
-/** The latency at a fixed rate (issue 5's targets) is measured for these only. */
+/** The latency at a fixed rate (docs/benchmarks.md, targets) is measured for these only. */
 const LATENCY_SERVERS = ['node:http', 'express', 'app'];
 /** Issue 8's targets for PricingController: req/s against bare Express and the conventional peer. */
 const TARGET_VS_EXPRESS = 0.85;
@@ -212,11 +212,11 @@ function largeBook(count) {
 
 /** In-memory records shaped as the snapshot holds them, for the rebuild timing without I/O. */
 function largeRecords(count) {
-  const validFrom = new Date('2026-01-01T00:00:00Z');
+  const validFrom = Date.parse('2026-01-01T00:00:00Z');
   const records = [];
   for (let i = 0; i < count; i++) {
     records.push({
-      id: String(i + 1),
+      id: i + 1,
       productKey: `compute.bench${Math.floor(i / 1000)}.${i % 1000}`,
       organizationId: null,
       unitType: 'seconds',
@@ -224,8 +224,6 @@ function largeRecords(count) {
       amount: `0.${String(i + 1).padStart(6, '0')}`,
       validFrom,
       validUntil: null,
-      recordedAt: validFrom,
-      supersededBy: null,
     });
   }
   return { records, availability: new Map(), listWrites: [validFrom], version: '1', lastChangeId: '0' };
@@ -567,7 +565,7 @@ async function timeRebuild(url) {
   const { dataSourceOptions } = requireFromRoot(join(DIST, 'libs/database/src/data-source-options.js'));
   const { PriceBookRepository } = requireFromRoot(join(DIST, 'libs/pricing/src/database/price-book.repository.js'));
   const { PricingSnapshot } = requireFromRoot(join(DIST, 'libs/pricing/src/snapshot/pricing-snapshot.js'));
-  const { renderPriceList } = requireFromRoot(join(DIST, 'libs/pricing/src/http/price-list-response.js'));
+  const { renderPriceList } = requireFromRoot(join(DIST, 'libs/pricing/src/rendering/price-list-response.js'));
 
   // On the event loop, as the app did before rebuilds moved to a worker (npm run bench:rebuild
   // measures the app's own path; this is the in-memory cost of the work itself).

@@ -47,7 +47,7 @@ function headersFor(n) {
   return headers;
 }
 
-/** The weak ETag the app computes from the plain JSON (libs/pricing/src/http/entity-tag.ts). */
+/** The weak ETag the app computes from the plain JSON (libs/pricing/src/rendering/entity-tag.ts). */
 function weakTag(body) {
   return `W/"${createHash('sha256').update(body).digest('base64url').slice(0, 32)}"`;
 }

@@ -11,7 +11,7 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const BUILT = join(ROOT, 'dist/libs/pricing/src/price-list/usage.js');
+const BUILT = join(ROOT, 'dist/libs/pricing/src/core/usage.js');
 if (!existsSync(BUILT)) {
   console.error(`${BUILT} is missing: run npm run build first (npm run bench:usage does)`);
   process.exit(1);
@@ -23,21 +23,20 @@ const RUN_MS = Number(process.env.BENCH_USAGE_RUN_MS ?? 1000);
 const RUNS = Number(process.env.BENCH_USAGE_RUNS ?? 5);
 
 // One product key's history as the snapshot would hold it: a list price a month for two years
-// (24 records, in order of validFrom), each ending where the next starts; the last one open.
+// (24 held prices, in order of validFrom, as the snapshot sorts them), each ending where the next
+// starts; the last one open.
 const MONTHS = 24;
 const monthStart = (i) => Date.UTC(2025, i, 1);
 function history(unitType, unitCount) {
   return Array.from({ length: MONTHS }, (_, i) => ({
-    id: String(i + 1),
+    id: i + 1,
     productKey: unitType === 'seconds' ? 'compute.g2.4' : 'storage.gp1',
     organizationId: null,
     unitType,
     unitCount,
     amount: (0.048 + i / 10000).toFixed(4),
-    validFrom: new Date(monthStart(i)),
-    validUntil: i === MONTHS - 1 ? null : new Date(monthStart(i + 1)),
-    recordedAt: new Date(Date.UTC(2024, 11, 1)),
-    supersededBy: null,
+    validFrom: monthStart(i),
+    validUntil: i === MONTHS - 1 ? null : monthStart(i + 1),
   }));
 }
 

@@ -14,6 +14,8 @@ const ALL_MIGRATIONS = [
   'CreateVolumes1764000001000',
   'DatabaseSideIntegrity1764000002000',
   'ExclusionByKeyHash1764000003000',
+  'PriceRecordScopeIndex1764000004000',
+  'ChangeLogAuthors1764000005000',
 ];
 
 /** What a command could have changed: every relation, function and extension, by name. */

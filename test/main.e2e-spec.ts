@@ -81,6 +81,8 @@ describe('the service as npm start runs it', () => {
         'CreateVolumes1764000001000',
         'DatabaseSideIntegrity1764000002000',
         'ExclusionByKeyHash1764000003000',
+        'PriceRecordScopeIndex1764000004000',
+        'ChangeLogAuthors1764000005000',
       ]);
       expect(prices.rows[0].n).toBe('0');
     } finally {

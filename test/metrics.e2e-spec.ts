@@ -102,6 +102,7 @@ describe('metrics', () => {
       'pricing_list_prices',
       'pricing_snapshot_build_seconds_bucket',
       'pricing_snapshot_build_seconds_count',
+      'pricing_price_list_render_failures_total',
       'http_server_request_duration_seconds_bucket',
       'http_server_request_duration_seconds_count',
       'process_cpu_user_seconds_total',
@@ -153,6 +154,19 @@ describe('metrics', () => {
     expect(after.some((s) => s.labels.route?.includes(id))).toBe(false);
   });
 
+  it('labels methods beyond HTTP’s own as _OTHER: a client cannot choose label values', async () => {
+    const before = await scrape(metricsUrl);
+    for (const method of ['PROPFIND', 'PURGE', 'MKCOL']) await send(app, method, {}, '/v1/pricing');
+    await send(app, 'PATCH', {}, '/v1/pricing');
+    const after = await scrape(metricsUrl);
+    const timed = 'http_server_request_duration_seconds_count';
+    const moved = (labels: Record<string, string>) => valueOf(after, timed, labels) - valueOf(before, timed, labels);
+    expect(moved({ method: '_OTHER', route: '/v1/pricing', status_code: '405' })).toBe(3);
+    expect(moved({ method: 'PATCH', route: '/v1/pricing', status_code: '405' })).toBe(1);
+    const methods = new Set(after.filter((s) => s.name === timed).map((s) => s.labels.method));
+    expect([...methods].filter((m) => !['GET', 'HEAD', 'POST', 'PATCH', 'OPTIONS', '_OTHER'].includes(m))).toEqual([]);
+  });
+
   it('follows the prices: list prices in force, snapshot builds, the age since the database confirmed them', async () => {
     const before = await scrape(metricsUrl);
     expect(valueOf(before, 'pricing_list_prices')).toBe(2);
@@ -166,6 +180,14 @@ describe('metrics', () => {
     const builds = (all: Sample[]) => valueOf(all, 'pricing_snapshot_build_seconds_count');
     expect(builds(after) - builds(before)).toBe(1);
     expect(valueOf(after, 'pricing_snapshot_build_seconds_sum')).toBeGreaterThan(0);
+  });
+
+  it('counts failed renders of the list by reason, each present at 0 from the start', async () => {
+    const failures = (await scrape(metricsUrl)).filter((s) => s.name === 'pricing_price_list_render_failures_total');
+    expect(failures.map((s) => [s.labels.reason, s.value])).toEqual([
+      ['timeout', 0],
+      ['error', 0],
+    ]);
   });
 
   it('counts 429s, in an app of its own whose registry does not collide with this one', async () => {

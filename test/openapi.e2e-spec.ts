@@ -274,4 +274,35 @@ describe('the OpenAPI document', () => {
     const init = await request(app.server).get('/docs/swagger-ui-init.js').expect(200);
     expect(init.text).toContain('"/v1/pricing"');
   });
+
+  it('serves the explorer with a Content-Security-Policy that forbids framing, and only the files it needs', async () => {
+    for (const path of ['/docs', '/docs/', '/docs/swagger-ui-init.js', '/docs/swagger-ui-bundle.js']) {
+      const res = await request(app.server).get(path).expect(200);
+      const csp = String(res.headers['content-security-policy']);
+      expect([path, csp]).toEqual([path, expect.stringContaining("frame-ancestors 'none'")]);
+      expect(csp).toContain("script-src 'self'");
+      expect(csp).toContain("default-src 'none'");
+      expect(res.headers['x-content-type-options']).toBe('nosniff');
+    }
+    // swagger-ui-dist's other files: its package.json, source maps, a sample initializer, ...
+    for (const path of [
+      '/docs/package.json',
+      '/docs/swagger-ui-bundle.js.map',
+      '/docs/swagger-initializer.js',
+      '/docs/index.css',
+      '/docs/oauth2-redirect.html',
+      '/docs/swagger-ui-es-bundle.js',
+      '/docs/absolute-path.js',
+      '/docs/LICENSE',
+      '/docs/README.md',
+      '/docs/%2e%2e/package.json',
+    ]) {
+      const res = await request(app.server).get(path);
+      expect([path, res.status, res.body]).toEqual([
+        path,
+        404,
+        { error: { code: 'NOT_FOUND', message: 'no such resource', details: {} } },
+      ]);
+    }
+  });
 });

@@ -7,7 +7,7 @@ import { Client, type Notification } from 'pg';
 import request from 'supertest';
 import type { DataSource } from 'typeorm';
 import { CLI, runCli, runCommand, type CliResult } from './support/cli';
-import { applyBook, dumpDatabase, openDataSource, startTestApp } from './support/test-app';
+import { applyBook, dumpDatabase, openDataSource, startTestApp, TEST_ACTOR } from './support/test-app';
 import { createTestDatabase, type TestDatabase } from '@app/pricing/testing';
 
 // End-to-end tests of the price book CLI (design.md, "Price book CLI"), through the built CLI
@@ -1299,7 +1299,7 @@ describe('usage errors exit 2', () => {
     ],
     ['an unknown option', ['export', '--bogus'], "Unknown option '--bogus'"],
     ['an option of another command', ['export', '--dry-run'], '--dry-run is not an option of export'],
-    ['--json on history', ['history', 'compute.g2.4', '--json'], '--json is not an option of history'],
+    ['--json on export', ['export', '--json'], '--json is not an option of export'],
     ['history without a key', ['history'], 'history takes one product key'],
     ['history with a malformed key', ['history', 'compute.G2'], '"compute.G2" is not compute.<instance_type>'],
     [
@@ -1600,11 +1600,10 @@ describe('history', () => {
     });
     await applyBook(f.dataSource, { prices: [price('compute.h1.1', '1.20', { valid_from: scheduled })] });
     await applyBook(f.dataSource, { prices: [price('compute.h1.1', '1.30', { valid_from: withdrawnAt })] });
-    await PriceBookService.on(f.dataSource).withdraw({
-      productKey: 'compute.h1.1',
-      organizationId: null,
-      validFrom: new Date(withdrawnAt),
-    });
+    await PriceBookService.on(f.dataSource).withdraw(
+      { productKey: 'compute.h1.1', organizationId: null, validFrom: new Date(withdrawnAt) },
+      { actor: TEST_ACTOR },
+    );
   });
   afterAll(() => f?.close());
 
@@ -1624,13 +1623,13 @@ describe('history', () => {
     ]);
     expect(lines[4]).toBe('changes, oldest first:');
     expect(lines.slice(5).map((line) => line.trim().split(/ {2,}/).slice(1))).toEqual([
-      ['set', '1.00 per 3600 seconds from 2025-01-01T00:00:00Z'],
-      ['set', '1.10 per 3600 seconds from 2026-01-01T00:00:00Z'],
-      ['set', `1.20 per 3600 seconds from ${scheduled}`],
-      ['end set', '1.10 per 3600 seconds from 2026-01-01T00:00:00Z'],
-      ['set', 'a scheduled price, withdrawn since'],
-      ['end set', `1.20 per 3600 seconds from ${scheduled}`],
-      ['withdrawn', expect.stringMatching(/^the scheduled price recorded \S+Z$/)],
+      ['set', '1.00 per 3600 seconds from 2025-01-01T00:00:00Z', TEST_ACTOR],
+      ['set', '1.10 per 3600 seconds from 2026-01-01T00:00:00Z', TEST_ACTOR],
+      ['set', `1.20 per 3600 seconds from ${scheduled}`, TEST_ACTOR],
+      ['end set', '1.10 per 3600 seconds from 2026-01-01T00:00:00Z', TEST_ACTOR],
+      ['set', 'a scheduled price, withdrawn since', TEST_ACTOR],
+      ['end set', `1.20 per 3600 seconds from ${scheduled}`, TEST_ACTOR],
+      ['withdrawn', expect.stringMatching(/^the scheduled price recorded \S+Z$/), TEST_ACTOR],
       [],
     ]);
   });

@@ -3,9 +3,11 @@ import { NestFactory } from '@nestjs/core';
 import { Test } from '@nestjs/testing';
 import { appDatabaseOptions, freePort } from '@app/control-plane';
 import { DatabaseModule } from '@app/database';
-import { PricingModule, PricingService, PricingUnavailableError } from '@app/pricing';
+import { PriceBookService, PricingModule, PricingService, PricingUnavailableError } from '@app/pricing';
 import { createTestDatabase, listPrice, type TestDatabase } from '@app/pricing/testing';
+import { spawn } from 'node:child_process';
 import type { Server } from 'node:http';
+import { resolve } from 'node:path';
 import request from 'supertest';
 import { applyBook, openDataSource } from './support/test-app';
 
@@ -113,6 +115,66 @@ describe('PricingModule in a host of its own', () => {
       await context.close();
     }
   });
+
+  it('PriceBookService.apply() right after start waits for the database, and PricingService answers with its prices when it resolves', async () => {
+    const empty = await createTestDatabase();
+    const context = await NestFactory.createApplicationContext(
+      { module: HostModule, imports: [DatabaseModule.forRoot(appDatabaseOptions(empty.url)), PricingModule.forRoot()] },
+      { logger: ['error'] },
+    );
+    try {
+      const priceBook = context.get(PriceBookService);
+      const pricing = context.get(PricingService);
+      const at = { at: new Date('2026-01-01T00:00:00Z') };
+      // No whenReady(), no refresh(): the database is still connecting when apply() is called.
+      await priceBook.apply({ prices: [listPrice('storage.gp1', 'gib_hours', 730, '0.0480', '2025-01-01T00:00:00Z')] });
+      expect(pricing.priceAt('storage.gp1', at)).toMatchObject({ found: true, price: { amount: '0.0480' } });
+      await priceBook.apply({ prices: [listPrice('compute.g2.4', 'seconds', 3600, '0.0610', '2025-01-01T00:00:00Z')] });
+      expect(pricing.quote('compute.g2.4', '5400', at)).toMatchObject({ found: true, cost: '0.0915' });
+    } finally {
+      await context.close();
+      await empty.drop();
+    }
+  });
+
+  it('an application context whose start failed leaves nothing running: the process exits by itself', async () => {
+    const nowhere = `postgres://nobody:nothing@127.0.0.1:${await freePort()}/nothing`;
+    const dist = resolve(__dirname, '../dist');
+    // A job that needs prices at start, against a database that is not there: its start fails,
+    // and it does not close the context (a Jest run or a script that forgot to).
+    const script = `
+      require('reflect-metadata');
+      const { Injectable, Module } = require('@nestjs/common');
+      const { NestFactory } = require('@nestjs/core');
+      const { DatabaseModule } = require('${dist}/libs/database/src');
+      const { PricingModule, PricingService } = require('${dist}/libs/pricing/src');
+      const { appDatabaseOptions } = require('${dist}/apps/control-plane/src/database/app-database.js');
+      class Job {
+        constructor(pricing) { this.pricing = pricing; }
+        onApplicationBootstrap() { return this.pricing.whenReady(300); }
+      }
+      Injectable()(Job);
+      Reflect.defineMetadata('design:paramtypes', [PricingService], Job);
+      class Root {}
+      Module({ imports: [DatabaseModule.forRoot(appDatabaseOptions(process.argv[1])), PricingModule.forRoot()], providers: [Job] })(Root);
+      NestFactory.createApplicationContext(Root, { logger: false, abortOnError: false }).then(
+        () => process.exit(3),
+        (error) => console.log('start failed: ' + error.code),
+      );`;
+    const child = spawn(process.execPath, ['-e', script, nowhere], { cwd: resolve(__dirname, '..'), stdio: 'pipe' });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const exited = await new Promise<number | null | 'running'>((done) => {
+      const timer = setTimeout(() => done('running'), 8_000);
+      child.once('exit', (code) => {
+        clearTimeout(timer);
+        done(code);
+      });
+    });
+    child.kill('SIGKILL');
+    expect({ exited, output: output.trim() }).toEqual({ exited: 0, output: 'start failed: PRICING_UNAVAILABLE' });
+  }, 15_000);
 
   it('whenReady() rejects with PRICING_UNAVAILABLE when no prices load in time', async () => {
     const nowhere = `postgres://nobody:nothing@127.0.0.1:${await freePort()}/nothing`;

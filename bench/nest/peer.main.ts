@@ -1,4 +1,4 @@
-// The conventional peer of the benchmark (issue 8, point 6): GET /v1/pricing as a typical NestJS
+// The conventional peer of the benchmark (docs/benchmarks.md): GET /v1/pricing as a typical NestJS
 // team writes it. The handler returns the price list document, an object, so Nest serializes it
 // on every request (res.json); the ETag is a weak tag of the serialized body, hashed on every
 // request; the rate limit is @nestjs/throttler with its default in-memory storage as a global

@@ -1,6 +1,6 @@
 // The control plane as main.ts starts it, except that PricingController's rate limit is
 // @nestjs/throttler's ThrottlerGuard over an O(1) fixed-window ThrottlerStorage instead of
-// PriceListRateLimitGuard: the benchmark's second variant for issue 8, point 3. Only for the
+// PriceListRateLimitGuard: the benchmark's second variant (docs/benchmarks.md). Only for the
 // benchmark: `node dist/bench/nest/throttled-app.main.js` with the app's environment
 // (DATABASE_URL required, PORT, HOST, PRICING_RATE_LIMIT, PRICING_RATE_WINDOW_S, TRUST_PROXY).
 import 'reflect-metadata';

@@ -12,8 +12,10 @@ export class RecordingLogger implements LoggerService {
     this.record('warn', message, context);
   }
 
-  error(message: unknown, context?: string): void {
-    this.record('error', message, context);
+  /** Nest passes `message, stack, context` (the stack may be absent): the context is the last. */
+  error(message: unknown, ...params: unknown[]): void {
+    const context = params.at(-1);
+    this.record('error', message, typeof context === 'string' ? context : undefined);
   }
 
   debug(message: unknown, context?: string): void {

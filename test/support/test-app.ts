@@ -76,9 +76,12 @@ export async function createDatabaseWithBook(book: unknown): Promise<TestDatabas
   return db;
 }
 
+/** Who the tests' own writes are recorded as (on the change log's rows, as `--actor` would). */
+export const TEST_ACTOR = 'pricing-tests';
+
 /** Applies a price book given as JSON, as the CLI would (throws when it is refused). */
 export function applyBook(dataSource: DataSource, json: unknown): Promise<ImportResult> {
-  return PriceBookService.on(dataSource).apply(json);
+  return PriceBookService.on(dataSource).apply(json, { actor: TEST_ACTOR });
 }
 
 /**

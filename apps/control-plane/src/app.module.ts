@@ -9,7 +9,7 @@ import { AppConfigModule } from './config/app-config.module';
 import { appDatabaseOptions } from './database/app-database';
 import { ApiExceptionFilter } from './errors/api-exception.filter';
 import { HealthModule } from './health/health.module';
-import { RequestLogging } from './logging/logging';
+import { RequestLogging } from './logging/request-logging';
 import { MetricsModule } from './metrics/metrics.module';
 import { ApiDocs } from './openapi';
 import { bodyValidationPipe, RefuseReservedKeysPipe } from './validation';
@@ -40,7 +40,8 @@ export class AppModule {
         }),
         DatabaseModule.forRootAsync({
           inject: [AppConfig],
-          useFactory: (env: AppConfig) => appDatabaseOptions(databaseUrl, env.databaseTimeoutS),
+          useFactory: (env: AppConfig) =>
+            appDatabaseOptions(databaseUrl, env.databaseTimeoutS, env.databaseMigrationTimeoutS),
         }),
         AuthModule.forRootAsync({ inject: [AppConfig], useFactory: (env: AppConfig) => ({ tokens: env.apiTokens }) }),
         VolumesModule,

@@ -1,15 +1,32 @@
 import type { INestApplication } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
+import type { Server } from 'node:http';
 import type { AppConfig } from './config/app-config';
-import { RequestLogging } from './logging/logging';
+import { RequestLogging } from './logging/request-logging';
 import { ApiDocs } from './openapi';
 
 /**
- * What only the Express instance can take; main.ts and the tests apply it before `init()`, so
- * that what is mounted here comes ahead of Nest's middleware and routes: the request log (every
- * request but the price list's). The API's documents are mounted by `init()` (ApiDocs).
+ * How often Node checks the head and request timeouts of open connections. Its default, 30 s,
+ * would let a client dribbling its head hold a connection up to 30 s past HTTP_HEADERS_TIMEOUT_S.
+ */
+const TIMEOUT_CHECK_MS = 1_000;
+
+/** The HTTP server's timeouts (README, "Security"): set before it listens, which reads them. */
+function applyTimeouts(server: Server, config: AppConfig): void {
+  server.keepAliveTimeout = config.httpKeepAliveTimeoutS * 1000;
+  server.headersTimeout = config.httpHeadersTimeoutS * 1000;
+  server.requestTimeout = config.httpRequestTimeoutS * 1000;
+  (server as Server & { connectionsCheckingInterval: number }).connectionsCheckingInterval = TIMEOUT_CHECK_MS;
+}
+
+/**
+ * What only the HTTP server and the Express instance can take; main.ts and the tests apply it
+ * before `init()`, so that what is mounted here comes ahead of Nest's middleware and routes: the
+ * request log (every request but the price list's). The API's documents are mounted by `init()`
+ * (ApiDocs).
  */
 export function configureExpress(app: INestApplication, config: AppConfig): void {
+  applyTimeouts(app.getHttpServer() as Server, config);
   const express = app as NestExpressApplication;
   express.set('trust proxy', config.trustProxy);
   express.disable('x-powered-by');

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { Logger, type INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { DatabaseConnection } from '@app/database';
-import { PriceBookService, PricingService } from '@app/pricing';
+import { PriceBookService } from '@app/pricing';
 import { readFile } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import { AppModule } from './app.module';
@@ -79,10 +79,12 @@ async function main(): Promise<void> {
 async function loadSampleBookIfEmpty(app: INestApplication): Promise<void> {
   await app.get(DatabaseConnection).whenReady(EMBEDDED_READY_MS);
   const book: unknown = JSON.parse(await readFile(SAMPLE_PRICE_BOOK, 'utf8'));
-  const loaded = await app.get(PriceBookService).applyIfEmpty(book);
+  const loaded = await app.get(PriceBookService).applyIfEmpty(book, {
+    actor: 'control-plane',
+    reason: 'the sample price book, loaded into an empty embedded database',
+  });
   if (!loaded) return;
   logger.log(`loaded the sample price book (${loaded.inserted} prices)`);
-  await app.get(PricingService).refresh();
 }
 
 main().catch((error: unknown) => {

@@ -1,8 +1,54 @@
 import { Injectable, type INestApplication, type OnModuleInit } from '@nestjs/common';
+import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { sendErrorEnvelope } from './errors/error-envelope';
+import { ApiErrorCode } from './errors/api-error';
 
 const OPENAPI_PATH = '/openapi.json';
 const DOCS_PATH = '/docs';
+
+/**
+ * What the explorer page loads, under DOCS_PATH: its page, the init script SwaggerModule writes,
+ * and the three files and two icons of swagger-ui-dist it names. SwaggerModule serves the whole
+ * swagger-ui-dist folder (its package.json, source maps, a sample initializer): the rest answers 404.
+ */
+const DOCS_FILES: ReadonlySet<string> = new Set([
+  '/',
+  '/index.html',
+  '/swagger-ui-init.js',
+  '/swagger-ui.css',
+  '/swagger-ui-bundle.js',
+  '/swagger-ui-standalone-preset.js',
+  '/favicon-32x32.png',
+  '/favicon-16x16.png',
+]);
+
+/**
+ * The explorer's scripts are files of this origin; Swagger UI sets inline styles (and the page
+ * has a <style> block); its "try it out" calls this origin. Nobody may frame it.
+ */
+const DOCS_HEADERS = {
+  'content-security-policy': [
+    "default-src 'none'",
+    "script-src 'self'",
+    "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' data:",
+    "connect-src 'self'",
+    "base-uri 'none'",
+    "form-action 'none'",
+    "frame-ancestors 'none'",
+  ].join('; '),
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+} as const;
+
+/** Every answer under DOCS_PATH gets DOCS_HEADERS; a file the page does not need is not served. */
+function guardDocs(req: IncomingMessage & { path?: string }, res: ServerResponse, next: () => void): void {
+  for (const [name, value] of Object.entries(DOCS_HEADERS)) res.setHeader(name, value);
+  if (DOCS_FILES.has(req.path ?? '')) return next();
+  sendErrorEnvelope(res, 404, ApiErrorCode.NotFound, 'no such resource');
+}
 /** The name of the bearer scheme in `components.securitySchemes`, as `@ApiBearerAuth()` refers to it. */
 export const BEARER_SCHEME = 'bearer';
 
@@ -42,6 +88,8 @@ export class ApiDocs implements OnModuleInit {
 
   onModuleInit(): void {
     if (!this.app) return;
+    // Ahead of SwaggerModule's routes and static files: Express runs them in order.
+    (this.app as NestExpressApplication).use(DOCS_PATH, guardDocs);
     SwaggerModule.setup(DOCS_PATH, this.app, openApiDocument(this.app), {
       jsonDocumentUrl: OPENAPI_PATH,
       raw: ['json'],

@@ -4,9 +4,8 @@ import type { IncomingMessage } from 'node:http';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { AuthError, AuthErrorCode } from './auth.error';
 import { AUTH_OPTIONS, type AuthModuleOptions } from './auth.options';
+import { bearerToken } from './bearer-token';
 import { IS_PUBLIC } from './public.decorator';
-
-const BEARER = /^Bearer ([^\s]+)$/i;
 
 /**
  * The control plane's global guard (registered by the host app as APP_GUARD):
@@ -33,10 +32,16 @@ export class BearerAuthGuard implements CanActivate {
 
   canActivate(context: ExecutionContext): boolean {
     if (this.isPublic(context)) return true;
-    const header = context.switchToHttp().getRequest<IncomingMessage>().headers.authorization ?? '';
-    const match = BEARER.exec(header);
-    if (match && this.isKnown(digest(match[1]))) return true;
-    throw new AuthError(AuthErrorCode.Unauthenticated, 'a valid bearer token is required');
+    this.authenticate(context.switchToHttp().getRequest<IncomingMessage>());
+    return true;
+  }
+
+  /** Throws UNAUTHENTICATED unless the request carries one of the configured bearer tokens. */
+  authenticate(req: IncomingMessage): void {
+    const token = bearerToken(req.headers.authorization);
+    if (token === undefined || !this.isKnown(digest(token))) {
+      throw new AuthError(AuthErrorCode.Unauthenticated, 'a valid bearer token is required');
+    }
   }
 
   private isPublic(context: ExecutionContext): boolean {

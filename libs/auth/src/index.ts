@@ -2,5 +2,7 @@
 export { AuthModule } from './auth.module';
 export type { AuthModuleOptions } from './auth.options';
 export { BearerAuthGuard } from './bearer-auth.guard';
+export { BearerAuthMiddleware } from './bearer-auth.middleware';
+export { bearerToken } from './bearer-token';
 export { Public, IS_PUBLIC } from './public.decorator';
 export { AuthError, AuthErrorCode } from './auth.error';

@@ -1,11 +1,24 @@
 import type { ClientConfig } from 'pg';
 import type { DataSourceOptions } from 'typeorm';
-import { DEFAULT_DATABASE_TIMEOUT_S, type DatabaseModuleOptions } from './database.options';
+import {
+  DEFAULT_DATABASE_TIMEOUT_S,
+  DEFAULT_MIGRATION_TIMEOUT_S,
+  type DatabaseModuleOptions,
+} from './database.options';
+import type { MigrationLimits } from './migrate';
 import { timedClient, type TimedClient } from './timed-client';
 import { TypeOrmLogger } from './typeorm-logger';
 
 function timeoutMsOf(options: DatabaseModuleOptions): number {
   return (options.timeoutS ?? DEFAULT_DATABASE_TIMEOUT_S) * 1000;
+}
+
+/** The limits of a migration: its own time limit, and the database timeout for waits on table locks. */
+export function migrationLimits(options: DatabaseModuleOptions): MigrationLimits {
+  return {
+    timeoutMs: (options.migrationTimeoutS ?? DEFAULT_MIGRATION_TIMEOUT_S) * 1000,
+    lockTimeoutMs: timeoutMsOf(options),
+  };
 }
 
 /** The connection settings of every client of the app: the pool's and the LISTEN connection's. */

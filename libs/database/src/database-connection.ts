@@ -1,16 +1,17 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { BehaviorSubject, filter, firstValueFrom, throwError, timeout } from 'rxjs';
 import { DataSource } from 'typeorm';
-import { clientConfig, timedClientClass } from './data-source-options';
+import { clientConfig, migrationLimits, timedClientClass } from './data-source-options';
 import { DATABASE_OPTIONS, type DatabaseModuleOptions } from './database.options';
-import { migrateUnderLock } from './migrate';
+import { migrateUnderLock, MigrationTimeoutError } from './migrate';
 import type { TimedClient } from './timed-client';
 
 /**
  * `connecting`: not connected or not migrated yet (retrying); `ready`: connected and migrated
- * (the pool reconnects by itself after that); `stopped`: the app is shutting down.
+ * (the pool reconnects by itself after that); `failed`: a migration overran its time limit, and is
+ * not tried again; `stopped`: the app is shutting down.
  */
-export type DatabaseState = 'connecting' | 'ready' | 'stopped';
+export type DatabaseState = 'connecting' | 'ready' | 'failed' | 'stopped';
 
 const RETRY_MS = 2_000;
 
@@ -54,6 +55,7 @@ export class DatabaseConnection implements OnApplicationBootstrap, OnApplication
           ),
     );
     if (state === 'stopped') throw new Error('the app stopped before the database was ready');
+    if (state === 'failed') throw new Error('a migration overran its time limit: the database will not be ready');
   }
 
   /** A client with the pool's settings (URL, timeouts, keepalive), for a LISTEN connection. */
@@ -78,11 +80,19 @@ export class DatabaseConnection implements OnApplicationBootstrap, OnApplication
     while (this.state.value === 'connecting') {
       try {
         if (!this.dataSource.isInitialized) await this.dataSource.initialize();
-        const applied = await migrateUnderLock(this.dataSource);
+        const applied = await migrateUnderLock(this.dataSource, migrationLimits(this.options));
         if (applied.length > 0) this.logger.log(`migrated: ${applied.join(', ')}`);
         if (this.state.value === 'connecting') this.state.next('ready');
         return;
       } catch (error) {
+        if (error instanceof MigrationTimeoutError) {
+          // Again would run as long again, holding the tables each time: an operator decides.
+          this.logger.error(
+            `${error.message}; not retried: run \`npm run migrate\` with a longer DATABASE_MIGRATION_TIMEOUT_S, then restart`,
+          );
+          if (this.state.value === 'connecting') this.state.next('failed');
+          return;
+        }
         if (!reported) {
           this.logger.warn(`database not ready, retrying every ${RETRY_MS / 1000} s: ${(error as Error).message}`);
           reported = true;
@@ -90,6 +100,9 @@ export class DatabaseConnection implements OnApplicationBootstrap, OnApplication
         await new Promise<void>((resolve) => {
           this.wake = resolve;
           this.retryTimer = setTimeout(resolve, RETRY_MS);
+          // Never what keeps a process alive: an app context whose start failed, and was not
+          // closed, must not run forever for it (test/pricing-module.e2e-spec.ts).
+          this.retryTimer.unref();
         });
       }
     }

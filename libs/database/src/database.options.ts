@@ -16,7 +16,14 @@ export interface DatabaseModuleOptions {
   readonly applicationName?: string;
   /** Connections in the pool (default 10); the LISTEN connection comes on top. */
   readonly poolSize?: number;
+  /**
+   * Limit, in seconds, of each statement of a migration (default 600), instead of `timeoutS`: a
+   * migration of a large book may rightly take minutes. Waits for table locks during a migration
+   * are limited by `timeoutS` (`lock_timeout`), so that reads never queue behind it for long.
+   */
+  readonly migrationTimeoutS?: number;
 }
 
 export const DATABASE_OPTIONS = Symbol('DATABASE_OPTIONS');
 export const DEFAULT_DATABASE_TIMEOUT_S = 5;
+export const DEFAULT_MIGRATION_TIMEOUT_S = 600;

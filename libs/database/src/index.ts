@@ -2,7 +2,7 @@
 export { DatabaseModule, type DatabaseModuleAsyncOptions } from './database.module';
 export { DatabaseConnection, type DatabaseState } from './database-connection';
 export { DATABASE_OPTIONS, type DatabaseModuleOptions } from './database.options';
-export { dataSourceOptions, clientConfig } from './data-source-options';
-export { migrateUnderLock, pendingMigrations } from './migrate';
+export { dataSourceOptions, clientConfig, migrationLimits } from './data-source-options';
+export { migrateUnderLock, pendingMigrations, MigrationTimeoutError, type MigrationLimits } from './migrate';
 export { databaseCall, DatabaseUnavailableError } from './database-errors';
 export { DatabaseTimeoutError, type TimedClient } from './timed-client';

@@ -1,20 +1,77 @@
-import type { DataSource } from 'typeorm';
+import { DatabaseError } from 'pg';
+import { MigrationExecutor, QueryFailedError, type DataSource } from 'typeorm';
+import { DatabaseTimeoutError, type TimedClient } from './timed-client';
 
 /** Held while migrating, so that instances starting together migrate one at a time. */
 const MIGRATION_LOCK = 4_705_212_000;
+/** Our client-side deadline comes this long after PostgreSQL's own, so that its clearer error wins. */
+const CLIENT_GRACE_MS = 1_000;
 
-/** Runs the pending migrations, each in its own transaction, under a session advisory lock. */
-export async function migrateUnderLock(dataSource: DataSource): Promise<string[]> {
+/**
+ * Limits of a migration, apart from the database timeout of every other query: a migration of a
+ * large book may rightly run for minutes (DatabaseModuleOptions.migrationTimeoutS), but it never
+ * waits long for a lock, as every read of the tables it alters would queue behind it.
+ */
+export interface MigrationLimits {
+  /** Each statement of a migration, and the wait for another instance's migration. */
+  readonly timeoutMs: number;
+  /** The wait for a lock on a table (`lock_timeout`); the attempt fails and is tried again later. */
+  readonly lockTimeoutMs: number;
+}
+
+/**
+ * A migration that did not finish within its time limit. Trying it again would run the same work
+ * for as long again, holding its tables each time: whoever migrates stops instead (README,
+ * "Security").
+ */
+export class MigrationTimeoutError extends Error {
+  constructor(
+    readonly timeoutMs: number,
+    override readonly cause: unknown,
+  ) {
+    super(
+      `a migration did not finish within ${timeoutMs / 1000} s (DATABASE_MIGRATION_TIMEOUT_S): ` +
+        `${cause instanceof Error ? cause.message : String(cause)}`,
+    );
+    this.name = 'MigrationTimeoutError';
+  }
+}
+
+/**
+ * Runs the pending migrations, each in its own transaction, on one connection holding a session
+ * advisory lock, with the time limits of `limits` on that connection (set back before it returns
+ * to the pool).
+ */
+export async function migrateUnderLock(dataSource: DataSource, limits: MigrationLimits): Promise<string[]> {
   const runner = dataSource.createQueryRunner();
-  await runner.connect();
+  const client = (await runner.connect()) as TimedClient;
+  const poolDeadlineMs = client.deadlineMs;
+  client.deadlineMs = limits.timeoutMs + CLIENT_GRACE_MS;
+  let locked = false;
   try {
+    await runner.query(`SET statement_timeout = ${Math.round(limits.timeoutMs)}`);
     await runner.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
-    const applied = await dataSource.runMigrations({ transaction: 'each' });
+    locked = true;
+    // Set once the advisory lock is held: waiting for another instance's migration is not a table lock.
+    await runner.query(`SET lock_timeout = ${Math.round(limits.lockTimeoutMs)}`);
+    const executor = new MigrationExecutor(dataSource, runner);
+    executor.transaction = 'each';
+    const applied = await executor.executePendingMigrations();
     return applied.map((migration) => migration.name);
+  } catch (error) {
+    throw isTimeLimit(error) ? new MigrationTimeoutError(limits.timeoutMs, error) : error;
   } finally {
-    await runner.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => undefined);
+    if (locked) await runner.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => undefined);
+    await runner.query('RESET statement_timeout; RESET lock_timeout').catch(() => undefined);
+    client.deadlineMs = poolDeadlineMs;
     await runner.release();
   }
+}
+
+/** PostgreSQL cancelled a statement at statement_timeout (57014), or our deadline dropped the connection. */
+function isTimeLimit(error: unknown): boolean {
+  const cause: unknown = error instanceof QueryFailedError ? error.driverError : error;
+  return cause instanceof DatabaseTimeoutError || (cause instanceof DatabaseError && cause.code === '57014');
 }
 
 /** The names of the migrations the database still lacks, in the order they would run (TypeORM's: by timestamp). */

@@ -11,6 +11,11 @@ export class DatabaseTimeoutError extends Error {
 
 /** A pg Client that can be dropped at once, and whose end() is bounded (see timedClient). */
 export interface TimedClient extends Client {
+  /**
+   * The deadline of each query, in milliseconds: the class's timeout, raised by whoever holds
+   * the client for longer work (migrations, migrate.ts) and set back before it returns to the pool.
+   */
+  deadlineMs: number;
   /** Ends the connection at once, failing what is in flight: no goodbye to a peer that may be gone. */
   drop(reason?: Error): void;
 }
@@ -29,11 +34,14 @@ type AnyQuery = (...args: unknown[]) => unknown;
  */
 export function timedClient(timeoutMs: number): new (config?: string | ClientConfig) => TimedClient {
   return class extends Client implements TimedClient {
+    deadlineMs = timeoutMs;
+
     constructor(config?: string | ClientConfig) {
       super(config);
       const query = (Client.prototype.query as AnyQuery).bind(this);
       (this as unknown as { query: AnyQuery }).query = (...args: unknown[]): unknown => {
-        const timer = setTimeout(() => this.drop(new DatabaseTimeoutError(timeoutMs)), timeoutMs);
+        const deadlineMs = this.deadlineMs;
+        const timer = setTimeout(() => this.drop(new DatabaseTimeoutError(deadlineMs)), deadlineMs);
         timer.unref();
         const last = args.length - 1;
         if (typeof args[last] === 'function') {

@@ -1,12 +1,12 @@
 // The public surface of the pricing library. Apps, other libraries and e2e tests import from
 // `@app/pricing` only (test support: `@app/pricing/testing`).
 export { PricingModule } from './pricing.module';
-export type { PricingModuleOptions } from './pricing.options';
-export { PricingService } from './pricing.service';
-export { PriceBookService } from './price-book/price-book.service';
+export type { PricingModuleOptions, TrustProxy } from './options/pricing-options';
+export { PricingService } from './services/pricing.service';
+export { PriceBookService } from './services/price-book.service';
 export { PricingController, PRICE_LIST_PATH } from './http/pricing.controller';
 export { PricingMetrics } from './metrics/pricing-metrics';
-export { pricingMigrations } from './migrations';
+export { pricingMigrations } from './database/migrations';
 
 // Errors.
 export {
@@ -16,6 +16,7 @@ export {
   UnknownProductError,
   PricingUnavailableError,
   PriceBookRefusedError,
+  PriceBookCommittedError,
   RateLimitedError,
 } from './errors/pricing-error';
 export { PriceBookFileError } from './cli/price-book-file';
@@ -26,24 +27,24 @@ export type {
   Price,
   PriceLookup,
   PriceQuery,
-  PricingHealth,
   Quote,
   QuoteLookup,
   UsageQuery,
   UsageCost,
   PricedUsage,
   UnpricedUsage,
-} from './pricing.types';
-export type { TimeUsage, MeteredEvent } from './price-list/usage';
-export { sumCosts } from './price-list/usage';
-export { Exact as ExactDecimal, COST_DECIMAL_PLACES } from './price-list/quote';
+} from './services/pricing.types';
+export type { PricingHealth } from './snapshot/pricing-state';
+export type { TimeUsage, MeteredEvent } from './core/usage';
+export { sumCosts } from './core/usage';
+export { Exact as ExactDecimal, COST_DECIMAL_PLACES } from './core/quote';
 export { InvalidUsageError } from './errors/pricing-error';
-export type { ApplyOptions, ImportResult, WithdrawalResult } from './database/price-book.repository';
+export type { ApplyOptions, ImportResult, WithdrawalResult } from './services/price-book.service';
 export type { ImportChange, ImportReport, PriceTerms } from './price-book/describe-import';
 export type { PriceChange, PriceChangeKind, PriceHistory, RecordStatus } from './price-book/format-history';
 export type { Withdrawal } from './price-book/plan-withdrawal';
-export type { Quantity } from './price-list/quote';
-export type { PriceListDocument, PriceListEntry, PriceListFamily } from './price-list/build-price-list';
+export type { Quantity } from './core/quote';
+export type { PriceListDocument, PriceListEntry, PriceListFamily } from './core/build-price-list';
 
 // The catalogue of section 2.4.
 export type { UnitType, StorageClass, ProductFamily, ProductKeyParts, DimensionName } from './catalogue/catalogue';
@@ -56,8 +57,8 @@ export {
   runPriceBookCommand,
   type PriceBookCommand,
 } from './cli/price-book-command';
-export { readPriceBookFile } from './cli/price-book-file';
+export { DEFAULT_PRICE_BOOK_MAX_BYTES, readPriceBookFile, type ReadPriceBookOptions } from './cli/price-book-file';
 export { parsePriceBook, type PriceBook } from './price-book/price-book';
 export { terminalProgress, type ProgressStream } from './cli/terminal-progress';
 export { NO_PROGRESS, type Progress } from './price-book/progress';
-export { RETRY_AFTER_UNAVAILABLE_S } from './http/price-list-response';
+export { RETRY_AFTER_UNAVAILABLE_S } from './rendering/price-list-response';

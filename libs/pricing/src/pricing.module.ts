@@ -1,28 +1,50 @@
-import { Module, type DynamicModule, type Provider } from '@nestjs/common';
+import {
+  ConfigurableModuleBuilder,
+  Module,
+  RequestMethod,
+  type DynamicModule,
+  type MiddlewareConsumer,
+  type NestModule,
+  type Provider,
+} from '@nestjs/common';
 import { Clock, SystemClock } from '@app/clock';
 import { PriceBookRepository } from './database/price-book.repository';
+import { PriceListAnswerCounts } from './http/price-list-answer-counts';
 import { PriceListRateLimiter, PriceListRateLimitGuard } from './http/price-list-rate-limit';
-import { PricingController } from './http/pricing.controller';
+import { PRICE_LIST_PATH, PricingController } from './http/pricing.controller';
+import { PriceListMiddleware } from './http/price-list.middleware';
 import { PricingMetrics } from './metrics/pricing-metrics';
-import { PriceBookService } from './price-book/price-book.service';
-import {
-  ASYNC_OPTIONS_TYPE,
-  ConfigurableModuleClass,
-  OPTIONS_TYPE,
-  PRICING_MODULE_OPTIONS,
-  PRICING_OPTIONS,
-  resolvePricingOptions,
-} from './pricing.options';
-import { PricingService } from './pricing.service';
-import { PriceBookCache } from './snapshot/price-book-cache';
+import { PriceBookService } from './services/price-book.service';
+import { PRICING_OPTIONS, resolvePricingOptions, type PricingModuleOptions } from './options/pricing-options';
+import { PricingService } from './services/pricing.service';
+import { PriceBookLoader } from './snapshot/price-book-loader';
 import { PriceBookListener } from './snapshot/price-book-listener';
+import { PriceListRenderer } from './snapshot/price-list-renderer';
+import { PriceListSchedule } from './snapshot/price-list-schedule';
+import { PricingState } from './snapshot/pricing-state';
+
+export const {
+  ConfigurableModuleClass,
+  MODULE_OPTIONS_TOKEN: PRICING_MODULE_OPTIONS,
+  OPTIONS_TYPE,
+  ASYNC_OPTIONS_TYPE,
+} = new ConfigurableModuleBuilder<PricingModuleOptions>()
+  .setClassMethodName('forRoot')
+  // Global by default: every module of the host may ask pricing without importing it again.
+  .setExtras({ isGlobal: true }, (definition, extras) => ({ ...definition, global: extras.isGlobal }))
+  .build();
 
 const PROVIDERS: Provider[] = [
   { provide: PRICING_OPTIONS, inject: [PRICING_MODULE_OPTIONS], useFactory: resolvePricingOptions },
   { provide: Clock, useClass: SystemClock },
   PriceBookRepository,
-  PriceBookCache,
+  // Made by a factory: its constructor takes test seams (price-list-renderer.ts), not providers.
+  { provide: PriceListRenderer, useFactory: () => new PriceListRenderer() },
+  PriceListSchedule,
+  PriceBookLoader,
+  PricingState,
   PriceBookListener,
+  PriceListAnswerCounts,
   PriceListRateLimiter,
   PriceListRateLimitGuard,
   PricingService,
@@ -52,9 +74,23 @@ export class PricingModule extends ConfigurableModuleClass {
   }
 }
 
+/**
+ * The module `forRoot` returns: PricingModule's providers and routes, and PriceListMiddleware on
+ * GET (and HEAD, which Express routes with it) of the price list, ahead of the route's handler. A
+ * class of its own, so that a feature module importing the class PricingModule (harmless) does not
+ * apply the middleware again, where its providers are not.
+ */
+@Module({})
+class PricingRootModule implements NestModule {
+  configure(consumer: MiddlewareConsumer): void {
+    consumer.apply(PriceListMiddleware).forRoutes({ path: PRICE_LIST_PATH, method: RequestMethod.GET });
+  }
+}
+
 function withPricing(module: DynamicModule): DynamicModule {
   return {
     ...module,
+    module: PricingRootModule,
     controllers: [PricingController],
     providers: [...(module.providers ?? []), ...PROVIDERS],
     exports: [PricingService, PriceBookService, PricingMetrics],

@@ -14,6 +14,7 @@ describe('loadConfig', () => {
   it('has the documented defaults', () => {
     expect({ ...loadConfig({}) }).toEqual({
       databaseUrl: undefined,
+      nodeEnv: undefined,
       dataDir: '.data',
       port: 3000,
       host: '0.0.0.0',
@@ -21,9 +22,14 @@ describe('loadConfig', () => {
       pricingRateLimit: 120,
       pricingRateWindowS: 60,
       pricingMaxStalenessS: 600,
+      priceBookMaxBytes: 536870912,
       trustProxy: false,
       redisUrl: undefined,
       databaseTimeoutS: 5,
+      databaseMigrationTimeoutS: 600,
+      httpKeepAliveTimeoutS: 65,
+      httpHeadersTimeoutS: 10,
+      httpRequestTimeoutS: 30,
       shutdownTimeoutS: 10,
       logLevel: 'info',
       logFormat: 'json',
@@ -43,7 +49,13 @@ describe('loadConfig', () => {
       TRUST_PROXY: 'loopback, 10.0.0.0/8',
       REDIS_URL: 'redis://127.0.0.1:6379',
       PRICING_MAX_STALENESS_S: '30',
+      PRICE_BOOK_MAX_BYTES: '1048576',
       DATABASE_TIMEOUT_S: '2',
+      DATABASE_MIGRATION_TIMEOUT_S: '1200',
+      NODE_ENV: 'production',
+      HTTP_KEEP_ALIVE_TIMEOUT_S: '75',
+      HTTP_HEADERS_TIMEOUT_S: '5',
+      HTTP_REQUEST_TIMEOUT_S: '20',
       SHUTDOWN_TIMEOUT_S: '3',
       LOG_LEVEL: 'debug',
       LOG_FORMAT: 'pretty',
@@ -51,6 +63,7 @@ describe('loadConfig', () => {
     });
     expect({ ...config }).toEqual({
       databaseUrl: 'postgres://u:p@db:5432/pricing',
+      nodeEnv: 'production',
       dataDir: '/var/lib/pricing',
       port: 8080,
       host: '127.0.0.1',
@@ -58,9 +71,14 @@ describe('loadConfig', () => {
       pricingRateLimit: 5,
       pricingRateWindowS: 10,
       pricingMaxStalenessS: 30,
+      priceBookMaxBytes: 1048576,
       trustProxy: 'loopback,10.0.0.0/8',
       redisUrl: 'redis://127.0.0.1:6379',
       databaseTimeoutS: 2,
+      databaseMigrationTimeoutS: 1200,
+      httpKeepAliveTimeoutS: 75,
+      httpHeadersTimeoutS: 5,
+      httpRequestTimeoutS: 20,
       shutdownTimeoutS: 3,
       logLevel: 'debug',
       logFormat: 'pretty',
@@ -87,6 +105,9 @@ describe('loadConfig', () => {
     ['PRICING_RATE_WINDOW_S', '1.5'],
     ['PRICING_MAX_STALENESS_S', 'ten'],
     ['PRICING_MAX_STALENESS_S', '4'],
+    ['PRICE_BOOK_MAX_BYTES', '0'],
+    ['PRICE_BOOK_MAX_BYTES', '1MiB'],
+    ['PRICE_BOOK_MAX_BYTES', '1e6'],
     ['DATABASE_URL', 'mysql://x'],
     ['REDIS_URL', 'localhost:6379'],
     ['API_TOKENS', 'short'],
@@ -100,10 +121,25 @@ describe('loadConfig', () => {
     ['METRICS_PORT', '65536'],
     ['METRICS_PORT', 'no'],
     ['METRICS_PORT', ''],
+    ['DATABASE_MIGRATION_TIMEOUT_S', '0'],
+    ['HTTP_KEEP_ALIVE_TIMEOUT_S', '0'],
+    ['HTTP_HEADERS_TIMEOUT_S', '1.5'],
+    ['HTTP_REQUEST_TIMEOUT_S', '5'], // shorter than the head's 10 s
   ])('refuses %s=%j with a message naming it', (name, value) => {
     const problems = problemsOf({ [name]: value });
     expect(problems).toHaveLength(1);
     expect(problems[0]).toMatch(new RegExp(`^${name}`));
+  });
+
+  it('needs DATABASE_URL with NODE_ENV=production: the embedded PostgreSQL is for development', () => {
+    expect(problemsOf({ NODE_ENV: 'production' })).toEqual([
+      'DATABASE_URL is required when NODE_ENV=production: the embedded PostgreSQL and its sample prices are for development only',
+    ]);
+    expect(problemsOf({ NODE_ENV: 'production', DATABASE_URL: 'postgres://u:p@db/pricing' })).toEqual([]);
+    expect(problemsOf({ NODE_ENV: 'development' })).toEqual([]);
+    expect(problemsOf({ NODE_ENV: 'production', DATABASE_URL: 'mysql://x' })).toEqual([
+      'DATABASE_URL must be a postgres:// or postgresql:// URL',
+    ]);
   });
 
   it('turns the metrics server off with METRICS_PORT=off', () => {

@@ -4,18 +4,18 @@ import {
   IsIn,
   IsInt,
   IsOptional,
+  IsString,
   Matches,
   Max,
   Min,
   ValidateBy,
+  ValidateIf,
   validateSync,
   type ValidationOptions,
 } from 'class-validator';
+import type { TrustProxy } from '@app/pricing';
 import compileTrust from 'proxy-addr';
 import { constraintMessages } from '../validation';
-
-/** Express's `trust proxy` setting: `true`, a hop count, or addresses, subnets and names. */
-export type TrustProxy = boolean | number | string;
 
 // Each property reads one environment variable (@Expose's name), is checked by the decorators
 // below it and has its default as its initializer: a new variable is one new property here.
@@ -26,21 +26,38 @@ const integer = () =>
     typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value,
   );
 
-/** A whole number of at least `min`, from digits only, its message naming the variable. */
+/** The variable `name`: a whole number of at least `min`, from digits only, its message naming it. */
 const atLeast = (name: string, min: number, what = 'an integer') => {
   const message = `${name} must be ${what} of at least ${min}`;
-  return applyDecorators(integer(), IsInt({ message }), Min(min, { message }));
+  return applyDecorators(Expose({ name }), integer(), IsInt({ message }), Min(min, { message }));
 };
+
+/** The variable `name`: whole seconds, at least `min`. */
+const seconds = (name: string, min = 1) => atLeast(name, min, 'an integer (seconds)');
 
 const TOKEN_LIST = /^[A-Za-z0-9._~+/=-]{16,}(,[A-Za-z0-9._~+/=-]{16,})*$/;
 
 /** The validated configuration of the control plane (README, "Configuration"); nothing else reads `process.env`. */
 export class AppConfig {
-  /** PostgreSQL URL. Unset: the embedded PostgreSQL in `dataDir`. */
+  /**
+   * PostgreSQL URL. Unset: the embedded PostgreSQL in `dataDir` with the sample book, which is for
+   * development and first runs only: with NODE_ENV=production it is required.
+   */
   @Expose({ name: 'DATABASE_URL' })
-  @IsOptional()
-  @Matches(/^postgres(ql)?:\/\/\S+$/, { message: 'DATABASE_URL must be a postgres:// or postgresql:// URL' })
+  @ValidateIf((config: AppConfig) => config.databaseUrl !== undefined || config.nodeEnv === 'production')
+  @Matches(/^postgres(ql)?:\/\/\S+$/, {
+    message: ({ value }) =>
+      value === undefined
+        ? 'DATABASE_URL is required when NODE_ENV=production: the embedded PostgreSQL and its sample prices are for development only'
+        : 'DATABASE_URL must be a postgres:// or postgresql:// URL',
+  })
   readonly databaseUrl?: string;
+
+  /** `production` refuses the development defaults (the embedded PostgreSQL); any other value changes nothing. */
+  @Expose({ name: 'NODE_ENV' })
+  @IsOptional()
+  @IsString()
+  readonly nodeEnv?: string;
 
   /** The embedded PostgreSQL's data and password. */
   @Expose({ name: 'DATA_DIR' })
@@ -69,19 +86,30 @@ export class AppConfig {
   readonly apiTokens: readonly string[] = [];
 
   /** Requests per client address per window on `GET /v1/pricing`. */
-  @Expose({ name: 'PRICING_RATE_LIMIT' })
   @atLeast('PRICING_RATE_LIMIT', 1, 'a positive integer')
   readonly pricingRateLimit: number = 120;
 
-  @Expose({ name: 'PRICING_RATE_WINDOW_S' })
   @atLeast('PRICING_RATE_WINDOW_S', 1, 'a positive integer (seconds)')
   readonly pricingRateWindowS: number = 60;
 
   /** How long the last loaded prices are served while the database cannot be read. */
-  @Expose({ name: 'PRICING_MAX_STALENESS_S' })
   // Below that, the version check (at most once a second) could not keep a list fresh.
-  @atLeast('PRICING_MAX_STALENESS_S', 5, 'an integer (seconds)')
+  @seconds('PRICING_MAX_STALENESS_S', 5)
   readonly pricingMaxStalenessS: number = 600;
+
+  /** The largest price book file the CLI reads, in bytes (the library's default too, price-book-file.ts). */
+  @atLeast('PRICE_BOOK_MAX_BYTES', 1, 'a positive integer (bytes)')
+  readonly priceBookMaxBytes: number = 512 * 1024 * 1024;
+
+  /**
+   * The actor the price book CLI records on a write without `--actor`; unset or empty: the
+   * operating system's user name. The CLI checks it as it checks `--actor` (a usage error, exit 2:
+   * libs/pricing/src/cli/price-book-command.ts); the server never writes with it.
+   */
+  @Expose({ name: 'PRICING_ACTOR' })
+  @IsOptional()
+  @IsString()
+  readonly pricingActor?: string;
 
   /** Express's trust proxy values; only then is `X-Forwarded-For` read for the client address. */
   @Expose({ name: 'TRUST_PROXY' })
@@ -98,13 +126,42 @@ export class AppConfig {
   readonly redisUrl?: string;
 
   /** Client-side limit of every database call (connect, query, heartbeat). */
-  @Expose({ name: 'DATABASE_TIMEOUT_S' })
-  @atLeast('DATABASE_TIMEOUT_S', 1, 'an integer (seconds)')
+  @seconds('DATABASE_TIMEOUT_S')
   readonly databaseTimeoutS: number = 5;
 
+  /**
+   * Limit of each statement of a migration, at start-up and in `npm run migrate`: a migration of a
+   * large book may take minutes, more than DATABASE_TIMEOUT_S. One that overruns it is not retried.
+   */
+  @seconds('DATABASE_MIGRATION_TIMEOUT_S')
+  readonly databaseMigrationTimeoutS: number = 600;
+
+  /**
+   * How long an idle keep-alive connection is kept: longer than the idle timeouts of the load
+   * balancers in front (60 s for most), so that they close first and never send on a closed one.
+   */
+  @seconds('HTTP_KEEP_ALIVE_TIMEOUT_S')
+  readonly httpKeepAliveTimeoutS: number = 65;
+
+  /** A request's head must have arrived within this long (a client that dribbles it in is dropped with 408). */
+  @seconds('HTTP_HEADERS_TIMEOUT_S')
+  readonly httpHeadersTimeoutS: number = 10;
+
+  /** A whole request (head and body) must have arrived within this long. */
+  @seconds('HTTP_REQUEST_TIMEOUT_S')
+  @ValidateBy(
+    {
+      name: 'notShorterThanHeaders',
+      validator: {
+        validate: (value: unknown, args) => (value as number) >= (args?.object as AppConfig).httpHeadersTimeoutS,
+      },
+    },
+    { message: 'HTTP_REQUEST_TIMEOUT_S must be at least HTTP_HEADERS_TIMEOUT_S: the head is part of the request' },
+  )
+  readonly httpRequestTimeoutS: number = 30;
+
   /** After a stop signal, connections still open after this long are closed. */
-  @Expose({ name: 'SHUTDOWN_TIMEOUT_S' })
-  @atLeast('SHUTDOWN_TIMEOUT_S', 1, 'an integer (seconds)')
+  @seconds('SHUTDOWN_TIMEOUT_S')
   readonly shutdownTimeoutS: number = 10;
 
   @Expose({ name: 'LOG_LEVEL' })

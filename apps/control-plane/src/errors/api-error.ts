@@ -1,3 +1,5 @@
+import { CodedError } from '@app/errors';
+
 /** Codes of the host app's error envelope: `{ "error": { "code", "message", "details" } }`. */
 export enum ApiErrorCode {
   InvalidRequest = 'INVALID_REQUEST',
@@ -9,13 +11,4 @@ export enum ApiErrorCode {
 }
 
 /** A domain error of the host app; the exception filter maps its code to an HTTP status. */
-export class ApiError extends Error {
-  constructor(
-    readonly code: ApiErrorCode,
-    message: string,
-    readonly details: Readonly<Record<string, unknown>> = {},
-  ) {
-    super(message);
-    this.name = 'ApiError';
-  }
-}
+export class ApiError extends CodedError<ApiErrorCode> {}

@@ -1,9 +1,11 @@
 import { ArgumentsHost, Catch, HttpException, HttpStatus, Logger, type ExceptionFilter } from '@nestjs/common';
-import { AuthError, AuthErrorCode } from '@app/auth';
+import { AuthErrorCode } from '@app/auth';
+import { CodedError } from '@app/errors';
 import { DatabaseUnavailableError } from '@app/database';
-import { PricingError, PricingErrorCode, RETRY_AFTER_UNAVAILABLE_S } from '@app/pricing';
-import type { Response } from 'express';
-import { ApiError, ApiErrorCode } from './api-error';
+import { PricingErrorCode, RETRY_AFTER_UNAVAILABLE_S } from '@app/pricing';
+import type { ServerResponse } from 'node:http';
+import { ApiErrorCode } from './api-error';
+import { sendErrorEnvelope } from './error-envelope';
 
 type Code = ApiErrorCode | AuthErrorCode | PricingErrorCode;
 
@@ -25,6 +27,10 @@ const STATUS_OF: Record<Code, number> = {
   [PricingErrorCode.RateLimited]: HttpStatus.TOO_MANY_REQUESTS,
 };
 
+function isKnownCode(code: string): code is Code {
+  return Object.hasOwn(STATUS_OF, code);
+}
+
 interface Envelope {
   readonly status: number;
   readonly code: Code;
@@ -41,19 +47,17 @@ export class ApiExceptionFilter implements ExceptionFilter {
   private readonly logger = new Logger(ApiExceptionFilter.name);
 
   catch(exception: unknown, host: ArgumentsHost): void {
-    const response = host.switchToHttp().getResponse<Response>();
+    const response = host.switchToHttp().getResponse<ServerResponse>();
     const envelope = this.envelopeOf(exception, host.switchToHttp().getRequest<{ id?: unknown }>().id);
     if (envelope.status === 503) response.setHeader('Retry-After', String(RETRY_AFTER_UNAVAILABLE_S));
-    response.status(envelope.status).json({
-      error: { code: envelope.code, message: envelope.message, details: envelope.details },
-    });
+    sendErrorEnvelope(response, envelope.status, envelope.code, envelope.message, envelope.details);
   }
 
   /** `requestId`: the request's X-Request-Id, on the log line of an unexpected error. */
   private envelopeOf(exception: unknown, requestId: unknown): Envelope {
-    if (exception instanceof ApiError || exception instanceof AuthError || exception instanceof PricingError) {
-      const code: Code = exception.code;
-      return { status: STATUS_OF[code], code, message: exception.message, details: exception.details };
+    if (exception instanceof CodedError && isKnownCode((exception as CodedError).code)) {
+      const { code, message, details } = exception as CodedError<Code>;
+      return { status: STATUS_OF[code], code, message, details };
     }
     if (exception instanceof HttpException) return fromHttpException(exception);
     if (exception instanceof DatabaseUnavailableError) {

@@ -2,7 +2,23 @@ import { applyDecorators } from '@nestjs/common';
 import { AuthErrorCode } from '@app/auth';
 import { PricingErrorCode } from '@app/pricing';
 import { ApiProperty, ApiResponse } from '@nestjs/swagger';
+import type { ServerResponse } from 'node:http';
 import { ApiErrorCode } from './api-error';
+
+/** Writes `{ "error": { "code", "message", "details" } }`, the one shape of every error of the control plane. */
+export function sendErrorEnvelope(
+  res: ServerResponse,
+  status: number,
+  code: string,
+  message: string,
+  details: Readonly<Record<string, unknown>> = {},
+): void {
+  const body = JSON.stringify({ error: { code, message, details } });
+  res.statusCode = status;
+  res.setHeader('content-type', 'application/json; charset=utf-8');
+  res.setHeader('content-length', Buffer.byteLength(body));
+  res.end(body);
+}
 
 export class ApiErrorBody {
   @ApiProperty({

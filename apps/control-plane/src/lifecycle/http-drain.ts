@@ -5,7 +5,7 @@ import { Server as NetServer } from 'node:net';
 export const IDLE_GRACE_MS = 1_000;
 
 /**
- * Closes an HTTP server as a stop signal asks (design.md, "Operating it"): it stops accepting,
+ * Closes an HTTP server as a stop signal asks (docs/operations.md, "Shutdown"): it stops accepting,
  * lets every request in flight finish and closes its connection after that response
  * (`Connection: close`), closes the keep-alive connections that stayed idle, and at the deadline
  * closes whatever is still open. Node's server.close() alone keeps serving a keep-alive

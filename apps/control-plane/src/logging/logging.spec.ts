@@ -2,7 +2,9 @@ import { IncomingMessage, ServerResponse } from 'node:http';
 import { Socket } from 'node:net';
 import { Writable } from 'node:stream';
 import pino from 'pino';
-import { logOptions, redactSecrets, requestIdOf } from './logging';
+import { redactSecrets } from './log-text';
+import { logOptions } from './logging';
+import { requestIdOf } from './request-logging';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 

@@ -21,6 +21,27 @@ interface HttpServerMessage {
 const STARTED = Symbol('requestStartedAt');
 
 /**
+ * The `method` label's values: the methods of HTTP itself (RFC 9110, and PATCH); every other
+ * method Node's parser accepts (PROPFIND, PURGE, ...) is `_OTHER`, as OpenTelemetry's HTTP
+ * conventions name it, so that a client cannot make label values of its choosing.
+ */
+const KNOWN_METHODS: ReadonlySet<string> = new Set([
+  'GET',
+  'HEAD',
+  'POST',
+  'PUT',
+  'DELETE',
+  'CONNECT',
+  'OPTIONS',
+  'TRACE',
+  'PATCH',
+]);
+
+function methodLabel(method: string | undefined): string {
+  return method !== undefined && KNOWN_METHODS.has(method) ? method : '_OTHER';
+}
+
+/**
  * A matched route's pattern (`/v1/volumes/:id`, never the raw path, so that ids do not make a
  * label value each); Nest's not-found handler is a catch-all route (`{/*splat}`): unmatched.
  */
@@ -68,6 +89,6 @@ export class AppMetrics implements OnApplicationBootstrap, OnApplicationShutdown
     const started = request[STARTED];
     if (server !== this.server || started === undefined) return;
     const seconds = (performance.now() - started) / 1000;
-    this.requestDurations.observe(request.method!, routeOf(request), response.statusCode, seconds);
+    this.requestDurations.observe(methodLabel(request.method), routeOf(request), response.statusCode, seconds);
   };
 }

@@ -1,5 +1,6 @@
 import { Module, type MiddlewareConsumer, type NestModule } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { BearerAuthMiddleware } from '@app/auth';
 import { json } from 'express';
 import { VolumeEntity } from './volume.entity';
 import { VolumesController } from './volumes.controller';
@@ -11,8 +12,11 @@ import { VolumesService } from './volumes.service';
   providers: [VolumesService],
 })
 export class VolumesModule implements NestModule {
-  /** The app parses bodies only on the routes that take one (main.ts: bodyParser false). */
+  /**
+   * The app parses bodies only on the routes that take one (main.ts: bodyParser false), and only
+   * once the request is authenticated: a client without a token never has its body read.
+   */
   configure(consumer: MiddlewareConsumer): void {
-    consumer.apply(json({ limit: '100kb' })).forRoutes(VolumesController);
+    consumer.apply(BearerAuthMiddleware, json({ limit: '100kb' })).forRoutes(VolumesController);
   }
 }

@@ -1,6 +1,8 @@
 // Section 2.4 of the API document: the product families, in their published order,
 // the shape of their product keys, their dimensions and their unit types.
 
+import { quoteValue } from '../errors/bounded-text';
+
 export const UNIT_TYPES = ['seconds', 'gib_hours', 'gb', 'metric_months', 'requests', 'samples'] as const;
 export type UnitType = (typeof UNIT_TYPES)[number];
 
@@ -75,15 +77,15 @@ export function parseProductKey(productKey: string): ProductKeyParts | undefined
 export function explainProductKey(productKey: string): string | undefined {
   if (parseProductKey(productKey)) return undefined;
   if (productKey.startsWith('compute.')) {
-    return `"${productKey}" is not compute.<instance_type> with a dotted instance type of lower-case letters and digits (e.g. compute.g2.4)`;
+    return `${quoteValue(productKey)} is not compute.<instance_type> with a dotted instance type of lower-case letters and digits (e.g. compute.g2.4)`;
   }
   if (/^storage\.[^.]+$/.test(productKey)) {
-    return `"${productKey}" has no storage class of ${STORAGE_CLASSES.join(', ')} and is not storage.snapshot`;
+    return `${quoteValue(productKey)} has no storage class of ${STORAGE_CLASSES.join(', ')} and is not storage.snapshot`;
   }
   if (productKey.length > MAX_PRODUCT_KEY_LENGTH) {
     return `product keys have at most ${MAX_PRODUCT_KEY_LENGTH} characters`;
   }
-  return `"${productKey}" fits no product family of section 2.4 (compute.<instance_type>, network.floating_ip, network.nat_gateway, network.vpc_egress, network.vpc_ingress, network.vpc_internal, storage.<gp1|st1|io1>, storage.snapshot, observability.custom_metric, observability.api_request, observability.ingested_sample)`;
+  return `${quoteValue(productKey)} fits no product family of section 2.4 (compute.<instance_type>, network.floating_ip, network.nat_gateway, network.vpc_egress, network.vpc_ingress, network.vpc_internal, storage.<gp1|st1|io1>, storage.snapshot, observability.custom_metric, observability.api_request, observability.ingested_sample)`;
 }
 
 export function isUnitType(value: unknown): value is UnitType {

@@ -1,36 +1,55 @@
 import { parseArgs } from 'node:util';
 import type { DataSource } from 'typeorm';
 import { explainProductKey } from '../catalogue/catalogue';
-import { formatImportChanges, formatImportSummary, importReportJson } from '../price-book/describe-import';
-import { formatHistory } from '../price-book/format-history';
+import { PriceBookCommittedError } from '../errors/pricing-error';
+import { cutText, MAX_QUOTED_CHARACTERS, quoteValue } from '../errors/bounded-text';
+import {
+  formatImportSummary,
+  importChangeLines,
+  importReportJsonParts,
+  type ImportReport,
+} from '../price-book/describe-import';
+import { actorProblem, reasonProblem } from '../price-book/author';
+import { changeLines, loggedChangeJson } from '../price-book/format-changes';
+import { formatHistory, historyJson } from '../price-book/format-history';
 import { ORGANIZATION_ID, type PriceBook } from '../price-book/price-book';
-import { PriceBookService } from '../price-book/price-book.service';
+import { PrettyJsonArray } from '../price-book/text-parts';
+import { PriceBookService, processUser, type WriteOptions } from '../services/price-book.service';
 import type { Withdrawal } from '../price-book/plan-withdrawal';
 import { NO_PROGRESS, type Progress } from '../price-book/progress';
-import { parseInstant } from '../price-list/instant';
-import { readPriceBookFile } from './price-book-file';
+import { formatInstant, parseInstant } from '../core/instant';
+import { readPlanFile, writePlanFile, type PlanFile } from './plan-file';
+import { DEFAULT_PRICE_BOOK_MAX_BYTES, PriceBookFileError, readPriceBookFileAndDigest } from './price-book-file';
 
 export const PRICE_BOOK_USAGE = `usage: npm run -s pricing -- <command>
 
-  import <file> [--dry-run] [--json]
+  import <file> [--dry-run [--plan-out <plan>]] [--json] [--actor <name>] [--reason <text>]
                        apply a price book (all of it or nothing) and print what changed, one
                        line per change, then a summary; --dry-run checks and writes it exactly
                        as import does, prints the same, then rolls back (nothing is written);
-                       --json prints the same as JSON
+                       --plan-out also saves that plan for apply; --json prints it as JSON
+  apply <plan> <file> [--json] [--actor <name>] [--reason <text>]
+                       apply a book exactly as planned: refused, nothing written, when the
+                       book, the price book's version or the changes differ from the plan's
   export               print the whole price book (history included) in the import format
   show                 print the public price list as GET /v1/pricing serves it now
-  history <product_key> [--organization <id>]
+  history <product_key> [--organization <id>] [--json]
                        print every record of a list price (or an organization's price), oldest
-                       first, with its status now and when it was recorded, and withdrawals
-  withdraw <product_key> --valid-from <timestamp> [--organization <id>]
+                       first, with its status now, then each change with who made it and why
+  changes [--since <timestamp>] [--until <timestamp>] [--json]
+                       print the change log of every price, oldest first: when, what, which
+                       price, who and why (--since inclusive, --until exclusive)
+  withdraw <product_key> --valid-from <timestamp> [--organization <id>] [--actor <name>] [--reason <text>]
                        withdraw a scheduled price (reopens the price it would have ended)
-  withdraw <product_key> --valid-until <timestamp> [--organization <id>]
+  withdraw <product_key> --valid-until <timestamp> [--organization <id>] [--actor <name>] [--reason <text>]
                        withdraw a scheduled end
   migrate              migrate the database
 
-Options may stand before or after the arguments. On a terminal, reading, checking and writing
-a large book show progress on stderr. The database is DATABASE_URL, else the embedded
-PostgreSQL in DATA_DIR (default .data/).`;
+A write records who made it: --actor, else PRICING_ACTOR, else the operating system's user name
+(1 to 100 of A-Z a-z 0-9 . _ @ + -), and why: --reason (optional; one line of at most 500
+characters). Options may stand before or after the arguments. On a terminal, reading, checking
+and writing a large book show progress on stderr. The database is DATABASE_URL, else the
+embedded PostgreSQL in DATA_DIR (default .data/).`;
 
 export class PriceBookUsageError extends Error {
   constructor(message: string) {
@@ -38,6 +57,9 @@ export class PriceBookUsageError extends Error {
     this.name = 'PriceBookUsageError';
   }
 }
+
+/** Who makes a write and why, as the command line and PRICING_ACTOR give them (checked). */
+export type CommandAuthor = WriteOptions & { readonly actor: string };
 
 /** A command of the price book CLI, checked (and its book read) before any database is touched. */
 export type PriceBookCommand =
@@ -48,29 +70,72 @@ export type PriceBookCommand =
       readonly book: PriceBook;
       readonly dryRun: boolean;
       readonly json: boolean;
+      /** `--plan-out`: where to save the plan of a dry run, and the SHA-256 of the book's bytes. */
+      readonly planOut: { readonly path: string; readonly bookSha256: string } | null;
+      readonly author: CommandAuthor;
+    }
+  | {
+      readonly name: 'apply';
+      readonly file: string;
+      readonly book: PriceBook;
+      readonly plan: PlanFile;
+      readonly json: boolean;
+      readonly author: CommandAuthor;
     }
   | { readonly name: 'export' }
   | { readonly name: 'show' }
-  | { readonly name: 'history'; readonly productKey: string; readonly organizationId: string | null }
-  | { readonly name: 'withdraw'; readonly withdrawal: Withdrawal }
+  | {
+      readonly name: 'history';
+      readonly productKey: string;
+      readonly organizationId: string | null;
+      readonly json: boolean;
+    }
+  | { readonly name: 'changes'; readonly since: Date | null; readonly until: Date | null; readonly json: boolean }
+  | { readonly name: 'withdraw'; readonly withdrawal: Withdrawal; readonly author: CommandAuthor }
   | { readonly name: 'migrate' };
 
-type OptionName = 'valid-from' | 'valid-until' | 'organization' | 'dry-run' | 'json';
+type OptionName =
+  | 'valid-from'
+  | 'valid-until'
+  | 'organization'
+  | 'dry-run'
+  | 'json'
+  | 'plan-out'
+  | 'actor'
+  | 'reason'
+  | 'since'
+  | 'until';
 
 /** The options each command takes; any other is a usage error. */
 const OPTIONS_OF: Readonly<Record<string, readonly OptionName[]>> = {
-  import: ['dry-run', 'json'],
-  history: ['organization'],
-  withdraw: ['valid-from', 'valid-until', 'organization'],
+  import: ['dry-run', 'json', 'plan-out', 'actor', 'reason'],
+  apply: ['json', 'actor', 'reason'],
+  history: ['organization', 'json'],
+  changes: ['since', 'until', 'json'],
+  withdraw: ['valid-from', 'valid-until', 'organization', 'actor', 'reason'],
 };
+const COMMANDS: ReadonlySet<string> = new Set(Object.keys(OPTIONS_OF).concat('export', 'show', 'migrate'));
+
+/** What preparing a command asks of its host, once the command line is known to be right. */
+export interface PrepareOptions {
+  /** Where reading a book reports. */
+  readonly progress?: Progress;
+  /** The largest book (and plan) file read, in bytes (PRICE_BOOK_MAX_BYTES). */
+  readonly maxBookBytes?: () => number;
+  /** The actor of a write without --actor (PRICING_ACTOR); unset or empty: the process's user. */
+  readonly environmentActor?: () => string | undefined;
+}
 
 /**
- * Reads the command line; throws PriceBookUsageError, or PriceBookFileError for a bad book.
- * Reading a book reports to `progress`.
+ * Reads the command line; throws PriceBookUsageError, or PriceBookFileError for a bad book or
+ * plan. Reading a book reports to `progress`; a book larger than `maxBookBytes()` bytes is refused
+ * unread. The host's values (`maxBookBytes`, `environmentActor`) are asked for only once the
+ * command line is known to be right (the CLI validates its configuration there: usage errors come
+ * first).
  */
 export async function preparePriceBookCommand(
   argv: readonly string[],
-  progress: Progress = NO_PROGRESS,
+  options: PrepareOptions = {},
 ): Promise<PriceBookCommand> {
   let parsed;
   try {
@@ -83,25 +148,56 @@ export async function preparePriceBookCommand(
         organization: { type: 'string' },
         'dry-run': { type: 'boolean' },
         json: { type: 'boolean' },
+        'plan-out': { type: 'string' },
+        actor: { type: 'string' },
+        reason: { type: 'string' },
+        since: { type: 'string' },
+        until: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });
   } catch (error) {
-    throw new PriceBookUsageError((error as Error).message);
+    throw new PriceBookUsageError(boundArguments((error as Error).message, argv));
   }
   const { positionals, values } = parsed;
   const [command, ...args] = positionals;
   if (values.help) return { name: 'help' };
   if (command === undefined) throw new PriceBookUsageError('a command is needed');
+  if (!COMMANDS.has(command)) throw new PriceBookUsageError(`unknown command ${quoteValue(command)}`);
   const allowed = OPTIONS_OF[command] ?? [];
   for (const option of Object.keys(values) as OptionName[]) {
     if (!allowed.includes(option)) throw new PriceBookUsageError(`--${option} is not an option of ${command}`);
   }
+  const json = values.json === true;
+  const reading = { progress: options.progress ?? NO_PROGRESS, maxBytes: 0 };
+  const maxBytes = (): number => options.maxBookBytes?.() ?? DEFAULT_PRICE_BOOK_MAX_BYTES;
+  const author = (): CommandAuthor => authorOf(values, options.environmentActor ?? (() => undefined));
   switch (command) {
     case 'import': {
       if (args.length !== 1) throw new PriceBookUsageError('import takes one file');
-      const book = await readPriceBookFile(args[0], progress);
-      return { name: 'import', file: args[0], book, dryRun: values['dry-run'] === true, json: values.json === true };
+      const dryRun = values['dry-run'] === true;
+      const planPath = values['plan-out'];
+      if (planPath !== undefined && !dryRun)
+        throw new PriceBookUsageError('--plan-out is an option of import --dry-run');
+      if (planPath === '') throw new PriceBookUsageError('--plan-out takes a file name');
+      const checkedAuthor = author();
+      const { book, sha256 } = await readPriceBookFileAndDigest(args[0], { ...reading, maxBytes: maxBytes() });
+      const planOut = planPath === undefined ? null : { path: planPath, bookSha256: sha256 };
+      return { name: 'import', file: args[0], book, dryRun, json, planOut, author: checkedAuthor };
+    }
+    case 'apply': {
+      if (args.length !== 2) throw new PriceBookUsageError('apply takes a plan file and a book file');
+      const checkedAuthor = author();
+      const [planPath, file] = args;
+      const plan = await readPlanFile(planPath, maxBytes());
+      const { book, sha256 } = await readPriceBookFileAndDigest(file, { ...reading, maxBytes: maxBytes() });
+      if (sha256 !== plan.bookSha256) {
+        throw new PriceBookFileError(
+          `${file} is not the book ${planPath} was planned from: its SHA-256 is ${sha256}, the plan's is ` +
+            `${plan.bookSha256}; refused, nothing was written (plan this book: import --dry-run --plan-out)`,
+        );
+      }
+      return { name: 'apply', file, book, plan, json, author: checkedAuthor };
     }
     case 'export':
     case 'show':
@@ -109,12 +205,50 @@ export async function preparePriceBookCommand(
       if (args.length > 0) throw new PriceBookUsageError(`${command} takes no arguments`);
       return { name: command };
     case 'history':
-      return { name: 'history', ...scopeOf('history', args, values.organization) };
-    case 'withdraw':
-      return { name: 'withdraw', withdrawal: withdrawalOf(args, values) };
+      return { name: 'history', ...scopeOf('history', args, values.organization), json };
+    case 'changes': {
+      if (args.length > 0) throw new PriceBookUsageError('changes takes no arguments');
+      const since = values.since === undefined ? null : instantOption('--since', values.since);
+      const until = values.until === undefined ? null : instantOption('--until', values.until);
+      if (since && until && since.getTime() >= until.getTime()) {
+        throw new PriceBookUsageError('--since must be before --until');
+      }
+      return { name: 'changes', since, until, json };
+    }
+    case 'withdraw': {
+      const withdrawal = withdrawalOf(args, values);
+      return { name: 'withdraw', withdrawal, author: author() };
+    }
     default:
-      throw new PriceBookUsageError(`unknown command "${command}"`);
+      throw new PriceBookUsageError(`unknown command ${quoteValue(command)}`);
   }
+}
+
+/**
+ * The actor (--actor, else PRICING_ACTOR, else the process's user) and the reason of a write,
+ * checked as the change log checks them (price-book/author.ts): a usage error names what is wrong.
+ */
+function authorOf(
+  values: { readonly actor?: string; readonly reason?: string },
+  environmentActor: () => string | undefined,
+): CommandAuthor {
+  const candidates: [string | undefined, string][] = [
+    [values.actor, '--actor'],
+    [values.actor === undefined ? environmentActor() || undefined : undefined, 'PRICING_ACTOR'],
+  ];
+  const [actor, source] = candidates.find(([value]) => value !== undefined) ?? [processUser(), 'the user name'];
+  if (actor === undefined) {
+    throw new PriceBookUsageError('a write needs an actor: give --actor or set PRICING_ACTOR (this user has no name)');
+  }
+  const actorWrong = actorProblem(actor);
+  if (actorWrong) {
+    const hint = source === 'the user name' ? '; give --actor or set PRICING_ACTOR' : '';
+    throw new PriceBookUsageError(`${source} ${quoteValue(actor)}: ${actorWrong}${hint}`);
+  }
+  const reason = values.reason;
+  const reasonWrong = reason === undefined ? undefined : reasonProblem(reason);
+  if (reasonWrong) throw new PriceBookUsageError(`--reason ${quoteValue(reason!)}: ${reasonWrong}`);
+  return reason === undefined ? { actor } : { actor, reason };
 }
 
 /** The commands that need the database. */
@@ -135,28 +269,87 @@ export async function runPriceBookCommand(
   const priceBook = PriceBookService.on(dataSource);
   switch (command.name) {
     case 'import': {
-      const result = await priceBook.applyBook(command.book, { dryRun: command.dryRun, progress });
-      return out(
-        command.json
-          ? importReportJson(result)
-          : formatImportChanges(result.changes) + formatImportSummary(result, command.file),
-      );
+      const result = await priceBook.applyBook(command.book, {
+        dryRun: command.dryRun,
+        progress,
+        ...command.author,
+      });
+      if (command.planOut) await writePlanFile(command.planOut.path, result, command.planOut.bookSha256);
+      const saved = command.planOut && !command.json ? `plan saved to ${command.planOut.path}\n` : '';
+      return printReport(result, command, out, saved);
+    }
+    case 'apply': {
+      const result = await priceBook.applyBook(command.book, { progress, reviewed: command.plan, ...command.author });
+      return printReport(result, command, out);
     }
     case 'export':
-      return out(await priceBook.export());
+      for (const part of await priceBook.exportInParts()) out(part);
+      return;
     case 'show':
       return out(await priceBook.priceListAt(now));
     case 'history': {
       const history = await priceBook.history(command.productKey, command.organizationId);
-      return out(formatHistory(history, command.productKey, command.organizationId, now));
+      const print = command.json ? historyJson : formatHistory;
+      return out(print(history, command.productKey, command.organizationId, now));
+    }
+    case 'changes': {
+      const range = { since: command.since ?? undefined, until: command.until ?? undefined };
+      if (!command.json) {
+        return priceBook.changes(range, (page) => {
+          if (page.length > 0) out(changeLines(page));
+        });
+      }
+      const document = new PrettyJsonArray(
+        { since: command.since && formatInstant(command.since), until: command.until && formatInstant(command.until) },
+        'changes',
+      );
+      await priceBook.changes(range, (page) => {
+        if (page.length > 0) out(document.add(page.map(loggedChangeJson)));
+      });
+      return out(document.end());
     }
     case 'withdraw': {
-      const result = await priceBook.withdraw(command.withdrawal);
+      const result = await priceBook.withdraw(command.withdrawal, command.author);
       return out(`withdrawn at ${result.instant.toISOString()} (version ${result.version})\n`);
     }
     case 'migrate':
       return out('database migrated\n');
   }
+}
+
+/**
+ * What `import` and `apply` print: one line per change and a summary, or `--json`; `after` last.
+ * Once a write committed, a failure to print says so (PriceBookCommittedError).
+ */
+function printReport(
+  result: ImportReport & { readonly changed: boolean },
+  command: { readonly json: boolean; readonly file: string },
+  out: (text: string) => void,
+  after = '',
+): void {
+  const parts = command.json
+    ? importReportJsonParts(result)
+    : withSummary(importChangeLines(result.changes), formatImportSummary(result, command.file) + after);
+  try {
+    for (const part of parts) out(part);
+  } catch (error) {
+    if (result.changed && !result.dryRun) {
+      throw new PriceBookCommittedError(result.instant, result.version, 'printing it', error);
+    }
+    throw error;
+  }
+}
+
+function* withSummary(lines: Iterable<string>, summary: string): Generator<string, void, void> {
+  yield* lines;
+  yield summary;
+}
+
+function instantOption(option: string, text: string): Date {
+  const instant = parseInstant(text);
+  if (!instant)
+    throw new PriceBookUsageError(`${option} ${quoteValue(text)}: not an RFC 3339 timestamp with an offset`);
+  return instant;
 }
 
 /** The product key and scope of `history` and `withdraw`, checked as the price book checks them. */
@@ -171,7 +364,7 @@ function scopeOf(
   if (problem) throw new PriceBookUsageError(problem);
   if (organization !== undefined && !ORGANIZATION_ID.test(organization)) {
     throw new PriceBookUsageError(
-      `--organization "${organization}": 1 to 64 letters, digits, "_", "." or "-", starting with a letter or digit`,
+      `--organization ${quoteValue(organization)}: 1 to 64 letters, digits, "_", "." or "-", starting with a letter or digit`,
     );
   }
   return { productKey, organizationId: organization ?? null };
@@ -189,8 +382,21 @@ function withdrawalOf(
     throw new PriceBookUsageError('withdraw takes --valid-from or --valid-until');
   }
   const instant = parseInstant(text);
-  if (!instant) throw new PriceBookUsageError(`"${text}" is not an RFC 3339 timestamp with an offset`);
+  if (!instant) throw new PriceBookUsageError(`${quoteValue(text)} is not an RFC 3339 timestamp with an offset`);
   return from !== undefined
     ? { productKey, organizationId, validFrom: instant }
     : { productKey, organizationId, validUntil: instant };
+}
+
+/**
+ * parseArgs's message with every long argument it repeats cut (bounded-text.ts): it quotes an
+ * unknown option whole, twice, and an option's name before its `=value`.
+ */
+function boundArguments(message: string, argv: readonly string[]): string {
+  const long = argv
+    .flatMap((arg) => [arg, arg.split('=')[0]])
+    .filter((text) => text.length > MAX_QUOTED_CHARACTERS)
+    .sort((a, b) => b.length - a.length);
+  for (const text of new Set(long)) message = message.split(text).join(cutText(text));
+  return message;
 }

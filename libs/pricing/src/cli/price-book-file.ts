@@ -1,10 +1,12 @@
-import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { constants, type Stats } from 'node:fs';
+import { open, stat, type FileHandle } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import { foreignMessage, listProblems } from '../errors/bounded-text';
 import { parsePriceBook, type PriceBook } from '../price-book/price-book';
 import { NO_PROGRESS, type Progress } from '../price-book/progress';
 
-/** A price book file that cannot be read, is not JSON, or breaks the format: nothing is written. */
+/** A file the CLI reads (a price book, a plan) that cannot be read, is not JSON, or breaks its format: nothing is written. */
 export class PriceBookFileError extends Error {
   constructor(message: string) {
     super(message);
@@ -12,37 +14,163 @@ export class PriceBookFileError extends Error {
   }
 }
 
-/** Reads and checks a price book file, reporting the bytes read; every problem is in the error's message. */
-export async function readPriceBookFile(path: string, progress: Progress = NO_PROGRESS): Promise<PriceBook> {
-  let text: string;
-  try {
-    text = await readText(resolve(path), progress);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new PriceBookFileError(
-      `cannot read ${path}: ${code === 'ENOENT' ? 'no such file' : (error as Error).message}`,
-    );
-  }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (error) {
-    throw new PriceBookFileError(`${path} is not valid JSON: ${(error as Error).message}`);
-  }
-  const parsed = parsePriceBook(json);
+/** The largest book read when the caller names no bound: 512 MiB (the CLI's PRICE_BOOK_MAX_BYTES). */
+export const DEFAULT_PRICE_BOOK_MAX_BYTES = 512 * 1024 * 1024;
+
+export interface ReadPriceBookOptions {
+  /** Files larger than this many bytes are refused before they are read. */
+  readonly maxBytes?: number;
+  /** Reports the bytes read. */
+  readonly progress?: Progress;
+}
+
+/** Bytes asked of each read: progress moves at least this often. */
+const READ_CHUNK = 1024 * 1024;
+// Opening a FIFO without O_NONBLOCK waits for a writer; O_NOCTTY keeps a terminal device from
+// becoming the CLI's controlling terminal. Neither changes how a regular file is read.
+const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (constants.O_NOCTTY ?? 0);
+
+/**
+ * Reads and checks a price book file, reporting the bytes read; every problem is in the error's
+ * message. Only a regular file of at most `maxBytes` is read: a FIFO, a device or a directory is
+ * refused before anything is read from it, as is a file over the bound, and reading stops as
+ * soon as a file growing while it is read passes the bound.
+ */
+export async function readPriceBookFile(path: string, options: ReadPriceBookOptions = {}): Promise<PriceBook> {
+  return parsePriceBookText(textOf(path, await readFileBytes(path, options)), path);
+}
+
+/** A price book file read, and the SHA-256 of its bytes (lowercase hex): what a plan file names. */
+export interface DigestedPriceBook {
+  readonly book: PriceBook;
+  readonly sha256: string;
+}
+
+/** As readPriceBookFile, with the SHA-256 of the bytes read. */
+export async function readPriceBookFileAndDigest(
+  path: string,
+  options: ReadPriceBookOptions = {},
+): Promise<DigestedPriceBook> {
+  const bytes = await readFileBytes(path, options);
+  const sha256 = createHash('sha256').update(bytes).digest('hex');
+  return { book: parsePriceBookText(textOf(path, bytes), path), sha256 };
+}
+
+/** Checks the text of a price book file named `path`: its JSON, then the format (PriceBookFileError). */
+export function parsePriceBookText(text: string, path: string): PriceBook {
+  const parsed = parsePriceBook(parseJsonText(text, path));
   if ('errors' in parsed) {
-    throw new PriceBookFileError(`${path}: refused, nothing was written:\n  ${parsed.errors.join('\n  ')}`);
+    throw new PriceBookFileError(`${path}: refused, nothing was written:\n  ${listProblems(parsed.errors)}`);
   }
   return parsed.book;
 }
 
-async function readText(path: string, progress: Progress): Promise<string> {
-  progress.start('reading', (await stat(path)).size, 'bytes');
-  const chunks: Buffer[] = [];
-  let read = 0;
-  for await (const chunk of createReadStream(path)) {
-    chunks.push(chunk as Buffer);
-    progress.update((read += (chunk as Buffer).length));
+/**
+ * The bytes of the regular file `path`, of at most `maxBytes` (PRICE_BOOK_MAX_BYTES; default
+ * DEFAULT_PRICE_BOOK_MAX_BYTES), reporting the bytes read; PriceBookFileError when it cannot be.
+ */
+export async function readFileBytes(path: string, options: ReadPriceBookOptions = {}): Promise<Buffer> {
+  const maxBytes = options.maxBytes ?? DEFAULT_PRICE_BOOK_MAX_BYTES;
+  const progress = options.progress ?? NO_PROGRESS;
+  const absolute = resolve(path);
+  // A stat first, so that a device is not even opened (opening some has effects of its own);
+  // the fstat of the open descriptor below is what holds if the path changes in between.
+  refuseUnlessReadable(path, await readingStep(path, () => stat(absolute)), maxBytes);
+  const handle = await readingStep(path, () => open(absolute, OPEN_FLAGS));
+  try {
+    const stats = await readingStep(path, () => handle.stat());
+    refuseUnlessReadable(path, stats, maxBytes);
+    progress.start('reading', stats.size, 'bytes');
+    return await readBounded(path, handle, stats.size, maxBytes, progress);
+  } finally {
+    await handle.close();
   }
-  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** The bytes of the file `path` as text (UTF-8). */
+export function textOf(path: string, bytes: Buffer): string {
+  try {
+    return bytes.toString('utf8');
+  } catch (error) {
+    // V8 strings hold at most buffer.constants.MAX_STRING_LENGTH (2^29 - 24) characters.
+    throw new PriceBookFileError(
+      `cannot read ${path}: ${bytes.length} bytes do not fit in one string (${(error as Error).message})`,
+    );
+  }
+}
+
+/** Reads at most `maxBytes` + 1 bytes: one more than the bound tells a file that grew past it. */
+async function readBounded(
+  path: string,
+  handle: FileHandle,
+  size: number,
+  maxBytes: number,
+  progress: Progress,
+): Promise<Buffer> {
+  let buffer = Buffer.allocUnsafe(Math.min(size, maxBytes) + 1);
+  let length = 0;
+  for (;;) {
+    if (length === buffer.length) {
+      if (length > maxBytes) {
+        throw new PriceBookFileError(
+          `${path} grew past PRICE_BOOK_MAX_BYTES (${maxBytes} bytes) while it was read: refused, nothing was written`,
+        );
+      }
+      const larger = Buffer.allocUnsafe(Math.min(maxBytes + 1, Math.max(2 * length, READ_CHUNK)));
+      buffer.copy(larger, 0, 0, length);
+      buffer = larger;
+    }
+    const target = buffer;
+    const { bytesRead } = await readingStep(path, () =>
+      handle.read(target, length, Math.min(READ_CHUNK, target.length - length), null),
+    );
+    if (bytesRead === 0) return buffer.subarray(0, length);
+    progress.update((length += bytesRead));
+  }
+}
+
+function refuseUnlessReadable(path: string, stats: Stats, maxBytes: number): void {
+  if (!stats.isFile()) {
+    throw new PriceBookFileError(
+      `cannot read ${path}: it is ${kindOf(stats)}, not a regular file; only a regular file is read`,
+    );
+  }
+  if (stats.size > maxBytes) {
+    throw new PriceBookFileError(
+      `${path} is ${stats.size} bytes, more than PRICE_BOOK_MAX_BYTES (${maxBytes} bytes): refused, nothing was written`,
+    );
+  }
+}
+
+function kindOf(stats: Stats): string {
+  if (stats.isFIFO()) return 'a FIFO';
+  if (stats.isDirectory()) return 'a directory';
+  if (stats.isCharacterDevice()) return 'a character device';
+  if (stats.isBlockDevice()) return 'a block device';
+  if (stats.isSocket()) return 'a socket';
+  return 'neither a file nor a directory';
+}
+
+/** Runs a step of reading the file, its failure a PriceBookFileError that names the file. */
+/** The JSON of the file `path` (PriceBookFileError when it is not JSON). */
+export function parseJsonText(text: string, path: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    // V8's message quotes part of the text: bounded, as every quote of the book is.
+    throw new PriceBookFileError(`${path} is not valid JSON: ${foreignMessage((error as Error).message)}`);
+  }
+}
+
+async function readingStep<T>(path: string, step: () => Promise<T>): Promise<T> {
+  try {
+    return await step();
+  } catch (error) {
+    if (error instanceof PriceBookFileError) throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new PriceBookFileError(
+      // Node's message repeats the path in full: bounded, since this message names it already.
+      `cannot read ${path}: ${code === 'ENOENT' ? 'no such file' : foreignMessage((error as Error).message)}`,
+    );
+  }
 }

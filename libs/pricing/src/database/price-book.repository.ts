@@ -1,15 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
-import { PriceBookRefusedError } from '../errors/pricing-error';
-import { describeImportPlan, type ImportReport } from '../price-book/describe-import';
-import { formatPriceBook } from '../price-book/format-price-book';
-import type { PriceBook } from '../price-book/price-book';
-import type { PriceHistory, PriceChangeKind } from '../price-book/format-history';
-import { planChangesNothing, planImport, type ImportPlan } from '../price-book/plan-import';
-import { NO_PROGRESS, type Progress } from '../price-book/progress';
-import { planWithdrawal, type Withdrawal } from '../price-book/plan-withdrawal';
-import type { PriceRecord } from '../price-list/price-record';
-import type { PricingChanges, PricingData } from '../snapshot/pricing-snapshot';
+import { StringPool, type HeldPrice } from '../core/held-price';
+import type { PriceRecord } from '../core/price-record';
+import type { LoggedChange, PriceChange, PriceChangeKind, PriceHistory } from '../price-book/format-history';
+import type { Author } from '../price-book/author';
+import type { ImportPlan } from '../price-book/plan-import';
+import type { Withdrawal, WithdrawalPlan } from '../price-book/plan-withdrawal';
+import type { Progress } from '../price-book/progress';
+import type { PricingChanges, PricingData } from './pricing-data';
 
 /** Channel of the NOTIFY that every change of the price book sends. */
 export const PRICE_BOOK_CHANNEL = 'pricing_price_book_changed';
@@ -20,32 +18,22 @@ const BATCH = 5_000;
 /** Small enough that turning a page into records holds the event loop only a few milliseconds. */
 const PAGE = 5_000;
 
-/** What an import did (or, for a dry run, would do): the changes line by line and their counts. */
-export interface ImportResult extends ImportReport {
-  /** False when the book restates what is recorded; a dry run reports what would change. */
-  readonly changed: boolean;
+/**
+ * A transaction of the price book (inTransaction): every write's statements run in the one it is
+ * given, so that a workflow (services/price-book.service.ts) decides what is written together.
+ */
+export type PriceBookTransaction = EntityManager;
+
+/** A product key and a scope: the list price (`organizationId` null) or one organization's. */
+export interface PriceScope {
+  readonly productKey: string;
+  readonly organizationId: string | null;
 }
 
-export interface ApplyOptions {
-  /**
-   * Check and write the book exactly as an import does (same lock, same transaction, same
-   * statements), then roll back: nothing is kept, and no instance is notified.
-   */
-  readonly dryRun?: boolean;
-  /** Where checking and writing report their progress. */
-  readonly progress?: Progress;
-}
-
-/** Thrown inside a dry run's transaction, after its writes, so that they are rolled back. */
-class DryRunRollback extends Error {
-  constructor(readonly result: ImportResult) {
-    super('dry run: rolled back');
-  }
-}
-
-export interface WithdrawalResult {
-  readonly instant: Date;
-  readonly version: string;
+/** The whole stored price book: every record and the availability of products. */
+export interface StoredBook {
+  readonly records: readonly PriceRecord[];
+  readonly availability: ReadonlyMap<string, boolean>;
 }
 
 /** A row of price_record as read: instants as epoch milliseconds (parsing 300,000 timestamps as text costs more than the query). */
@@ -68,7 +56,7 @@ interface AvailabilityRow {
 }
 
 interface ChangedAtRow {
-  readonly changed_at: Date;
+  readonly changed_at: number;
 }
 
 interface VersionRow {
@@ -98,9 +86,53 @@ interface PriceChangeRow {
   readonly changed_at: number;
   readonly change: PriceChangeKind;
   readonly price_record_id: string | null;
+  readonly actor: string | null;
+  readonly reason: string | null;
 }
 
-const epochMs = (column: string): string => `(extract(epoch FROM ${column}) * 1000)::float8 AS ${column}`;
+/** A change-log row with its key and scope, and the record it names as it is now (LEFT JOIN). */
+interface LoggedChangeRow extends PriceChangeRow, Partial<Omit<PriceRecordRow, 'product_key' | 'organization_id'>> {
+  readonly change_id: number;
+  readonly product_key: string;
+  readonly organization_id: string | null;
+}
+
+function toLoggedChange(row: LoggedChangeRow): LoggedChange {
+  const record =
+    row.price_record_id !== null && row.valid_from !== undefined && row.valid_from !== null
+      ? toPriceRecord({ ...(row as unknown as PriceRecordRow), id: row.price_record_id, superseded_by: null })
+      : null;
+  return { ...toPriceChange(row), productKey: row.product_key, organizationId: row.organization_id, record };
+}
+
+function toPriceChange(row: PriceChangeRow): PriceChange {
+  return {
+    changedAt: new Date(row.changed_at),
+    change: row.change,
+    priceRecordId: row.price_record_id,
+    actor: row.actor,
+    reason: row.reason,
+  };
+}
+
+/** A timestamp column as epoch milliseconds (parsing 300,000 timestamps as text costs more than the query). */
+const epochMs = (column: string, alias = column): string =>
+  `(extract(epoch FROM ${column}) * 1000)::float8 AS ${alias}`;
+/** What a held price reads of a row: instants as epoch milliseconds, the id as a number (below 2^53). */
+const HELD_COLUMNS = `price_record.id::float8 AS id, product_key, organization_id, unit_type, unit_count,
+  amount::text AS amount, ${epochMs('valid_from')}, ${epochMs('valid_until')}`;
+
+interface HeldPriceRow {
+  readonly id: number;
+  readonly product_key: string;
+  readonly organization_id: string | null;
+  readonly unit_type: HeldPrice['unitType'];
+  readonly unit_count: number;
+  readonly amount: string;
+  readonly valid_from: number;
+  readonly valid_until: number | null;
+}
+
 const RECORD_COLUMNS = `id::text, product_key, organization_id, unit_type, unit_count, amount::text,
   ${epochMs('valid_from')}, ${epochMs('valid_until')}, ${epochMs('recorded_at')}, superseded_by::text`;
 
@@ -126,21 +158,26 @@ async function rows<T>(db: EntityManager, sql: string, parameters: unknown[] = [
 }
 
 /**
- * Every read and write of the price book: prices, availability, the change log and the version
- * counter. Writes are all-or-nothing, serialized by an advisory lock, and end with a NOTIFY.
+ * The SQL of the price book: prices, availability, the change log and the version counter. The
+ * reads of the prices held in memory and of operators' commands each run in a snapshot of their
+ * own; a write's statements run in the transaction its workflow gives them (inTransaction:
+ * services/price-book.service.ts decides what is written together, and whether it is kept).
  */
 @Injectable()
 export class PriceBookRepository {
+  /** The product keys and organization ids of the prices held, each once (held-price.ts). */
+  private readonly pool = new StringPool();
+
   constructor(private readonly dataSource: DataSource) {}
 
-  /** Everything pricing serves, read in one snapshot (REPEATABLE READ), in pages. */
+  /** Everything pricing serves, read in one snapshot (REPEATABLE READ), in pages, as held prices. */
   loadPricingData(): Promise<PricingData> {
     return this.dataSource.transaction('REPEATABLE READ', async (db) => {
       const [{ last_change_id: lastChangeId }] = await rows<{ last_change_id: string }>(
         db,
         `SELECT coalesce(max(id), 0)::text AS last_change_id FROM price_change`,
       );
-      const records = await readRecords(db);
+      const records = await readHeldPrices(db, this.pool);
       const availability = await readAvailability(db);
       const listWrites = await readListWrites(db, '0');
       const version = await readVersion(db);
@@ -170,17 +207,12 @@ export class PriceBookRepository {
         `SELECT DISTINCT product_key FROM price_change WHERE id > $1::bigint`,
         [sinceChangeId],
       );
+      const productKeys = keys.map((k) => k.product_key);
       const records =
-        keys.length === 0
-          ? []
-          : await readRecords(
-              db,
-              `product_key IN (SELECT product_key FROM price_change WHERE id > $2::bigint)`,
-              sinceChangeId,
-            );
+        keys.length === 0 ? [] : await readHeldPrices(db, this.pool, `product_key = ANY($2::text[])`, productKeys);
       return {
         sinceChangeId,
-        productKeys: keys.map((k) => k.product_key),
+        productKeys,
         records,
         availability: await readAvailability(db),
         listWrites: await readListWrites(db, sinceChangeId),
@@ -198,83 +230,151 @@ export class PriceBookRepository {
   }
 
   /**
-   * Applies a price book in one transaction, serialized with every other write: all of it, or,
-   * when any entry is refused, nothing. The instant is when the price book lock was granted
-   * (see lockPriceBook). A dry run takes the same path and rolls back after writing.
+   * Runs `work` in one transaction and commits it, or, with `commit: false`, rolls it back once
+   * `work` is done (a dry run: the same statements, nothing kept, no NOTIFY sent). When `work`
+   * throws, nothing is kept either.
    */
-  async apply(book: PriceBook, options: ApplyOptions = {}): Promise<ImportResult> {
-    const progress = options.progress ?? NO_PROGRESS;
+  async inTransaction<T>(work: (tx: PriceBookTransaction) => Promise<T>, { commit = true } = {}): Promise<T> {
+    const runner = this.dataSource.createQueryRunner();
+    await runner.connect();
     try {
-      return await this.dataSource.transaction(async (db) => {
-        progress.start('checking', book.prices.length, 'entries');
-        const instant = await lockPriceBook(db);
-        const stored = await readRecords(db);
-        const planned = planImport(book, stored, await readAvailability(db), instant, (done) => progress.update(done));
-        if ('errors' in planned) throw new PriceBookRefusedError(planned.errors);
-        const { plan } = planned;
-        const changed = !planChangesNothing(plan);
-        if (changed) await writePlan(db, plan, instant, progress);
-        const result: ImportResult = {
-          changed,
-          dryRun: options.dryRun === true,
-          instant,
-          version: changed && !options.dryRun ? await publishChange(db) : await readVersion(db),
-          inserted: plan.inserts.length,
-          ended: plan.ends.length,
-          availabilityChanged: plan.availability.length,
-          unchanged: plan.unchanged,
-          changes: describeImportPlan(plan),
-        };
-        if (options.dryRun) throw new DryRunRollback(result);
-        return result;
-      });
+      await runner.startTransaction();
+      const result = await work(runner.manager);
+      if (commit) await runner.commitTransaction();
+      else await runner.rollbackTransaction();
+      return result;
     } catch (error) {
-      if (error instanceof DryRunRollback) return error.result;
+      if (runner.isTransactionActive) await runner.rollbackTransaction().catch(() => undefined);
       throw error;
     } finally {
-      progress.stop();
+      await runner.release();
     }
   }
 
-  /** Withdraws a scheduled price or a scheduled end, in one transaction. */
-  withdraw(withdrawal: Withdrawal): Promise<WithdrawalResult> {
-    return this.dataSource.transaction(async (db) => {
-      const instant = await lockPriceBook(db);
-      const planned = planWithdrawal(withdrawal, await readRecords(db), instant);
-      if ('error' in planned) throw new PriceBookRefusedError([planned.error]);
-      const { deleteId, reends } = planned.plan;
-      // Unlink first: the successor's own link and the records it ended point at the deleted row.
-      for (const reend of reends) {
-        await db.query(`UPDATE price_record SET superseded_by = NULL WHERE id = $1`, [reend.id]);
-      }
-      if (deleteId !== null) await db.query(`DELETE FROM price_record WHERE id = $1`, [deleteId]);
-      for (const reend of reends) {
-        await db.query(`UPDATE price_record SET valid_until = $2, superseded_by = $3 WHERE id = $1`, [
-          reend.id,
-          reend.validUntil,
-          reend.supersededBy,
-        ]);
-      }
-      await db.query(
-        `INSERT INTO price_change (changed_at, product_key, organization_id, change, price_record_id)
-         VALUES ($1, $2, $3, $4, $5)`,
-        [
-          instant,
-          withdrawal.productKey,
-          withdrawal.organizationId,
-          deleteId !== null ? 'withdraw_price' : 'withdraw_end',
-          deleteId ?? reends[0]?.id ?? null,
-        ],
-      );
-      return { instant, version: await publishChange(db) };
-    });
+  /**
+   * Takes the price book lock, which serializes every write, and returns the write's instant: the
+   * time the lock was granted, so that serialized writes have increasing instants, rounded up to
+   * the millisecond (a Date has no microseconds), so that it is never before the transaction's
+   * now(), which the history trigger checks ends against.
+   */
+  async lock(tx: PriceBookTransaction): Promise<Date> {
+    await tx.query(`SELECT pg_advisory_xact_lock($1)`, [PRICE_BOOK_LOCK]);
+    const [{ instant }] = await rows<InstantRow>(
+      tx,
+      `SELECT date_trunc('milliseconds', t) + CASE WHEN t > date_trunc('milliseconds', t)
+                THEN interval '1 millisecond' ELSE interval '0' END AS instant
+         FROM statement_timestamp() AS t`,
+    );
+    return instant;
   }
 
-  /** The whole price book in the import format (see formatPriceBook). */
-  exportBook(): Promise<string> {
-    return this.dataSource.transaction('REPEATABLE READ', async (db) =>
-      formatPriceBook(await readRecords(db), await readAvailability(db)),
+  /**
+   * The stored records of the product keys and scopes named (`organizationId` null: the list
+   * price), read by the scope index, BATCH scopes a statement; nothing else.
+   */
+  async recordsOf(tx: PriceBookTransaction, scopes: readonly PriceScope[]): Promise<PriceRecord[]> {
+    const records: PriceRecord[] = [];
+    const listKeys = scopes.filter((s) => s.organizationId === null).map((s) => s.productKey);
+    const organizations = scopes.filter((s) => s.organizationId !== null);
+    await inBatches(listKeys, async (keys) => {
+      const found = await rows<PriceRecordRow>(
+        tx,
+        `SELECT ${RECORD_COLUMNS} FROM price_record
+          WHERE product_key = ANY($1::text[]) AND organization_id IS NULL`,
+        [keys],
+      );
+      for (const row of found) records.push(toPriceRecord(row));
+    });
+    await inBatches(organizations, async (batch) => {
+      const found = await rows<PriceRecordRow>(
+        tx,
+        `SELECT ${RECORD_COLUMNS} FROM price_record
+          WHERE (product_key, organization_id) IN (SELECT * FROM unnest($1::text[], $2::text[]))`,
+        [batch.map((s) => s.productKey), batch.map((s) => s.organizationId)],
+      );
+      for (const row of found) records.push(toPriceRecord(row));
+    });
+    return records;
+  }
+
+  /** The availability of products (a product not listed is on sale). */
+  availability(tx: PriceBookTransaction): Promise<Map<string, boolean>> {
+    return readAvailability(tx);
+  }
+
+  /** The price book's version. */
+  version(tx: PriceBookTransaction): Promise<string> {
+    return readVersion(tx);
+  }
+
+  /**
+   * Writes a plan with a few bulk statements, BATCH rows each (unnest arrays), never a round trip
+   * per row; each statement stays well within the database timeout.
+   */
+  writePlan(
+    tx: PriceBookTransaction,
+    plan: ImportPlan,
+    instant: Date,
+    author: Author,
+    progress: Progress,
+  ): Promise<void> {
+    return writePlan(tx, plan, instant, author, progress);
+  }
+
+  /** Withdraws what `plan` names: a scheduled price deleted, the prices it ended reopened or re-ended. */
+  async writeWithdrawal(
+    tx: PriceBookTransaction,
+    withdrawal: Withdrawal,
+    plan: WithdrawalPlan,
+    instant: Date,
+    author: Author,
+  ): Promise<void> {
+    const { deleteId, reends } = plan;
+    // Unlink first: the successor's own link and the records it ended point at the deleted row.
+    for (const reend of reends) {
+      await tx.query(`UPDATE price_record SET superseded_by = NULL WHERE id = $1`, [reend.id]);
+    }
+    if (deleteId !== null) await tx.query(`DELETE FROM price_record WHERE id = $1`, [deleteId]);
+    for (const reend of reends) {
+      await tx.query(`UPDATE price_record SET valid_until = $2, superseded_by = $3 WHERE id = $1`, [
+        reend.id,
+        reend.validUntil,
+        reend.supersededBy,
+      ]);
+    }
+    await tx.query(
+      `INSERT INTO price_change (changed_at, product_key, organization_id, change, price_record_id, actor, reason)
+       VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+      [
+        instant,
+        withdrawal.productKey,
+        withdrawal.organizationId,
+        deleteId !== null ? 'withdraw_price' : 'withdraw_end',
+        deleteId ?? reends[0]?.id ?? null,
+        author.actor,
+        author.reason,
+      ],
     );
+  }
+
+  /** Moves the version and notifies listening instances; the notification goes out on commit. */
+  async publishChange(tx: PriceBookTransaction): Promise<string> {
+    // A top-level UPDATE would come back from TypeORM as [rows, rowCount]; as a CTE it is a SELECT.
+    const [{ version }] = await rows<VersionRow>(
+      tx,
+      `WITH moved AS (UPDATE price_book_version SET version = version + 1 RETURNING version)
+       SELECT version::text FROM moved`,
+    );
+    await tx.query(`SELECT pg_notify($1, $2)`, [PRICE_BOOK_CHANNEL, version]);
+    return version;
+  }
+
+  /** The whole price book, read in one snapshot. */
+  readBook(): Promise<StoredBook> {
+    return this.dataSource.transaction('REPEATABLE READ', async (db) => ({
+      records: await readRecords(db),
+      availability: await readAvailability(db),
+    }));
   }
 
   /** Every record of one key and scope (`organizationId` null: the list price), and its change log. */
@@ -290,18 +390,42 @@ export class PriceBookRepository {
       );
       const changes = await rows<PriceChangeRow>(
         db,
-        `SELECT ${epochMs('changed_at')}, change, price_record_id::text FROM price_change
+        `SELECT ${epochMs('changed_at')}, change, price_record_id::text, actor, reason FROM price_change
           WHERE product_key = $1 AND ${scope} AND change <> 'availability' ORDER BY price_change.changed_at, price_change.id`,
         parameters,
       );
-      return {
-        records: records.map(toPriceRecord),
-        changes: changes.map((row) => ({
-          changedAt: new Date(row.changed_at),
-          change: row.change,
-          priceRecordId: row.price_record_id,
-        })),
-      };
+      return { records: records.map(toPriceRecord), changes: changes.map(toPriceChange) };
+    });
+  }
+
+  /**
+   * The change log of every key and scope with `changedAt` in [since, until) (either open), oldest
+   * first, given to `consume` a page at a time (PAGE rows), each change with the record it names as
+   * it is now (none for a withdrawn price or availability), read in one snapshot.
+   */
+  changes(
+    range: { readonly since?: Date; readonly until?: Date },
+    consume: (page: readonly LoggedChange[]) => void | Promise<void>,
+  ): Promise<void> {
+    return this.dataSource.transaction('REPEATABLE READ', async (db) => {
+      let after = 0;
+      for (;;) {
+        // Change ids grow with changed_at (every write takes the price book lock first): pages by id.
+        const page = await rows<LoggedChangeRow>(
+          db,
+          `SELECT c.id::float8 AS change_id, ${epochMs('c.changed_at', 'changed_at')},
+                  c.change, c.price_record_id::text, c.actor, c.reason, c.product_key, c.organization_id,
+                  r.unit_type, r.unit_count, r.amount::text AS amount, ${epochMs('r.valid_from', 'valid_from')},
+                  ${epochMs('r.valid_until', 'valid_until')}, ${epochMs('r.recorded_at', 'recorded_at')}
+             FROM price_change c LEFT JOIN price_record r ON r.id = c.price_record_id
+            WHERE c.id > $1 AND ($2::timestamptz IS NULL OR c.changed_at >= $2) AND ($3::timestamptz IS NULL OR c.changed_at < $3)
+            ORDER BY c.id LIMIT ${PAGE}`,
+          [after, range.since ?? null, range.until ?? null],
+        );
+        await consume(page.map(toLoggedChange));
+        if (page.length < PAGE) return;
+        after = page[page.length - 1].change_id;
+      }
     });
   }
 
@@ -313,23 +437,6 @@ export class PriceBookRepository {
     );
     return row.empty;
   }
-}
-
-/**
- * Takes the price book lock and returns the write's instant: the time the lock was granted, so
- * that serialized writes have increasing instants, rounded up to the millisecond (a Date has no
- * microseconds), so that it is never before the transaction's now(), which the history trigger
- * checks ends against.
- */
-async function lockPriceBook(db: EntityManager): Promise<Date> {
-  await db.query(`SELECT pg_advisory_xact_lock($1)`, [PRICE_BOOK_LOCK]);
-  const [{ instant }] = await rows<InstantRow>(
-    db,
-    `SELECT date_trunc('milliseconds', t) + CASE WHEN t > date_trunc('milliseconds', t)
-              THEN interval '1 millisecond' ELSE interval '0' END AS instant
-       FROM statement_timestamp() AS t`,
-  );
-  return instant;
 }
 
 /**
@@ -354,15 +461,52 @@ async function readRecords(db: EntityManager, where = 'true', parameter?: string
   }
 }
 
-/** Instants of list-price writes after the change `afterChangeId`, for `last_changed`. */
-async function readListWrites(db: EntityManager, afterChangeId: string): Promise<Date[]> {
+/** Instants (epoch ms) of list-price writes after the change `afterChangeId`, for `last_changed`. */
+async function readListWrites(db: EntityManager, afterChangeId: string): Promise<number[]> {
   const writes = await rows<ChangedAtRow>(
     db,
-    `SELECT DISTINCT changed_at FROM price_change
+    `SELECT DISTINCT ${epochMs('changed_at')} FROM price_change
       WHERE id > $1::bigint AND organization_id IS NULL AND change <> 'availability' ORDER BY changed_at`,
     [afterChangeId],
   );
   return writes.map((w) => w.changed_at);
+}
+
+/**
+ * The held prices (all, or those `where` selects, its parameter as $2), a page per statement
+ * (keyset, by id), each row turned into a compact held price as its page is read: the rows of a
+ * million records are never all held at once.
+ */
+async function readHeldPrices(
+  db: EntityManager,
+  pool: StringPool,
+  where = 'true',
+  parameter?: unknown,
+): Promise<HeldPrice[]> {
+  const prices: HeldPrice[] = [];
+  let after = 0;
+  for (;;) {
+    const page = await rows<HeldPriceRow>(
+      db,
+      `SELECT ${HELD_COLUMNS} FROM price_record
+        WHERE price_record.id > $1 AND ${where} ORDER BY price_record.id LIMIT ${PAGE}`,
+      parameter === undefined ? [after] : [after, parameter],
+    );
+    for (const row of page) {
+      prices.push({
+        id: row.id,
+        productKey: pool.intern(row.product_key),
+        organizationId: pool.intern(row.organization_id),
+        unitType: row.unit_type,
+        unitCount: row.unit_count,
+        amount: row.amount,
+        validFrom: row.valid_from,
+        validUntil: row.valid_until,
+      });
+    }
+    if (page.length < PAGE) return prices;
+    after = page[page.length - 1].id;
+  }
 }
 
 async function readAvailability(db: EntityManager): Promise<Map<string, boolean>> {
@@ -375,11 +519,13 @@ async function readVersion(db: EntityManager): Promise<string> {
   return row.version;
 }
 
-/**
- * Writes a plan with a few bulk statements, BATCH rows each (unnest arrays), never a round trip
- * per row; each statement stays well within the database timeout.
- */
-async function writePlan(db: EntityManager, plan: ImportPlan, instant: Date, progress: Progress): Promise<void> {
+async function writePlan(
+  db: EntityManager,
+  plan: ImportPlan,
+  instant: Date,
+  author: Author,
+  progress: Progress,
+): Promise<void> {
   let written = 0;
   progress.start('writing', plan.ends.length + plan.inserts.length + plan.availability.length, 'rows');
   const advance = (rowCount: number): void => progress.update((written += rowCount));
@@ -457,9 +603,17 @@ async function writePlan(db: EntityManager, plan: ImportPlan, instant: Date, pro
   ];
   await inBatches(changes, (batch) =>
     db.query(
-      `INSERT INTO price_change (changed_at, product_key, organization_id, change, price_record_id)
-       SELECT $1, * FROM unnest($2::text[], $3::text[], $4::text[], $5::bigint[])`,
-      [instant, batch.map((c) => c.key), batch.map((c) => c.org), batch.map((c) => c.change), batch.map((c) => c.id)],
+      `INSERT INTO price_change (changed_at, actor, reason, product_key, organization_id, change, price_record_id)
+       SELECT $1, $2, $3, * FROM unnest($4::text[], $5::text[], $6::text[], $7::bigint[])`,
+      [
+        instant,
+        author.actor,
+        author.reason,
+        batch.map((c) => c.key),
+        batch.map((c) => c.org),
+        batch.map((c) => c.change),
+        batch.map((c) => c.id),
+      ],
     ),
   );
 }
@@ -472,16 +626,4 @@ async function inBatches<T>(
   for (let start = 0; start < items.length; start += BATCH) {
     await write(items.slice(start, start + BATCH), start);
   }
-}
-
-/** Moves the version and notifies listening instances; the notification goes out on commit. */
-async function publishChange(db: EntityManager): Promise<string> {
-  // A top-level UPDATE would come back from TypeORM as [rows, rowCount]; as a CTE it is a SELECT.
-  const [{ version }] = await rows<VersionRow>(
-    db,
-    `WITH moved AS (UPDATE price_book_version SET version = version + 1 RETURNING version)
-     SELECT version::text FROM moved`,
-  );
-  await db.query(`SELECT pg_notify($1, $2)`, [PRICE_BOOK_CHANNEL, version]);
-  return version;
 }

@@ -1,3 +1,6 @@
+import { CodedError } from '@app/errors';
+import { listProblems, MAX_LISTED_PROBLEMS } from './bounded-text';
+
 /** Codes of the errors the pricing library raises; the host app maps them to HTTP statuses. */
 export enum PricingErrorCode {
   /** The product is priced but not on sale, or has no current list price (rule 4). */
@@ -16,16 +19,7 @@ export enum PricingErrorCode {
   RateLimited = 'RATE_LIMITED',
 }
 
-export class PricingError extends Error {
-  constructor(
-    readonly code: PricingErrorCode,
-    message: string,
-    readonly details: Readonly<Record<string, unknown>> = {},
-  ) {
-    super(message);
-    this.name = 'PricingError';
-  }
-}
+export class PricingError extends CodedError<PricingErrorCode> {}
 
 export class ProductUnavailableError extends PricingError {
   constructor(
@@ -50,10 +44,17 @@ export class PricingUnavailableError extends PricingError {
   }
 }
 
-/** A price book, or a withdrawal, that was refused: every problem, each naming its entry. */
+/**
+ * A price book, or a withdrawal, that was refused: every problem in `problems`, each naming its
+ * entry; the message and details list the first MAX_LISTED_PROBLEMS (bounded-text.ts).
+ */
 export class PriceBookRefusedError extends PricingError {
   constructor(readonly problems: readonly string[]) {
-    super(PricingErrorCode.PriceBookRefused, `refused, nothing was written:\n  ${problems.join('\n  ')}`, { problems });
+    const omitted = Math.max(0, problems.length - MAX_LISTED_PROBLEMS);
+    super(PricingErrorCode.PriceBookRefused, `refused, nothing was written:\n  ${listProblems(problems)}`, {
+      problems: problems.slice(0, MAX_LISTED_PROBLEMS),
+      ...(omitted > 0 ? { omitted_problems: omitted } : {}),
+    });
   }
 }
 
@@ -77,5 +78,25 @@ export class InvalidUsageError extends PricingError {
     details: Readonly<Record<string, unknown>> = {},
   ) {
     super(PricingErrorCode.InvalidUsage, message, { field, ...details });
+  }
+}
+
+/**
+ * A write that committed, after which something failed (describing or printing what it did): its
+ * change is recorded and served. The message says so, with the write's instant and version, and
+ * what failed: never "nothing was written".
+ */
+export class PriceBookCommittedError extends Error {
+  constructor(
+    readonly instant: Date,
+    readonly version: string,
+    what: string,
+    override readonly cause: unknown,
+  ) {
+    super(
+      `applied at ${instant.toISOString()} (version ${version}): the change was committed and is in force, ` +
+        `but ${what} failed: ${cause instanceof Error ? cause.message : String(cause)}`,
+    );
+    this.name = 'PriceBookCommittedError';
   }
 }

@@ -1,5 +1,6 @@
-/** The content codings the price list is kept in: the plain body, gzip and brotli. */
-export type ContentCoding = 'identity' | 'gzip' | 'br';
+import type { ContentCoding } from '../rendering/price-list-response';
+
+export type { ContentCoding };
 
 /** The codings we encode, in order of preference at equal weight (brotli is the smaller). */
 const ENCODED: readonly Exclude<ContentCoding, 'identity'>[] = ['br', 'gzip'];

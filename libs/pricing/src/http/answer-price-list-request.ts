@@ -1,13 +1,13 @@
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
-import { parseHttpDate } from '../price-list/instant';
+import { parseHttpDate } from '../core/instant';
 import { negotiateContentCoding } from './accept-encoding';
-import { ifNoneMatchMatches } from './entity-tag';
+import { ifNoneMatchMatches } from '../rendering/entity-tag';
 import {
   ANY_ORIGIN,
   RETRY_AFTER_UNAVAILABLE_S,
   type PlainResponse,
   type PriceListResponse,
-} from './price-list-response';
+} from '../rendering/price-list-response';
 
 /**
  * 429 and 503 tell when to retry; Retry-After is not a CORS-safelisted header, so it is exposed

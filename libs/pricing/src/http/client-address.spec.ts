@@ -22,16 +22,37 @@ describe('clientAddress', () => {
 
   it.each([
     ['not an address', 'hello'],
-    ['an address with a port', '203.0.113.9:4711'],
-    ['an IPv6 address in brackets', '[2001:db8::1]'],
+    ['a port out of range', '203.0.113.9:65536'],
+    ['a port that is no number', '203.0.113.9:http'],
+    ['an empty port', '203.0.113.9:'],
+    ['IPv6 with a port but no brackets', '2001:db8::1:443:x'],
+    ['IPv4 in brackets', '[203.0.113.9]:80'],
+    ['an unclosed bracket', '[2001:db8::1'],
+    ['text after the brackets', '[2001:db8::1]x'],
     ['an empty element', ''],
     ['a very long value', 'x'.repeat(10_000)],
     ['a key of another client', '203.0.113.9/32'],
   ])('stops at a value that is not an IP address (%s): the last valid hop is the client', (_what, junk) => {
-    expect(clientAddress('127.0.0.1', junk, loopback)).toBe('127.0.0.1');
+    const malformed = jest.fn();
+    expect(clientAddress('127.0.0.1', junk, loopback, malformed)).toBe('127.0.0.1');
     expect(clientAddress('127.0.0.1', `${junk}, 203.0.113.9`, loopback)).toBe('203.0.113.9');
-    expect(clientAddress('127.0.0.1', `203.0.113.9, ${junk}`, loopback)).toBe('127.0.0.1');
+    expect(clientAddress('127.0.0.1', `203.0.113.9, ${junk}`, loopback, malformed)).toBe('127.0.0.1');
     expect(clientAddress('127.0.0.1', `203.0.113.9, ${junk}, 127.0.0.5`, loopback)).toBe('127.0.0.5');
+    expect(malformed).toHaveBeenCalledTimes(2);
+  });
+
+  it.each([
+    ['IPv4 with a port', '203.0.113.9:4711', '203.0.113.9'],
+    ['IPv4 with the highest port', '203.0.113.9:65535', '203.0.113.9'],
+    ['IPv6 in brackets', '[2001:db8::1]', '2001:db8::1'],
+    ['IPv6 in brackets with a port', '[2001:db8::1]:443', '2001:db8::1'],
+    ['IPv6 with a zone, in brackets with a port', '[fe80::1%eth0]:443', 'fe80::1%eth0'],
+  ])('counts an element with a port as its address (%s)', (_what, element, address) => {
+    const malformed = jest.fn();
+    expect(clientAddress('127.0.0.1', element, loopback, malformed)).toBe(address);
+    expect(clientAddress('127.0.0.1', `198.51.100.7, ${element}`, loopback, malformed)).toBe(address);
+    expect(clientAddress('127.0.0.1', `198.51.100.7, ${element}, 127.0.0.2:80`, loopback)).toBe(address);
+    expect(malformed).not.toHaveBeenCalled();
   });
 
   it('trusts a hop count as Express does: n hops from the socket', () => {

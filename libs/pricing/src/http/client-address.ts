@@ -1,8 +1,6 @@
 import { isIP } from 'node:net';
 import compileTrust from 'proxy-addr';
-
-/** Express's `trust proxy` values: `true`, a hop count, or addresses, subnets and names. */
-export type TrustProxy = boolean | number | string;
+import type { TrustProxy } from '../options/pricing-options';
 
 /** Whether the hop `hop` away from us (0: the socket's peer), at `address`, is a trusted proxy. */
 export type TrustedHop = (address: string, hop: number) => boolean;
@@ -18,25 +16,67 @@ export function compileTrustProxy(value: TrustProxy): TrustedHop | undefined {
 /**
  * The client's address: the socket's peer, or, when that peer is a trusted proxy, the address it
  * forwarded. `X-Forwarded-For` is walked from the right (the hop nearest to us) through trusted
- * proxies; a value that is not an IP address ends the walk, and the client is the last valid
- * address seen (at worst the socket's), so no header text ever becomes a rate-limit key.
+ * proxies; an element counts as its address with or without a port (`203.0.113.7:4711`,
+ * `[2001:db8::1]:443`, as some load balancers write them). An element that is no address ends the
+ * walk (`onMalformed` is called), and the client is the last valid address seen (at worst the
+ * socket's), so no header text ever becomes a rate-limit key. Linear in the header's length.
  */
 export function clientAddress(
   socketAddress: string | undefined,
   forwardedFor: string | undefined,
   trusted: TrustedHop | undefined,
+  onMalformed?: () => void,
 ): string | undefined {
   if (!trusted || socketAddress === undefined || forwardedFor === undefined) return socketAddress;
   let client = socketAddress;
   if (!trusted(client, 0)) return client;
-  const hops = forwardedFor.split(',');
-  for (let i = hops.length - 1, hop = 1; i >= 0; i--, hop++) {
-    const candidate = hops[i].trim();
-    if (isIP(candidate) === 0) break;
+  let end = forwardedFor.length;
+  for (let hop = 1; end >= 0; hop++) {
+    const start = forwardedFor.lastIndexOf(',', end - 1) + 1;
+    const candidate = forwardedAddress(forwardedFor.slice(start, end));
+    if (candidate === undefined) {
+      onMalformed?.();
+      break;
+    }
     client = candidate;
-    if (!trusted(client, hop)) break;
+    if (!trusted(client, hop) || start === 0) break;
+    end = start - 1;
   }
   return client;
+}
+
+/** An IPv6 address with a zone and brackets, and a port, is shorter than this. */
+const MAX_ELEMENT_LENGTH = 64;
+
+/**
+ * The address of one element of X-Forwarded-For: an IPv4 or IPv6 address, `IPv4:port`, or
+ * `[IPv6]` with an optional `:port` (a port is a number up to 65535); `undefined` for anything
+ * else. Long elements are refused before any parsing.
+ */
+export function forwardedAddress(element: string): string | undefined {
+  const text = element.length > MAX_ELEMENT_LENGTH ? '' : element.trim();
+  if (text === '') return undefined;
+  if (text.charCodeAt(0) === 0x5b /* [ */) {
+    const close = text.indexOf(']');
+    const address = text.slice(1, close);
+    const rest = text.slice(close + 1);
+    return close > 0 && isIP(address) === 6 && (rest === '' || isPortSuffix(rest)) ? address : undefined;
+  }
+  if (isIP(text) !== 0) return text;
+  const colon = text.indexOf(':');
+  if (colon < 0 || text.indexOf(':', colon + 1) >= 0) return undefined; // IPv6 without brackets takes no port
+  const address = text.slice(0, colon);
+  return isIP(address) === 4 && isPortSuffix(text.slice(colon)) ? address : undefined;
+}
+
+/** `:` and a port number (1 to 5 digits, at most 65535). */
+function isPortSuffix(text: string): boolean {
+  if (text.length < 2 || text.length > 6 || text.charCodeAt(0) !== 0x3a) return false;
+  for (let i = 1; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x30 || c > 0x39) return false;
+  }
+  return Number(text.slice(1)) <= 65535;
 }
 
 /**

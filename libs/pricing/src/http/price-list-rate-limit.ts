@@ -10,7 +10,7 @@ import {
 import type { IncomingMessage } from 'node:http';
 import { Clock } from '@app/clock';
 import { RateLimitedError } from '../errors/pricing-error';
-import { PRICING_OPTIONS, type ResolvedPricingOptions } from '../pricing.options';
+import { PRICING_OPTIONS, type ResolvedPricingOptions } from '../options/pricing-options';
 import { clientAddress, clientAddressKey, compileTrustProxy, type TrustedHop } from './client-address';
 import { FixedWindowLimiter, type RateVerdict } from './fixed-window-limiter';
 import { SharedRateLimiter } from './shared-rate-limiter';
@@ -22,9 +22,23 @@ import { SharedRateLimiter } from './shared-rate-limiter';
  */
 @Injectable()
 export class PriceListRateLimiter implements OnModuleInit, OnModuleDestroy {
+  private readonly logger = new Logger(PriceListRateLimiter.name);
   private readonly trusted: TrustedHop | undefined;
   private readonly local: FixedWindowLimiter | undefined;
   private readonly shared: SharedRateLimiter | undefined;
+  private warnedMalformed = false;
+  /**
+   * Once per process: an element of X-Forwarded-For that is no address, behind a trusted proxy,
+   * means a proxy writes something else (or passes on what clients send); its text is not logged.
+   */
+  private readonly onMalformed = (): void => {
+    if (this.warnedMalformed) return;
+    this.warnedMalformed = true;
+    this.logger.warn(
+      'X-Forwarded-For held an element that is not an IP address (with or without a port) behind a trusted proxy: ' +
+        'such a request is limited as the last valid address; check what the proxies named in TRUST_PROXY write',
+    );
+  };
 
   constructor(
     @Inject(PRICING_OPTIONS) options: ResolvedPricingOptions,
@@ -32,7 +46,7 @@ export class PriceListRateLimiter implements OnModuleInit, OnModuleDestroy {
   ) {
     this.trusted = compileTrustProxy(options.trustProxy);
     if (options.trustProxy === true) {
-      new Logger(PriceListRateLimiter.name).warn(
+      this.logger.warn(
         'TRUST_PROXY=true trusts every hop of X-Forwarded-For: any client can choose the address it is limited as',
       );
     }
@@ -43,7 +57,7 @@ export class PriceListRateLimiter implements OnModuleInit, OnModuleDestroy {
 
   hit(req: IncomingMessage): RateVerdict | Promise<RateVerdict> {
     const forwardedFor = this.trusted && (req.headers['x-forwarded-for'] as string | undefined);
-    const key = clientAddressKey(clientAddress(req.socket.remoteAddress, forwardedFor, this.trusted));
+    const key = clientAddressKey(clientAddress(req.socket.remoteAddress, forwardedFor, this.trusted, this.onMalformed));
     const nowMs = this.clock.nowMs();
     return this.local ? this.local.hit(key, nowMs) : this.shared!.hit(key, nowMs);
   }

@@ -3,8 +3,8 @@
 // the price list's own rules, so the description cannot drift from what is served.
 import { ApiProperty, ApiPropertyOptional, ApiSchema, type ApiResponseOptions } from '@nestjs/swagger';
 import { MAX_PRODUCT_KEY_LENGTH, PRODUCT_FAMILIES, STORAGE_CLASSES, UNIT_TYPES } from '../catalogue/catalogue';
-import { PLAIN_DECIMAL } from '../price-list/quote';
-import { PRICE_LIST_CACHE_CONTROL, RETRY_AFTER_UNAVAILABLE_S } from './price-list-response';
+import { PLAIN_DECIMAL } from '../core/quote';
+import { PRICE_LIST_CACHE_CONTROL, RETRY_AFTER_UNAVAILABLE_S } from '../rendering/price-list-response';
 
 type HeaderObjects = NonNullable<ApiResponseOptions['headers']>;
 

@@ -23,8 +23,7 @@ import {
 import { Public } from '@app/auth';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { RateLimitedError } from '../errors/pricing-error';
-import { PricingMetrics } from '../metrics/pricing-metrics';
-import { PriceBookCache } from '../snapshot/price-book-cache';
+import { PricingState } from '../snapshot/pricing-state';
 import { answerPriceListRequest, METHOD_NOT_ALLOWED, tooManyRequests } from './answer-price-list-request';
 import {
   PLAIN_TEXT,
@@ -34,8 +33,8 @@ import {
   retryHeaders,
   UNAVAILABLE_HEADERS,
 } from './price-list.schema';
+import { PriceListAnswerCounts } from './price-list-answer-counts';
 import { PriceListRateLimitGuard } from './price-list-rate-limit';
-import type { PlainResponse } from './price-list-response';
 
 /** The path of the public price list. */
 export const PRICE_LIST_PATH = '/v1/pricing';
@@ -43,10 +42,10 @@ export const PRICE_LIST_PATH = '/v1/pricing';
 /** 429 as section 7 says: plain text with Retry-After, not the host app's JSON envelope. */
 @Catch(RateLimitedError)
 export class PriceListExceptionFilter implements ExceptionFilter<RateLimitedError> {
-  constructor(private readonly metrics: PricingMetrics) {}
+  constructor(private readonly counts: PriceListAnswerCounts) {}
 
   catch(error: RateLimitedError, host: ArgumentsHost): void {
-    write(host.switchToHttp().getResponse<ServerResponse>(), tooManyRequests(error.retryAfterS), this.metrics);
+    this.counts.send(host.switchToHttp().getResponse<ServerResponse>(), tooManyRequests(error.retryAfterS));
   }
 }
 
@@ -56,6 +55,11 @@ export class PriceListExceptionFilter implements ExceptionFilter<RateLimitedErro
  * once per change of the list. No parameters: a query string is ignored, and `/v1/pricing/` is
  * the same resource. Methods other than GET and HEAD get 405, OPTIONS included (the endpoint
  * supports no CORS preflight).
+ *
+ * PricingModule answers GET and HEAD ahead of this route, with PriceListMiddleware (the same
+ * limit and answers, without Nest's guard and handler steps); this controller declares the
+ * endpoint (its OpenAPI description), answers every other method, and answers GET and HEAD
+ * itself where the module's middleware is not applied.
  */
 @Public()
 @Controller(PRICE_LIST_PATH)
@@ -64,8 +68,8 @@ export class PriceListExceptionFilter implements ExceptionFilter<RateLimitedErro
 @ApiTags('pricing')
 export class PricingController {
   constructor(
-    private readonly cache: PriceBookCache,
-    private readonly metrics: PricingMetrics,
+    private readonly prices: PricingState,
+    private readonly counts: PriceListAnswerCounts,
   ) {}
 
   /** GET, and HEAD (Express routes HEAD here): 200, 304 or 503. */
@@ -111,19 +115,13 @@ export class PricingController {
     content: PLAIN_TEXT,
   })
   priceList(@Req() req: IncomingMessage, @Res() res: ServerResponse): void {
-    write(res, answerPriceListRequest(req.method!, req.headers, this.cache.current()?.priceList), this.metrics);
+    this.counts.send(res, answerPriceListRequest(req.method!, req.headers, this.prices.current()?.priceList));
   }
 
   /** Described once, in the description of GET. */
   @All()
   @ApiExcludeEndpoint()
   otherMethods(@Res() res: ServerResponse): void {
-    write(res, METHOD_NOT_ALLOWED, this.metrics);
+    this.counts.send(res, METHOD_NOT_ALLOWED);
   }
-}
-
-function write(res: ServerResponse, answer: PlainResponse, metrics: PricingMetrics): void {
-  metrics.countResponse(answer.status);
-  res.writeHead(answer.status, answer.headers);
-  res.end(answer.body);
 }

@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { Redis } from 'ioredis';
-import { withDeadline } from '../deadline';
+import { withDeadline } from './deadline';
 import { FixedWindowLimiter, type RateVerdict } from './fixed-window-limiter';
 
 /** How long a request may wait for Redis before it is counted in memory instead. */

@@ -1,9 +1,12 @@
-import { priceRecord } from '../price-list/price-record.fixture';
+import { priceRecord } from '../core/price-record.fixture';
 import {
   describeImportPlan,
   formatImportChanges,
   formatImportSummary,
+  importChangeLines,
   importReportJson,
+  importReportJsonParts,
+  type ImportChange,
   type ImportReport,
 } from './describe-import';
 import { planImport, type ImportPlan } from './plan-import';
@@ -139,5 +142,42 @@ describe('the plan of an import, line by line', () => {
       ends: { amount: '0.0480', valid_from: '2026-01-01T00:00:00Z', valid_until: null },
     });
     expect(changes[6]).toMatchObject({ change: 'new', organization_id: 'org_42', valid_from: '2026-06-01T12:00:00Z' });
+  });
+});
+
+describe('the plan of a large import', () => {
+  // Past what a spread into a call takes here (about 130,000 values): the widths of the columns
+  // were Math.max(...) of every key, which threw once the import had committed.
+  const MANY = 250_000;
+  const changes: ImportChange[] = Array.from({ length: MANY }, (_, i) => ({
+    kind: 'new',
+    price: priceRecord({ productKey: `compute.g2.${i}`, organizationId: `org_${i % 1000}` }),
+  }));
+
+  it('prints every line, in parts, without failing on its size', () => {
+    let lines = 0;
+    let parts = 0;
+    let last = '';
+    for (const part of importChangeLines(changes)) {
+      parts++;
+      lines += part.split('\n').length - 1;
+      last = part;
+    }
+    expect({ lines, parts }).toEqual({ lines: MANY, parts: MANY / 1_000 });
+    expect(last.trimEnd().split('\n').at(-1)).toMatch(/^new {7}compute\.g2\.249999 +org:org_999 +0\.0480 per 730/);
+  });
+
+  it('writes its JSON in parts of the same bytes, without failing on its size', () => {
+    const big: ImportReport = { ...report(false), inserted: MANY, changes };
+    let parts = 0;
+    let length = 0;
+    for (const part of importReportJsonParts(big)) {
+      parts++;
+      length += part.length;
+    }
+    expect(parts).toBe(MANY / 1_000 + 1);
+    expect(length).toBeGreaterThan(MANY * 200);
+    const small: ImportReport = { ...big, changes: changes.slice(0, 3) };
+    expect([...importReportJsonParts(small)].join('')).toBe(importReportJson(small));
   });
 });

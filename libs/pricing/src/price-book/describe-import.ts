@@ -1,8 +1,9 @@
 import { sortNatural } from '../catalogue/natural-order';
-import { formatInstant } from '../price-list/instant';
-import type { PriceRecord } from '../price-list/price-record';
+import { formatInstant } from '../core/instant';
+import type { PriceRecord } from '../core/price-record';
 import { sortInBookOrder } from './format-price-book';
 import type { ImportPlan } from './plan-import';
+import { joinedInParts, prettyJsonParts, widest } from './text-parts';
 
 /** The terms of one price: what a plan line and the plan's JSON show of it. */
 export type PriceTerms = Pick<
@@ -11,7 +12,7 @@ export type PriceTerms = Pick<
 >;
 
 /**
- * One change of an import, as the operator reads it (README, "Price book CLI"):
+ * One change of an import, as the operator reads it (docs/price-book-cli.md, "The plan"):
  * - `new`: a price is recorded and ends no recorded price;
  * - `change`: a price is recorded and ends the recorded open price `ends` at its `valid_from`
  *   (a scheduled change; `ends` is that price as it was);
@@ -68,22 +69,28 @@ export function describeImportPlan(plan: ImportPlan): ImportChange[] {
  * One line per change, columns separated by spaces (the kind, the product key and the scope
  * padded to line up), e.g.
  * `change    compute.g2.4  list        0.0590 per 3600 seconds from 2027-01-01T00:00:00Z, ending 0.0610 from 2026-01-01T00:00:00Z`.
- * The scope is `list` or `org:<organization id>`, `-` for availability, which has none.
+ * The scope is `list` or `org:<organization id>`, `-` for availability, which has none. In parts
+ * (text-parts.ts): a million changes are never one string.
  */
+export function* importChangeLines(changes: readonly ImportChange[]): Generator<string, void, void> {
+  const keyWidth = widest(changes.map(productKeyOf));
+  const scopeWidth = widest(changes.map(scopeColumn));
+  yield* joinedInParts(
+    (function* () {
+      for (const change of changes) {
+        const what = whatHappens(change);
+        const columns =
+          `${kindOf(change).padEnd(KIND_WIDTH)} ${productKeyOf(change).padEnd(keyWidth)}  ` +
+          scopeColumn(change).padEnd(scopeWidth);
+        yield `${what ? `${columns}  ${what}` : columns.trimEnd()}\n`;
+      }
+    })(),
+  );
+}
+
+/** The lines of importChangeLines as one string, for a plan known to be small. */
 export function formatImportChanges(changes: readonly ImportChange[]): string {
-  if (changes.length === 0) return '';
-  const kinds = changes.map(kindOf);
-  const keys = changes.map(productKeyOf);
-  const scopes = changes.map((c) => (c.kind === 'availability' ? '-' : scopeOf(c.price.organizationId)));
-  const keyWidth = Math.max(...keys.map((k) => k.length));
-  const scopeWidth = Math.max(...scopes.map((s) => s.length));
-  return changes
-    .map((change, i) => {
-      const what = whatHappens(change);
-      const columns = `${kinds[i].padEnd(KIND_WIDTH)} ${keys[i].padEnd(keyWidth)}  ${scopes[i].padEnd(scopeWidth)}`;
-      return `${what ? `${columns}  ${what}` : columns.trimEnd()}\n`;
-    })
-    .join('');
+  return [...importChangeLines(changes)].join('');
 }
 
 /** The summary line: what was (or, for a dry run, would be) written, in one stable form. */
@@ -100,9 +107,9 @@ export function formatImportSummary(report: ImportReport, file: string): string 
     : `applied at ${at}: ${tally} (version ${report.version})\n`;
 }
 
-/** The report as JSON for tools (`--json`); field names and values as in the price book file. */
-export function importReportJson(report: ImportReport): string {
-  const document = {
+/** The report as JSON for tools (`--json`), in parts; field names and values as in the price book file. */
+export function importReportJsonParts(report: ImportReport): Generator<string, void, void> {
+  const head = {
     dry_run: report.dryRun,
     instant: report.instant.toISOString(),
     version: report.version,
@@ -112,9 +119,17 @@ export function importReportJson(report: ImportReport): string {
       availability_changes: report.availabilityChanged,
       unchanged: report.unchanged,
     },
-    changes: report.changes.map(changeJson),
   };
-  return `${JSON.stringify(document, null, 2)}\n`;
+  return prettyJsonParts(head, 'changes', mapped(report.changes, importChangeJson));
+}
+
+/** The report as JSON in one string, for a plan known to be small. */
+export function importReportJson(report: ImportReport): string {
+  return [...importReportJsonParts(report)].join('');
+}
+
+function* mapped<T, U>(items: readonly T[], map: (item: T) => U): Generator<U, void, void> {
+  for (const item of items) yield map(item);
 }
 
 const KIND_WIDTH = 9;
@@ -142,7 +157,8 @@ function describeTerms(price: PriceTerms): string {
   return `${price.amount} per ${price.unitCount} ${price.unitType} from ${formatInstant(price.validFrom)}${until}`;
 }
 
-function changeJson(change: ImportChange): Record<string, unknown> {
+/** One change as `--json` and a plan file give it; field names and values as in the price book file. */
+export function importChangeJson(change: ImportChange): Record<string, unknown> {
   switch (change.kind) {
     case 'new':
       return { change: 'new', ...termsJson(change.price) };
@@ -169,6 +185,10 @@ function termsJson(price: PriceTerms): Record<string, unknown> {
 
 function scopeOf(organizationId: string | null): string {
   return organizationId === null ? 'list' : `org:${organizationId}`;
+}
+
+function scopeColumn(change: ImportChange): string {
+  return change.kind === 'availability' ? '-' : scopeOf(change.price.organizationId);
 }
 
 function productKeyOf(change: ImportChange): string {

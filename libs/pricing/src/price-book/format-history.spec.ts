@@ -1,13 +1,14 @@
-import { priceRecord } from '../price-list/price-record.fixture';
-import { formatHistory, statusAt, type PriceChange } from './format-history';
+import { priceRecord } from '../core/price-record.fixture';
+import { formatHistory, historyJson, statusAt, type PriceChange } from './format-history';
 
 const NOW = new Date('2026-06-01T12:00:00Z');
 const at = (text: string): Date => new Date(text);
-const change = (changedAt: string, kind: PriceChange['change'], id: string | null): PriceChange => ({
-  changedAt: at(changedAt),
-  change: kind,
-  priceRecordId: id,
-});
+const change = (
+  changedAt: string,
+  kind: PriceChange['change'],
+  id: string | null,
+  author: Pick<PriceChange, 'actor' | 'reason'> = { actor: null, reason: null },
+): PriceChange => ({ changedAt: at(changedAt), change: kind, priceRecordId: id, ...author });
 
 describe('history of one key and scope', () => {
   const ended = priceRecord({
@@ -87,5 +88,62 @@ describe('history of one key and scope', () => {
     expect(formatHistory({ records: [], changes: [] }, 'compute.x1.1', null, NOW)).toBe(
       'history of compute.x1.1 (list price) at 2026-06-01T12:00:00Z: no records\n',
     );
+  });
+});
+
+describe('who changed a price, and why', () => {
+  const first = priceRecord({ id: '1', amount: '0.0500', validFrom: '2025-01-01T00:00:00Z', supersededBy: '2' });
+  const second = priceRecord({ id: '2', amount: '0.0480', validFrom: '2026-01-01T00:00:00Z' });
+  const history = {
+    records: [first, second],
+    changes: [
+      change('2024-12-01T09:00:00Z', 'set', '1'),
+      change('2025-11-01T09:00:00Z', 'set', '2', { actor: 'ana@example.com', reason: 'Q1 "storage" review' }),
+      change('2025-11-01T09:00:00Z', 'end', '1', { actor: 'ana@example.com', reason: null }),
+    ],
+  };
+
+  it('appends the actor and the quoted reason to each change line, lined up after the price', () => {
+    const lines = formatHistory(history, 'storage.gp1', null, NOW).split('\n');
+    expect(lines.slice(4, 7)).toEqual([
+      '  2024-12-01T09:00:00Z  set           0.0500 per 730 gib_hours from 2025-01-01T00:00:00Z',
+      '  2025-11-01T09:00:00Z  set           0.0480 per 730 gib_hours from 2026-01-01T00:00:00Z  ana@example.com  "Q1 \\"storage\\" review"',
+      '  2025-11-01T09:00:00Z  end set       0.0500 per 730 gib_hours from 2025-01-01T00:00:00Z  ana@example.com',
+    ]);
+  });
+
+  it('gives them in --json, null where a write was recorded before actors were', () => {
+    const json = JSON.parse(historyJson(history, 'storage.gp1', null, NOW)) as {
+      changes: { at: string; change: string; actor: string | null; reason: string | null; price: unknown }[];
+    };
+    expect(json.changes.map(({ at, change, actor, reason }) => [at, change, actor, reason])).toEqual([
+      ['2024-12-01T09:00:00Z', 'set', null, null],
+      ['2025-11-01T09:00:00Z', 'set', 'ana@example.com', 'Q1 "storage" review'],
+      ['2025-11-01T09:00:00Z', 'end', 'ana@example.com', null],
+    ]);
+    expect(json.changes[1].price).toEqual({
+      unit_type: 'gib_hours',
+      unit_count: 730,
+      amount: '0.0480',
+      valid_from: '2026-01-01T00:00:00Z',
+      valid_until: null,
+    });
+  });
+});
+
+describe('history of a scope with many records', () => {
+  it('lines them up without failing on their number (the widths were a spread into Math.max)', () => {
+    const many = 250_000;
+    const records = Array.from({ length: many }, (_, i) =>
+      priceRecord({
+        amount: String(i),
+        validFrom: new Date(Date.UTC(2000, 0, 1) + i * 60_000),
+        validUntil: new Date(Date.UTC(2000, 0, 1) + (i + 1) * 60_000),
+      }),
+    );
+    const text = formatHistory({ records, changes: [] }, 'storage.gp1', null, new Date('2030-01-01T00:00:00Z'));
+    const lines = text.trimEnd().split('\n');
+    expect(lines).toHaveLength(many + 1);
+    expect(lines[0]).toMatch(/: 250000 records, oldest first$/);
   });
 });

@@ -1,14 +1,26 @@
-import { formatInstant } from '../price-list/instant';
-import { isInForce, type PriceRecord } from '../price-list/price-record';
+import { formatInstant } from '../core/instant';
+import { isInForce, type PriceRecord } from '../core/price-record';
+import { widest } from './text-parts';
 
 /** The kinds of rows of the change log (`price_change`). */
 export type PriceChangeKind = 'set' | 'end' | 'withdraw_price' | 'withdraw_end' | 'availability';
 
-/** One write of the change log: when, what, and the record it concerned (gone when withdrawn). */
+/** One write of the change log: when, what, the record it concerned (gone when withdrawn), who and why. */
 export interface PriceChange {
   readonly changedAt: Date;
   readonly change: PriceChangeKind;
   readonly priceRecordId: string | null;
+  /** Who made the write (author.ts); `null` for writes recorded before actors were. */
+  readonly actor: string | null;
+  readonly reason: string | null;
+}
+
+/** A change of any key and scope (the `changes` command), with the record it names as it is now. */
+export interface LoggedChange extends PriceChange {
+  readonly productKey: string;
+  readonly organizationId: string | null;
+  /** `null` for a withdrawn price (its record is gone) and for availability. */
+  readonly record: PriceRecord | null;
 }
 
 /** Every record of one key and scope, by `valid_from`, and the change log of that key and scope, oldest first. */
@@ -25,11 +37,12 @@ export function statusAt(record: PriceRecord, now: Date): RecordStatus {
 }
 
 /**
- * The history of one key and scope as the `history` command prints it (README, "Price book
- * CLI"): a heading; one line per record, oldest first: its status at `now`, terms, window and
+ * The history of one key and scope as the `history` command prints it (docs/price-book-cli.md,
+ * "history"): a heading; one line per record, oldest first: its status at `now`, terms, window and
  * when it was recorded; then the change log of the key and scope, oldest first: when, what
- * (`set`, `end set`, `withdrawn`, `end withdrawn`) and which price. A withdrawn scheduled price
- * has no record any more: the log still says when it was recorded and withdrawn.
+ * (`set`, `end set`, `withdrawn`, `end withdrawn`), which price, who and why (the reason quoted
+ * as a JSON string). A withdrawn scheduled price has no record any more: the log still says when
+ * it was recorded and withdrawn.
  */
 export function formatHistory(
   history: PriceHistory,
@@ -46,8 +59,8 @@ export function formatHistory(
   const windows = records.map(
     (r) => `from ${formatInstant(r.validFrom)}${r.validUntil ? ` until ${formatInstant(r.validUntil)}` : ''}`,
   );
-  const termsWidth = Math.max(0, ...terms.map((t) => t.length));
-  const windowWidth = Math.max(0, ...windows.map((w) => w.length));
+  const termsWidth = widest(terms);
+  const windowWidth = widest(windows);
   const recordLines = records.map(
     (record, i) =>
       `${statusAt(record, now).padEnd(STATUS_WIDTH)}${terms[i].padEnd(termsWidth)}  ${windows[i].padEnd(windowWidth)}  ` +
@@ -59,16 +72,21 @@ export function formatHistory(
     changes.flatMap((c) => (c.change === 'set' && c.priceRecordId ? [[c.priceRecordId, c.changedAt]] : [])),
   );
   const instants = changes.map((c) => formatInstant(c.changedAt));
-  const instantWidth = Math.max(0, ...instants.map((t) => t.length));
-  const changeLines = changes.map((change, i) => {
+  const instantWidth = widest(instants);
+  const whiches = changes.map((change) => {
     const record = change.priceRecordId === null ? undefined : byId.get(change.priceRecordId);
     const recordedAt = change.priceRecordId === null ? undefined : setAt.get(change.priceRecordId);
-    const which = record
+    return record
       ? `${record.amount} per ${record.unitCount} ${record.unitType} from ${formatInstant(record.validFrom)}`
       : change.change === 'withdraw_price' && recordedAt
         ? `the scheduled price recorded ${formatInstant(recordedAt)}`
         : 'a scheduled price, withdrawn since';
-    return `  ${instants[i].padEnd(instantWidth)}  ${CHANGE_LABELS[change.change].padEnd(CHANGE_WIDTH)}${which}`;
+  });
+  const whichWidth = widest(whiches);
+  const changeLines = changes.map((change, i) => {
+    const columns = `  ${instants[i].padEnd(instantWidth)}  ${CHANGE_LABELS[change.change].padEnd(CHANGE_WIDTH)}`;
+    const author = authorColumns(change);
+    return author === '' ? `${columns}${whiches[i]}` : `${columns}${whiches[i].padEnd(whichWidth)}  ${author}`;
   });
 
   const withdrawn = changes.filter((c) => c.change === 'withdraw_price').length;
@@ -93,6 +111,57 @@ const CHANGE_LABELS: Record<PriceChangeKind, string> = {
   withdraw_end: 'end withdrawn',
   availability: 'availability',
 };
+
+/** `actor  "reason"`: who and why, the reason quoted (JSON); empty for a write recorded before actors. */
+export function authorColumns(change: Pick<PriceChange, 'actor' | 'reason'>): string {
+  if (change.actor === null) return '';
+  return change.reason === null ? change.actor : `${change.actor}  ${JSON.stringify(change.reason)}`;
+}
+
+/** The history as JSON (`history --json`): the records and the change log, with who and why. */
+export function historyJson(
+  history: PriceHistory,
+  productKey: string,
+  organizationId: string | null,
+  now: Date,
+): string {
+  const byId = new Map(history.records.map((r) => [r.id, r]));
+  const document = {
+    product_key: productKey,
+    organization_id: organizationId,
+    records: history.records.map((record) => ({
+      status: statusAt(record, now),
+      ...termsJson(record),
+      recorded_at: formatInstant(record.recordedAt),
+    })),
+    changes: history.changes.map((change) => {
+      const record = change.priceRecordId === null ? undefined : byId.get(change.priceRecordId);
+      return changeJson(change, record ?? null);
+    }),
+  };
+  return `${JSON.stringify(document, null, 2)}\n`;
+}
+
+/** One change as JSON: when, what, who and why, and the price it names as it is now (`null` when gone). */
+export function changeJson(change: PriceChange, record: PriceRecord | null): Record<string, unknown> {
+  return {
+    at: formatInstant(change.changedAt),
+    change: change.change,
+    actor: change.actor,
+    reason: change.reason,
+    price: record && termsJson(record),
+  };
+}
+
+function termsJson(record: PriceRecord): Record<string, unknown> {
+  return {
+    unit_type: record.unitType,
+    unit_count: record.unitCount,
+    amount: record.amount,
+    valid_from: formatInstant(record.validFrom),
+    valid_until: record.validUntil && formatInstant(record.validUntil),
+  };
+}
 
 function plural(count: number, noun: string): string {
   return `${count} ${noun}${count === 1 ? '' : 's'}`;

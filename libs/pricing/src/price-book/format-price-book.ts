@@ -1,27 +1,41 @@
 import { compareNaturalKeys, naturalKey, sortNatural, type NaturalKey } from '../catalogue/natural-order';
-import { formatInstant } from '../price-list/instant';
-import type { PriceRecord } from '../price-list/price-record';
+import { formatInstant } from '../core/instant';
+import type { PriceRecord } from '../core/price-record';
+import { prettyJsonParts } from './text-parts';
 
 /**
- * The whole price book in the import format: list prices first, then organizations, each by
- * product key in natural order and `valid_from`. The same state gives the same bytes, and
- * importing the output changes nothing.
+ * The whole price book in the import format, in parts (text-parts.ts): list prices first, then
+ * organizations, each by product key in natural order and `valid_from`. The same state gives the
+ * same bytes, and importing the output changes nothing.
  */
-export function formatPriceBook(records: readonly PriceRecord[], availability: ReadonlyMap<string, boolean>): string {
+export function priceBookParts(
+  records: readonly PriceRecord[],
+  availability: ReadonlyMap<string, boolean>,
+): Generator<string, void, void> {
   const products = sortNatural([...availability.entries()], ([key]) => key).map(([productKey, onSale]) => ({
     product_key: productKey,
     on_sale: onSale,
   }));
-  const prices = sortInBookOrder(records, (r) => r).map((r) => ({
-    product_key: r.productKey,
-    ...(r.organizationId !== null && { organization_id: r.organizationId }),
-    unit_type: r.unitType,
-    unit_count: r.unitCount,
-    amount: r.amount,
-    valid_from: formatInstant(r.validFrom),
-    valid_until: r.validUntil && formatInstant(r.validUntil),
-  }));
-  return `${JSON.stringify({ products, prices }, null, 2)}\n`;
+  return prettyJsonParts({ products }, 'prices', bookEntries(sortInBookOrder(records, (r) => r)));
+}
+
+/** The whole price book in one string, for a book known to be small. */
+export function formatPriceBook(records: readonly PriceRecord[], availability: ReadonlyMap<string, boolean>): string {
+  return [...priceBookParts(records, availability)].join('');
+}
+
+function* bookEntries(records: readonly PriceRecord[]): Generator<Record<string, unknown>, void, void> {
+  for (const r of records) {
+    yield {
+      product_key: r.productKey,
+      ...(r.organizationId !== null && { organization_id: r.organizationId }),
+      unit_type: r.unitType,
+      unit_count: r.unitCount,
+      amount: r.amount,
+      valid_from: formatInstant(r.validFrom),
+      valid_until: r.validUntil && formatInstant(r.validUntil),
+    };
+  }
 }
 
 /** Where a price stands in the book's order. */

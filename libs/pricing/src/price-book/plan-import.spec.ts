@@ -1,5 +1,5 @@
-import { priceRecord } from '../price-list/price-record.fixture';
-import type { PriceRecord } from '../price-list/price-record';
+import { priceRecord } from '../core/price-record.fixture';
+import type { PriceRecord } from '../core/price-record';
 import { planImport, type ImportPlan } from './plan-import';
 import { parsePriceBook, type PriceBook } from './price-book';
 

@@ -1,5 +1,5 @@
-import { formatInstant } from '../price-list/instant';
-import type { PriceRecord } from '../price-list/price-record';
+import { formatInstant } from '../core/instant';
+import type { PriceRecord } from '../core/price-record';
 import { compareCodePoints } from '../catalogue/natural-order';
 import type { AvailabilityEntry, PriceBook, PriceBookEntry } from './price-book';
 
@@ -70,7 +70,7 @@ const PROGRESS_EVERY = 5_000;
 const OVERLAPS_NAMED = 3;
 
 /**
- * Plans a price book against the stored prices at `now` (design.md, "Price book CLI"):
+ * Plans a price book against the stored prices at `now` (docs/decisions.md, "The price book"):
  * - an entry that restates a stored price changes nothing;
  * - a `valid_from` in the past is allowed only where the key had no record in that scope;
  * - a price starting inside the window of an open price of the same key and scope ends it
@@ -159,16 +159,10 @@ export function planImport(
       continue;
     }
     const newIndex = inserts.length;
-    inserts.push({
-      productKey: entry.productKey,
-      organizationId: entry.organizationId,
-      unitType: entry.unitType,
-      unitCount: entry.unitCount,
-      amount: entry.amount,
-      validFrom: from,
-      validUntil: until,
-      supersededBy: null,
-    });
+    // The insert and the scope's last price are two objects: each end is set on both.
+    const terms = { unitType: entry.unitType, unitCount: entry.unitCount, amount: entry.amount };
+    const span = { validFrom: from, validUntil: until, supersededBy: null };
+    inserts.push({ productKey: entry.productKey, organizationId: entry.organizationId, ...terms, ...span });
     // A price of this book that ends where this one starts is a scheduled change written out
     // (as an export writes it): link them, as if this one had ended it.
     if (last && last.newIndex !== null && last.supersededBy === null && last.validUntil?.getTime() === from.getTime()) {
@@ -185,16 +179,7 @@ export function planImport(
         ends.push({ id: open.stored.id, validUntil: from, supersededBy: newIndex, record: open.stored });
       }
     }
-    scope.lastAdded = {
-      stored: null,
-      newIndex,
-      unitType: entry.unitType,
-      unitCount: entry.unitCount,
-      amount: entry.amount,
-      validFrom: from,
-      validUntil: until,
-      supersededBy: null,
-    };
+    scope.lastAdded = { stored: null, newIndex, ...terms, ...span };
   }
   progress?.(entries.length);
 

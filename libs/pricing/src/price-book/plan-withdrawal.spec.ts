@@ -1,4 +1,4 @@
-import { priceRecord } from '../price-list/price-record.fixture';
+import { priceRecord } from '../core/price-record.fixture';
 import { planWithdrawal } from './plan-withdrawal';
 
 const NOW = new Date('2026-06-01T12:00:00Z');

@@ -132,4 +132,40 @@ describe('parsePriceBook', () => {
   ])('refuses the book %j', (json, message) => {
     expect(errorsOf(json).join('\n')).toContain(message);
   });
+
+  describe('quotes at most 80 characters of a value from the book', () => {
+    const long = (prefix: string) => `${prefix}${'x'.repeat(10_000 - prefix.length)}`;
+    const cut = (value: string) => `"${value.slice(0, 80)}…" (10000 characters)`;
+
+    const key = long('compute.');
+    const storage = long('storage.');
+    const amount = long('1');
+    const field = long('f');
+    it.each([
+      ['a product key', { product_key: key }, `prices[1].product_key: ${cut(key)} is not compute.`],
+      ['a storage key', { product_key: storage }, `prices[1].product_key: ${cut(storage)} has no storage class`],
+      ['an amount', { amount }, `prices[1].amount: ${cut(amount)} is not a decimal amount`],
+      ['an unknown field', { [field]: 1 }, `prices[1]: unknown field ${cut(field)}`],
+    ])('%s', (_what, change, message) => {
+      const errors = errorsOf({ prices: [good, { ...good, ...change }] });
+      expect(errors).toHaveLength(1);
+      expect(errors[0]).toContain(message);
+      expect(errors[0].length).toBeLessThan(500);
+    });
+
+    it('never quotes a long key of no family, an organization id or a timestamp at all', () => {
+      const errors = errorsOf({
+        prices: [
+          { ...good, product_key: long('foo.'), organization_id: 'o'.repeat(10_000), valid_from: '2'.repeat(10_000) },
+        ],
+      });
+      expect(errors).toHaveLength(3);
+      for (const error of errors) expect(error).not.toMatch(/xxxx|oooo|2222/);
+    });
+
+    it('escapes controls, so that a value cannot forge a line of the refusal', () => {
+      const errors = errorsOf({ prices: [{ ...good, amount: '1\n  prices[9].amount: forged' }] });
+      expect(errors).toEqual([expect.stringContaining('prices[0].amount: "1\\n  prices[9].amount: forged" is not')]);
+    });
+  });
 });

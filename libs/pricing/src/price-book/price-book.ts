@@ -1,8 +1,9 @@
 import { explainProductKey, isUnitType, parseProductKey, type UnitType } from '../catalogue/catalogue';
-import { parseInstant } from '../price-list/instant';
-import { PLAIN_DECIMAL } from '../price-list/quote';
+import { parseInstant } from '../core/instant';
+import { PLAIN_DECIMAL } from '../core/quote';
+import { quoteValue } from '../errors/bounded-text';
 
-/** A price book file (design.md, "Price book CLI"), checked and typed. */
+/** A price book file (docs/price-book-cli.md, "The price book file"), checked and typed. */
 export interface PriceBook {
   readonly products: readonly AvailabilityEntry[];
   readonly prices: readonly PriceBookEntry[];
@@ -37,8 +38,10 @@ export const ORGANIZATION_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 const MAX_UNIT_COUNT = 2_147_483_647;
 
 const BOOK_FIELDS = new Set(['description', 'products', 'prices']);
-const PRODUCT_FIELDS = new Set(['product_key', 'on_sale']);
-const PRICE_FIELDS = new Set([
+/** The fields of an entry of `products`. */
+export const PRODUCT_FIELDS: ReadonlySet<string> = new Set(['product_key', 'on_sale']);
+/** The fields of an entry of `prices`. */
+export const PRICE_FIELDS: ReadonlySet<string> = new Set([
   'product_key',
   'organization_id',
   'unit_type',
@@ -48,7 +51,10 @@ const PRICE_FIELDS = new Set([
   'valid_until',
 ]);
 
-/** Checks a parsed JSON value against the price book format; every problem is named by its path. */
+/**
+ * Checks a parsed JSON value against the price book format; every problem is named by its path,
+ * and quotes at most MAX_QUOTED_CHARACTERS of a value (errors/bounded-text.ts).
+ */
 export function parsePriceBook(json: unknown): ParsedPriceBook {
   const errors: string[] = [];
   if (!isObject(json)) return { errors: ['price book: must be a JSON object with "products" and/or "prices"'] };
@@ -65,7 +71,7 @@ export function parsePriceBook(json: unknown): ParsedPriceBook {
     const first = seen.get(product.productKey);
     if (first !== undefined) {
       errors.push(
-        `products[${product.index}].product_key: "${product.productKey}" is already listed at products[${first}]`,
+        `products[${product.index}].product_key: ${quoteValue(product.productKey)} is already listed at products[${first}]`,
       );
     } else seen.set(product.productKey, product.index);
   }
@@ -127,7 +133,7 @@ function parsePrice(raw: unknown, path: string, index: number, errors: string[])
     errors.push(`${path}.amount: must be a JSON string such as "0.0480" (a JSON number would be rounded)`);
   } else if (!PLAIN_DECIMAL.test(amount) || amount.length > MAX_AMOUNT_LENGTH) {
     errors.push(
-      `${path}.amount: "${amount}" is not a decimal amount: digits with an optional fraction, no sign, exponent or leading zeros, at most ${MAX_AMOUNT_LENGTH} characters (e.g. "0.0480", "12")`,
+      `${path}.amount: ${quoteValue(amount)} is not a decimal amount: digits with an optional fraction, no sign, exponent or leading zeros, at most ${MAX_AMOUNT_LENGTH} characters (e.g. "0.0480", "12")`,
     );
   }
 
@@ -196,7 +202,7 @@ function unknownFields(
   errors: string[],
 ): void {
   for (const field of Object.keys(raw)) {
-    if (!allowed.has(field)) errors.push(`${path}: unknown field "${field}"`);
+    if (!allowed.has(field)) errors.push(`${path}: unknown field ${quoteValue(field)}`);
   }
 }
 

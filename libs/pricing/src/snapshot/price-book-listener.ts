@@ -2,7 +2,7 @@ import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShut
 import { DatabaseConnection, type TimedClient } from '@app/database';
 import { filter, take, type Subscription } from 'rxjs';
 import { PRICE_BOOK_CHANNEL } from '../database/price-book.repository';
-import { PriceBookCache } from './price-book-cache';
+import { PriceBookLoader } from './price-book-loader';
 
 const RECONNECT_MS = 1_000;
 /** How often the LISTEN connection is asked whether it is alive (its answer has the database timeout). */
@@ -12,7 +12,7 @@ const RELOAD_JITTER_MS = 100;
 
 /**
  * Hears the NOTIFY every price book change sends, on a connection of its own (with the pool's
- * settings), and has the cache check the version. The connection is asked `SELECT 1` every few
+ * settings), and has the loader check the version. The connection is asked `SELECT 1` every few
  * seconds: one that stopped answering (a partition that dropped it silently) times out and is
  * replaced, so notifications come back within seconds of the network's return. After a
  * reconnect the cache checks too: notifications sent while the connection was down are lost.
@@ -28,7 +28,7 @@ export class PriceBookListener implements OnApplicationBootstrap, OnApplicationS
 
   constructor(
     private readonly database: DatabaseConnection,
-    private readonly cache: PriceBookCache,
+    private readonly loader: PriceBookLoader,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -53,7 +53,7 @@ export class PriceBookListener implements OnApplicationBootstrap, OnApplicationS
     const client = this.database.createClient();
     this.client = client;
     client.on('notification', () => {
-      setTimeout(() => void this.cache.check(), Math.random() * RELOAD_JITTER_MS).unref();
+      setTimeout(() => void this.loader.check(), Math.random() * RELOAD_JITTER_MS).unref();
     });
     client.on('error', () => this.retry(client));
     client.on('end', () => this.retry(client));
@@ -65,7 +65,7 @@ export class PriceBookListener implements OnApplicationBootstrap, OnApplicationS
         client.query('SELECT 1').catch(() => this.retry(client));
       }, HEARTBEAT_MS);
       this.heartbeat.unref();
-      void this.cache.check();
+      void this.loader.check();
     } catch {
       this.retry(client);
     }

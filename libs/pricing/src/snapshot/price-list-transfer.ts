@@ -1,19 +1,9 @@
-import type { ContentCoding } from '../http/accept-encoding';
-import type { EncodedPriceList } from '../http/price-list-response';
-import type { ListedRecord } from '../price-list/build-price-list';
+import type { ContentCoding, EncodedPriceList } from '../rendering/price-list-response';
+import type { ListedRecord } from '../core/build-price-list';
 
 // What crosses between the main thread and the price list worker (price-list-worker.ts): plain
-// data only (structured clone), instants as epoch milliseconds, bodies as transferred buffers.
-
-/** A listed record as plain data. */
-export interface PlainListedRecord {
-  readonly productKey: string;
-  readonly unitType: ListedRecord['unitType'];
-  readonly unitCount: number;
-  readonly amount: string;
-  readonly validFrom: number;
-  readonly validUntil: number | null;
-}
+// data only (structured clone): listed records (instants as epoch milliseconds), bodies as
+// transferred buffers.
 
 /** A part of a history; the first part of a new `historyId` replaces the history the worker holds. */
 export interface HistoryPart {
@@ -21,7 +11,7 @@ export interface HistoryPart {
   readonly historyId: number;
   readonly first: boolean;
   readonly writes: readonly number[];
-  readonly records: readonly PlainListedRecord[];
+  readonly records: readonly ListedRecord[];
 }
 
 export interface RenderRequest {
@@ -41,27 +31,10 @@ export interface TransferredPriceList extends Omit<EncodedPriceList, 'bodies'> {
 export type FromWorker =
   { readonly id: number; readonly encoded: TransferredPriceList } | { readonly id: number; readonly error: string };
 
-export function toPlain(record: ListedRecord): PlainListedRecord {
-  return {
-    productKey: record.productKey,
-    unitType: record.unitType,
-    unitCount: record.unitCount,
-    amount: record.amount,
-    validFrom: record.validFrom.getTime(),
-    validUntil: record.validUntil?.getTime() ?? null,
-  };
-}
-
-export function fromPlain(record: PlainListedRecord): ListedRecord {
-  return {
-    productKey: record.productKey,
-    organizationId: null,
-    unitType: record.unitType,
-    unitCount: record.unitCount,
-    amount: record.amount,
-    validFrom: new Date(record.validFrom),
-    validUntil: record.validUntil === null ? null : new Date(record.validUntil),
-  };
+/** The fields of a listed record only (a held price has more), for a smaller message. */
+export function toPlain(record: ListedRecord): ListedRecord {
+  const { productKey, organizationId, unitType, unitCount, amount, validFrom, validUntil } = record;
+  return { productKey, organizationId, unitType, unitCount, amount, validFrom, validUntil };
 }
 
 /** The encoded list with each body in an ArrayBuffer of its own, and the list of them to transfer. */

@@ -1,7 +1,7 @@
 import { parentPort } from 'node:worker_threads';
-import { encodePriceList } from '../http/price-list-response';
-import type { ListedRecord } from '../price-list/build-price-list';
-import { forTransfer, fromPlain, type FromWorker, type ToWorker } from './price-list-transfer';
+import { encodePriceList } from '../rendering/price-list-response';
+import type { ListedRecord } from '../core/build-price-list';
+import { forTransfer, type FromWorker, type ToWorker } from './price-list-transfer';
 
 // The price list worker (PriceListRenderer): builds, serializes, hashes and compresses the list
 // with the same pure code as the main thread, so that a rebuild of a large list never holds the
@@ -10,7 +10,7 @@ import { forTransfer, fromPlain, type FromWorker, type ToWorker } from './price-
 
 let historyId = -1;
 let records: ListedRecord[] = [];
-let writes: Date[] = [];
+let writes: number[] = [];
 
 const port = parentPort;
 if (!port) throw new Error('price-list-worker runs as a worker thread (PriceListRenderer starts it)');
@@ -20,9 +20,9 @@ port.on('message', (message: ToWorker) => {
     if (message.first) {
       historyId = message.historyId;
       records = [];
-      writes = message.writes.map((ms) => new Date(ms));
+      writes = [...message.writes];
     }
-    for (const record of message.records) records.push(fromPlain(record));
+    for (const record of message.records) records.push(record);
     return;
   }
   let reply: FromWorker;

@@ -1,26 +1,28 @@
-import { buildPriceList } from '../price-list/build-price-list';
-import type { PriceRecord } from '../price-list/price-record';
-import { priceRecord } from '../price-list/price-record.fixture';
-import { PricingSnapshot, type PricingChanges, type PricingData } from './pricing-snapshot';
+import { buildPriceList } from '../core/build-price-list';
+import type { HeldPrice } from '../core/held-price';
+import { heldPrice } from '../core/held-price.fixture';
+import type { PricingChanges, PricingData } from '../database/pricing-data';
+import { PricingSnapshot } from './pricing-snapshot';
 
+const ms = (iso: string): number => Date.parse(iso);
 const at = (iso: string): Date => new Date(iso);
 const LOADED = at('2026-06-01T00:00:00Z');
 const LATER = at('2026-08-01T00:00:00Z');
 
-const gp1Ended = priceRecord({
+const gp1Ended = heldPrice({
   amount: '0.0400',
   validFrom: '2025-01-01T00:00:00Z',
   validUntil: '2026-01-01T00:00:00Z',
 });
-const gp1 = priceRecord({ amount: '0.0480', validFrom: '2026-01-01T00:00:00Z' });
-const io1 = priceRecord({ productKey: 'storage.io1', amount: '0.1250', validFrom: '2025-06-01T00:00:00Z' });
-const io1Agreed = priceRecord({ productKey: 'storage.io1', organizationId: 'org_1', amount: '0.1000' });
+const gp1 = heldPrice({ amount: '0.0480', validFrom: '2026-01-01T00:00:00Z' });
+const io1 = heldPrice({ productKey: 'storage.io1', amount: '0.1250', validFrom: '2025-06-01T00:00:00Z' });
+const io1Agreed = heldPrice({ productKey: 'storage.io1', organizationId: 'org_1', amount: '0.1000' });
 
-function data(records: PriceRecord[], fields: Partial<PricingData> = {}): PricingData {
+function data(records: HeldPrice[], fields: Partial<PricingData> = {}): PricingData {
   return {
     records,
     availability: new Map(),
-    listWrites: [at('2025-01-01T00:00:00Z')],
+    listWrites: [ms('2025-01-01T00:00:00Z')],
     version: '3',
     lastChangeId: '10',
     ...fields,
@@ -29,9 +31,9 @@ function data(records: PriceRecord[], fields: Partial<PricingData> = {}): Pricin
 
 /** The io1 list price ends on 2026-07-01 and a new one follows; org_1's agreed price is withdrawn. */
 function changes(fields: Partial<PricingChanges> = {}): { changes: PricingChanges; after: PricingData } {
-  const ended = { ...io1, validUntil: at('2026-07-01T00:00:00Z') };
-  const next = priceRecord({ productKey: 'storage.io1', amount: '0.1300', validFrom: '2026-07-01T00:00:00Z' });
-  const writes = [at('2026-06-01T00:00:00Z')];
+  const ended = { ...io1, validUntil: ms('2026-07-01T00:00:00Z') };
+  const next = heldPrice({ productKey: 'storage.io1', amount: '0.1300', validFrom: '2026-07-01T00:00:00Z' });
+  const writes = [ms('2026-06-01T00:00:00Z')];
   return {
     changes: {
       sinceChangeId: '10',
@@ -47,7 +49,7 @@ function changes(fields: Partial<PricingChanges> = {}): { changes: PricingChange
     },
     after: data([gp1Ended, gp1, ended, next], {
       availability: new Map([['storage.io1', false]]),
-      listWrites: [at('2025-01-01T00:00:00Z'), ...writes],
+      listWrites: [ms('2025-01-01T00:00:00Z'), ...writes],
       version: '4',
       lastChangeId: '13',
     }),
@@ -60,7 +62,7 @@ describe('PricingSnapshot', () => {
   it('holds for the public list only what can still be listed, and what last_changed needs', () => {
     expect(held.listHistory.records).toEqual([gp1, io1]);
     // The ended gp1 price and the write of 2025: the two latest of their instants.
-    expect(held.listHistory.writes).toEqual([at('2025-01-01T00:00:00Z'), at('2026-01-01T00:00:00Z')]);
+    expect(held.listHistory.writes).toEqual([ms('2025-01-01T00:00:00Z'), ms('2026-01-01T00:00:00Z')]);
   });
 
   it('answers lookups over the whole history, organization prices included', () => {
@@ -72,7 +74,7 @@ describe('PricingSnapshot', () => {
 
   it('builds the list before the instant it was compacted at from the whole history', () => {
     const before = at('2025-06-01T00:00:00Z');
-    const whole = { records: [gp1Ended, gp1, io1], writes: [at('2025-01-01T00:00:00Z')] };
+    const whole = { records: [gp1Ended, gp1, io1], writes: [ms('2025-01-01T00:00:00Z')] };
     expect(buildPriceList(held.listHistoryAt(before), before)).toEqual(buildPriceList(whole, before));
     expect(held.listHistoryAt(LATER)).toBe(held.listHistory);
   });

@@ -1,38 +1,16 @@
-import { compactListHistory, type ListedRecord, type ListPriceHistory } from '../price-list/build-price-list';
-import { isInForce, type PriceRecord } from '../price-list/price-record';
-import type { ApplicablePrices } from '../price-list/usage';
+import { compactListHistory, type ListedRecord, type ListPriceHistory } from '../core/build-price-list';
+import type { PricingChanges, PricingData } from '../database/pricing-data';
+import { byValidFrom, priceInForceAt, type HeldPrice } from '../core/held-price';
+import type { ApplicablePrices } from '../core/usage';
 import { runInSlices, runNow, type Steps } from './slices';
 
-/** Everything the pricing library serves, as read from the database in one transaction. */
-export interface PricingData {
-  readonly records: readonly PriceRecord[];
-  readonly availability: ReadonlyMap<string, boolean>;
-  /** Instants of list-price writes (set, end, withdrawal), for `last_changed`. */
-  readonly listWrites: readonly Date[];
-  readonly version: string;
-  /** The latest entry of the change log read ('0' when none): the next reload starts after it. */
-  readonly lastChangeId: string;
-}
-
 /**
- * What was written after a change-log entry, read in one transaction (loadChangesSince):
- * `records` are every record of the product keys written since, in every scope, and
- * `listWrites` the list-price writes since.
+ * One product key's prices: the list price history and each organization's (when any has one),
+ * each sorted by `validFrom` (lookups bisect them: held-price.ts).
  */
-export interface PricingChanges extends PricingData {
-  readonly sinceChangeId: string;
-  /** Every product key written since, in any scope. */
-  readonly productKeys: readonly string[];
-  /** Write transactions since (distinct instants in the change log): each moved the version by one. */
-  readonly writeCount: number;
-  /** Price records in the database now, all keys: what the updated snapshot must hold. */
-  readonly recordCount: number;
-}
-
-/** One product key's prices: the list price history and each organization's (when any has one). */
 interface ProductPrices {
-  readonly list: PriceRecord[];
-  organizations?: Map<string, PriceRecord[]>;
+  readonly list: HeldPrice[];
+  organizations?: Map<string, HeldPrice[]>;
 }
 
 /** A snapshot's contents; `listWrites` holds every list write, for the list before `listableFrom`. */
@@ -101,22 +79,21 @@ export class PricingSnapshot {
   /** What the public list at `instant` is built from: the compact history, or, before it, all of it. */
   listHistoryAt(instant: Date): ListPriceHistory {
     if (instant >= this.parts.listableFrom) return this.parts.listHistory;
-    const records: PriceRecord[] = [];
-    for (const prices of this.parts.prices.values()) records.push(...prices.list);
+    const records: HeldPrice[] = [];
+    for (const prices of this.parts.prices.values()) for (const record of prices.list) records.push(record);
     return { records, writes: this.parts.listWrites };
   }
 
-  /** The list price of `productKey` in force at `instant`. */
-  listPriceAt(productKey: string, instant: Date): PriceRecord | undefined {
-    return this.parts.prices.get(productKey)?.list.find((r) => isInForce(r, instant));
+  /** The list price of `productKey` in force at `instant`: O(log n) in the key's history. */
+  listPriceAt(productKey: string, instant: Date): HeldPrice | undefined {
+    const list = this.parts.prices.get(productKey)?.list;
+    return list && priceInForceAt(list, instant.getTime());
   }
 
-  /** The price agreed with `organizationId` for `productKey`, in force at `instant`. */
-  organizationPriceAt(productKey: string, organizationId: string, instant: Date): PriceRecord | undefined {
-    return this.parts.prices
-      .get(productKey)
-      ?.organizations?.get(organizationId)
-      ?.find((r) => isInForce(r, instant));
+  /** The price agreed with `organizationId` for `productKey`, in force at `instant`: O(log n). */
+  organizationPriceAt(productKey: string, organizationId: string, instant: Date): HeldPrice | undefined {
+    const agreed = this.parts.prices.get(productKey)?.organizations?.get(organizationId);
+    return agreed && priceInForceAt(agreed, instant.getTime());
   }
 
   /** The records that may price usage of `productKey`: its list prices, and the organization's. */
@@ -136,7 +113,7 @@ export class PricingSnapshot {
 
 function* buildSnapshot(data: PricingData, instant: Date): Steps<PricingSnapshot> {
   const prices = new Map<string, ProductPrices>();
-  const listRecords: PriceRecord[] = [];
+  const listRecords: HeldPrice[] = [];
   yield* addRecords(prices, data.records, listRecords);
   const listHistory = yield* compactInSteps(listRecords, data.listWrites, instant);
   return new PricingSnapshot({
@@ -166,7 +143,7 @@ function* applyChanges(held: SnapshotParts, changes: PricingChanges, instant: Da
     if (!written.has(record.productKey)) listable.push(record);
     if (++n % STEP === 0) yield;
   }
-  const newListRecords: PriceRecord[] = [];
+  const newListRecords: HeldPrice[] = [];
   yield* addRecords(prices, changes.records, newListRecords);
   for (const record of newListRecords) listable.push(record);
   const listHistory = yield* compactInSteps(listable, [...held.listHistory.writes, ...changes.listWrites], instant);
@@ -182,16 +159,23 @@ function* applyChanges(held: SnapshotParts, changes: PricingChanges, instant: Da
   });
 }
 
-/** Indexes `records` by product key and scope into `prices`; list prices are also added to `list`. */
+/**
+ * Indexes `records` (new keys of `prices`, in any order) by product key and scope into `prices`,
+ * each scope sorted by `validFrom`; list prices are also added to `list`.
+ */
 function* addRecords(
   prices: Map<string, ProductPrices>,
-  records: readonly PriceRecord[],
-  list: PriceRecord[],
+  records: readonly HeldPrice[],
+  list: HeldPrice[],
 ): Steps<void> {
+  const scopes: HeldPrice[][] = [];
   let n = 0;
   for (const record of records) {
     let entry = prices.get(record.productKey);
-    if (!entry) prices.set(record.productKey, (entry = { list: [] }));
+    if (!entry) {
+      prices.set(record.productKey, (entry = { list: [] }));
+      scopes.push(entry.list);
+    }
     if (record.organizationId === null) {
       entry.list.push(record);
       list.push(record);
@@ -199,8 +183,16 @@ function* addRecords(
       entry.organizations ??= new Map();
       const agreed = entry.organizations.get(record.organizationId);
       if (agreed) agreed.push(record);
-      else entry.organizations.set(record.organizationId, [record]);
+      else {
+        const scope = [record];
+        entry.organizations.set(record.organizationId, scope);
+        scopes.push(scope);
+      }
     }
+    if (++n % STEP === 0) yield;
+  }
+  for (const scope of scopes) {
+    if (scope.length > 1) scope.sort(byValidFrom);
     if (++n % STEP === 0) yield;
   }
 }
@@ -208,7 +200,7 @@ function* addRecords(
 /** compactListHistory a part at a time: compacting the parts one after the other gives the same. */
 function* compactInSteps(
   records: readonly ListedRecord[],
-  writes: readonly Date[],
+  writes: readonly number[],
   instant: Date,
 ): Steps<ListPriceHistory> {
   const kept: ListedRecord[] = [];

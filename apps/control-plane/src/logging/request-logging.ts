@@ -1,0 +1,96 @@
+import { Injectable } from '@nestjs/common';
+import { PRICE_LIST_PATH } from '@app/pricing';
+import { PinoLogger } from 'nestjs-pino';
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import parseurl from 'parseurl';
+import type pino from 'pino';
+import { pinoHttp } from 'pino-http';
+import { AppConfig } from '../config/app-config';
+import { loggedUrl } from './log-text';
+import { loggerParams } from './logging';
+
+export const REQUEST_ID_HEADER = 'X-Request-Id';
+/** A request id from the client is kept when it is a plain token; anything else is replaced. */
+const SANE_REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
+const MAX_REQUEST_ID = 128;
+
+/** Whether a client's X-Request-Id is a plain token of at most 128 characters (length first: a 14 KB header costs nothing). */
+export function isSaneRequestId(given: string | string[] | undefined): given is string {
+  return typeof given === 'string' && given.length <= MAX_REQUEST_ID && SANE_REQUEST_ID.test(given);
+}
+
+/**
+ * The request's id: the client's `X-Request-Id` when it is a sane token, else a new UUID.
+ * Echoed on the response, so that a client can quote it and an operator find its log line.
+ */
+export function requestIdOf(req: IncomingMessage, res: ServerResponse): string {
+  const given = req.headers['x-request-id'];
+  const id = isSaneRequestId(given) ? given : randomUUID();
+  res.setHeader(REQUEST_ID_HEADER, id);
+  return id;
+}
+
+/** Only the request fields an operator searches by, the URL cut: never headers (authorization) or bodies. */
+const requestFields = (req: pino.SerializedRequest) => ({
+  id: req.id,
+  method: req.method,
+  url: loggedUrl(req.url),
+  remoteAddress: req.remoteAddress,
+});
+const responseFields = (res: pino.SerializedResponse) => ({ statusCode: res.statusCode });
+
+/** The price list's path: `/v1/pricing`, with a trailing slash, any case (as Express routes it). */
+const PRICE_LIST = new RegExp(`^${PRICE_LIST_PATH}/?$`, 'i');
+
+/**
+ * The path Express routes the request by (parseurl, whose result Express reuses): the path of an
+ * absolute-form target (`GET http://host/v1/pricing`) too, so that the request is logged as what
+ * it is routed to. Undefined when the target has none or cannot be parsed (`http://[::1/`: Node's
+ * url.parse throws, and Express's router takes it as no path, as here).
+ */
+function routedPath(req: IncomingMessage): string | undefined {
+  try {
+    return parseurl(req)?.pathname ?? undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A path nobody needs a line for: probes, every few seconds. */
+const isHealthCheck = (req: IncomingMessage): boolean => routedPath(req)?.startsWith('/health/') === true;
+
+/**
+ * One log line per request (pino-http) with its request id (`X-Request-Id`, echoed). Mounted
+ * by `configureExpress` as a plain Express middleware ahead of the routes, so that it costs
+ * `GET /v1/pricing` one parse of its path (which Express's router reuses) and one anchored test,
+ * nothing more: the price list's answers are counted in metrics, not logged one by one (and a
+ * shared cache never stores one client's request id with the list). Probes get an id but no line. Lines logged while a request is handled carry
+ * its id where they are written (`request_id`): nestjs-pino's request context would bind it to
+ * every line, but its AsyncLocalStorage puts a hook on every promise of the process, the price
+ * list's included (docs/operations.md, "Logs").
+ */
+@Injectable()
+export class RequestLogging {
+  readonly middleware: (req: IncomingMessage, res: ServerResponse, next: () => void) => void;
+
+  constructor(config: AppConfig) {
+    new PinoLogger(loggerParams(config)); // creates the process's root logger if there is none yet
+    const logRequest = pinoHttp({
+      logger: PinoLogger.root,
+      genReqId: requestIdOf,
+      customAttributeKeys: { reqId: 'request_id' },
+      quietReqLogger: true,
+      serializers: { req: requestFields, res: responseFields },
+      autoLogging: { ignore: isHealthCheck },
+      customLogLevel: (_req, res, error) => (error || res.statusCode >= 500 ? 'error' : 'info'),
+      // The method (one of the parser's) and the status only: no request text in a message.
+      customSuccessMessage: (req, res, ms) => `${req.method} answered ${res.statusCode} in ${ms} ms`,
+      customErrorMessage: (req, res) => `${req.method} answered ${res.statusCode}`,
+      customSuccessObject: (_req, _res, fields: object) => ({ ...fields, context: 'HTTP' }),
+      customErrorObject: (_req, _res, _error, fields: object) => ({ ...fields, context: 'HTTP' }),
+    });
+    this.middleware = (req, res, next) =>
+      PRICE_LIST.test(routedPath(req) ?? '') ? next() : logRequest(req, res, next);
+  }
+}

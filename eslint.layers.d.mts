@@ -1,0 +1,7 @@
+// Types of eslint.layers.mjs, for test/layers.spec.ts.
+import type { Linter } from 'eslint';
+
+export declare const PRICING_LAYERS: readonly (readonly string[])[];
+export declare const PURE_LAYERS: readonly string[];
+export declare const ENTRY_POINT_PATTERNS: readonly { group: string[]; message: string }[];
+export declare function pricingLayerRules(): Linter.Config[];

@@ -1,0 +1,128 @@
+import fc from 'fast-check';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { outsideText } from '../../../../test/support/outside-text';
+import { priceRecord } from '../core/price-record.fixture';
+import { importChangeJson, type ImportReport } from '../price-book/describe-import';
+import { PLAN_FORMAT, parsePlanFile, readPlanFile, writePlanFile } from './plan-file';
+import { parseJsonText, PriceBookFileError } from './price-book-file';
+
+// A plan file is text an operator was handed back after a review: any bytes, any JSON.
+
+const SHA = 'a'.repeat(64);
+const GOOD = {
+  format: PLAN_FORMAT,
+  book_sha256: SHA,
+  planned_at: '2026-06-01T12:00:00.250Z',
+  version: '7',
+  changes: [],
+};
+
+function outcome(text: string): unknown {
+  try {
+    return parsePlanFile(parseJsonText(text, 'plan.json'), 'plan.json');
+  } catch (error) {
+    return error;
+  }
+}
+
+/** Refused with one bounded line naming the file, or read: nothing else. */
+function expectReadOrRefused(result: unknown): void {
+  if (result instanceof Error) {
+    expect(result).toBeInstanceOf(PriceBookFileError);
+    expect(result.message.startsWith('plan.json ')).toBe(true);
+    expect(result.message).not.toContain('\n');
+    expect(result.message.length).toBeLessThan(500);
+  } else {
+    expect(result).toMatchObject({ bookSha256: expect.stringMatching(/^[0-9a-f]{64}$/) });
+  }
+}
+
+describe('reading a plan file', () => {
+  it('reads any text to a plan or one bounded refusal', () => {
+    fc.assert(fc.property(outsideText(['{', '"format":', '"', '[']), (text) => expectReadOrRefused(outcome(text))));
+  });
+
+  it('reads any JSON, and plan-like JSON with any field replaced, to a plan or one bounded refusal', () => {
+    const field = fc.constantFrom('format', 'book_sha256', 'planned_at', 'version', 'changes');
+    fc.assert(
+      fc.property(
+        fc.jsonValue(),
+        field,
+        fc.oneof(fc.jsonValue(), fc.string({ minLength: 1_000, maxLength: 5_000 })),
+        (json, key, value) => {
+          expectReadOrRefused(outcome(JSON.stringify(json)));
+          expectReadOrRefused(outcome(JSON.stringify({ ...GOOD, [key]: value })));
+        },
+      ),
+    );
+  });
+
+  it('says which field is wrong', () => {
+    expect(outcome(JSON.stringify({ ...GOOD, version: 7 }))).toEqual(
+      new PriceBookFileError(
+        'plan.json is not a plan file (pricing-plan/1): "version" is not a version of the price book; nothing was written',
+      ),
+    );
+    expect((outcome(JSON.stringify({ ...GOOD, format: 'x'.repeat(10_000) })) as Error).message).toContain(
+      '"format" is "xxxxxxxx',
+    );
+    expect((outcome(JSON.stringify({ ...GOOD, changes: [{}, 3] })) as Error).message).toContain(
+      '"changes"[1] is not an object',
+    );
+    expect(outcome(JSON.stringify(GOOD))).toEqual({
+      bookSha256: SHA,
+      plannedAt: new Date('2026-06-01T12:00:00.250Z'),
+      version: '7',
+      changes: [],
+    });
+  });
+});
+
+describe('writing a plan file', () => {
+  let dir: string;
+  beforeAll(async () => (dir = await mkdtemp(join(tmpdir(), 'plan-file-'))));
+  afterAll(() => rm(dir, { recursive: true, force: true }));
+
+  const report: ImportReport = {
+    dryRun: true,
+    instant: new Date('2026-06-01T12:00:00.250Z'),
+    version: '12',
+    inserted: 1,
+    ended: 0,
+    availabilityChanged: 1,
+    unchanged: 0,
+    changes: [
+      { kind: 'availability', productKey: 'storage.st1', onSale: true },
+      { kind: 'new', price: priceRecord({ productKey: 'storage.gp1', amount: '0.0400' }) },
+    ],
+  };
+
+  it('writes what apply reads back: the head, and the changes as --json gives them', async () => {
+    const path = join(dir, 'plan.json');
+    await writePlanFile(path, report, SHA);
+    const read = await readPlanFile(path, 1_000_000);
+    expect(read).toEqual({
+      bookSha256: SHA,
+      plannedAt: report.instant,
+      version: '12',
+      changes: report.changes.map(importChangeJson),
+    });
+    expect((await readFile(path, 'utf8')).startsWith('{\n  "format": "pricing-plan/1",\n')).toBe(true);
+  });
+
+  it('replaces an existing plan whole, and leaves no partial file', async () => {
+    const path = join(dir, 'replaced.json');
+    await writeFile(path, 'the old plan');
+    await writePlanFile(path, report, SHA);
+    expect(JSON.parse(await readFile(path, 'utf8'))).toMatchObject({ version: '12' });
+    expect((await readdir(dir)).filter((name) => name.endsWith('.partial'))).toEqual([]);
+  });
+
+  it('refuses a plan file larger than the bound, unread', async () => {
+    const path = join(dir, 'big.json');
+    await writePlanFile(path, report, SHA);
+    await expect(readPlanFile(path, 100)).rejects.toThrow(/is \d+ bytes, more than PRICE_BOOK_MAX_BYTES \(100 bytes\)/);
+  });
+});

@@ -1,0 +1,86 @@
+import { randomBytes } from 'node:crypto';
+import { open, rename, rm } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { parseInstant } from '../core/instant';
+import { quoteValue } from '../errors/bounded-text';
+import { importChangeJson, type ImportReport } from '../price-book/describe-import';
+import { prettyJsonParts } from '../price-book/text-parts';
+import type { ReviewedPlan } from '../services/price-book.service';
+import { PriceBookFileError, parseJsonText, readFileBytes, textOf } from './price-book-file';
+
+/** The format of a plan file (docs/price-book-cli.md, "Reviewed plans"); a later format gets a new name. */
+export const PLAN_FORMAT = 'pricing-plan/1';
+
+/** A plan file as `apply` reads it: what the service checks, and the book it was made from. */
+export interface PlanFile extends ReviewedPlan {
+  /** SHA-256 of the book file's bytes, in lowercase hex. */
+  readonly bookSha256: string;
+}
+
+/**
+ * Writes the plan of a dry run of the book whose bytes have SHA-256 `bookSha256`:
+ * `{ "format", "book_sha256", "planned_at", "version", "changes" }`, `changes` as `import --json`
+ * prints them. Into a file beside `path`, renamed over it when complete: `path` is never half
+ * written, and a failure leaves it as it was.
+ */
+export async function writePlanFile(path: string, report: ImportReport, bookSha256: string): Promise<void> {
+  const head = {
+    format: PLAN_FORMAT,
+    book_sha256: bookSha256,
+    planned_at: report.instant.toISOString(),
+    version: report.version,
+  };
+  const partial = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.partial`);
+  try {
+    const file = await open(partial, 'wx', 0o644);
+    try {
+      for (const part of prettyJsonParts(head, 'changes', changesJson(report))) {
+        await file.write(part);
+      }
+      await file.sync();
+    } finally {
+      await file.close();
+    }
+    await rename(partial, path);
+  } catch (error) {
+    await rm(partial, { force: true });
+    throw new PriceBookFileError(`cannot write the plan to ${path}: ${(error as Error).message}`);
+  }
+}
+
+function* changesJson(report: ImportReport): Generator<Record<string, unknown>, void, void> {
+  for (const change of report.changes) yield importChangeJson(change);
+}
+
+const SHA256 = /^[0-9a-f]{64}$/;
+const VERSION = /^[1-9][0-9]{0,18}$/;
+
+/** Reads and checks a plan file, bounded as a book is (at most `maxBytes`, a regular file). */
+export async function readPlanFile(path: string, maxBytes: number): Promise<PlanFile> {
+  return parsePlanFile(parseJsonText(textOf(path, await readFileBytes(path, { maxBytes })), path), path);
+}
+
+/** Checks the JSON of a plan file named `path` (PriceBookFileError naming every problem). */
+export function parsePlanFile(json: unknown, path: string): PlanFile {
+  const refuse = (problem: string): never => {
+    throw new PriceBookFileError(`${path} is not a plan file (${PLAN_FORMAT}): ${problem}; nothing was written`);
+  };
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) return refuse('it is not a JSON object');
+  const plan = json as Record<string, unknown>;
+  if (plan.format !== PLAN_FORMAT) {
+    const given = typeof plan.format === 'string' ? quoteValue(plan.format) : 'missing or not a string';
+    return refuse(`"format" is ${given}, not "${PLAN_FORMAT}"`);
+  }
+  const { book_sha256: bookSha256, planned_at: plannedAt, version, changes } = plan;
+  if (typeof bookSha256 !== 'string' || !SHA256.test(bookSha256)) {
+    return refuse('"book_sha256" is not a SHA-256 in lowercase hex');
+  }
+  const instant = typeof plannedAt === 'string' ? parseInstant(plannedAt) : undefined;
+  if (instant === undefined) return refuse('"planned_at" is not an RFC 3339 timestamp with an offset');
+  if (typeof version !== 'string' || !VERSION.test(version))
+    return refuse('"version" is not a version of the price book');
+  if (!Array.isArray(changes)) return refuse('"changes" is not an array');
+  const odd = changes.findIndex((change) => typeof change !== 'object' || change === null || Array.isArray(change));
+  if (odd >= 0) return refuse(`"changes"[${odd}] is not an object`);
+  return { bookSha256, plannedAt: instant, version, changes };
+}

@@ -1,0 +1,238 @@
+import {
+  buildPriceList,
+  compactListHistory,
+  countListPrices,
+  lastChangedAt,
+  listChangesAt,
+  nextTransitionAfter,
+  type ListPriceHistory,
+} from './build-price-list';
+import { seededRandom } from '../testing/seeded-random';
+import { heldPrice } from './held-price.fixture';
+
+const at = (iso: string): Date => new Date(iso);
+/** A write's instant, as a history holds it: epoch milliseconds. */
+const ms = (iso: string): number => Date.parse(iso);
+
+describe('buildPriceList', () => {
+  it('lists families in the order of section 2.4 and leaves out families without a current price', () => {
+    const records = [
+      heldPrice({
+        productKey: 'observability.ingested_sample',
+        unitType: 'samples',
+        unitCount: 1000000,
+        amount: '0.000012',
+      }),
+      heldPrice({ productKey: 'network.vpc_egress', unitType: 'gb', unitCount: 1, amount: '0.01' }),
+      heldPrice({ productKey: 'compute.g2.4', unitType: 'seconds', unitCount: 3600, amount: '0.0610' }),
+      heldPrice({ productKey: 'storage.snapshot', amount: '0.02' }),
+      heldPrice({ productKey: 'network.floating_ip', unitType: 'seconds', unitCount: 3600, amount: '0.005' }),
+    ];
+    const list = buildPriceList({ records, writes: [] }, at('2026-06-01T00:00:00Z'));
+    expect(list.families.map((f) => f.family)).toEqual([
+      'compute_instance',
+      'network_floating_ip',
+      'network_vpc_egress',
+      'storage_snapshot',
+      'observability_ingested_sample',
+    ]);
+  });
+
+  it('orders prices by product key with numeric parts compared as numbers', () => {
+    const keys = ['compute.g2.16', 'compute.m3.2', 'compute.g2.2', 'compute.g2.4'];
+    const records = keys.map((productKey) => heldPrice({ productKey, unitType: 'seconds', unitCount: 3600 }));
+    const list = buildPriceList({ records, writes: [] }, at('2026-06-01T00:00:00Z'));
+    expect(list.families[0].prices.map((p) => p.product_key)).toEqual([
+      'compute.g2.2',
+      'compute.g2.4',
+      'compute.g2.16',
+      'compute.m3.2',
+    ]);
+  });
+
+  it('serializes to exactly the documented shape, dimensions only where the family has them', () => {
+    const records = [
+      heldPrice({
+        productKey: 'compute.g2.4',
+        unitType: 'seconds',
+        unitCount: 3600,
+        amount: '0.0610',
+        validUntil: '2027-01-01T00:00:00Z',
+      }),
+      heldPrice({ productKey: 'storage.gp1', amount: '0.0480' }),
+      heldPrice({ productKey: 'network.vpc_ingress', unitType: 'gb', unitCount: 1, amount: '0' }),
+    ];
+    const list = buildPriceList({ records, writes: [ms('2026-02-03T04:05:06.789Z')] }, at('2026-06-01T00:00:00Z'));
+    expect(JSON.stringify(list)).toBe(
+      '{"currency":"EUR","amounts_exclude_vat":true,"last_changed":"2026-02-03T04:05:06.789Z","families":[' +
+        '{"family":"compute_instance","prices":[{"product_key":"compute.g2.4","dimensions":{"instance_type":"g2.4"},' +
+        '"unit_type":"seconds","unit_count":3600,"amount":"0.0610","valid_from":"2026-01-01T00:00:00Z","valid_until":"2027-01-01T00:00:00Z"}]},' +
+        '{"family":"network_vpc_ingress","prices":[{"product_key":"network.vpc_ingress","unit_type":"gb","unit_count":1,' +
+        '"amount":"0","valid_from":"2026-01-01T00:00:00Z","valid_until":null}]},' +
+        '{"family":"storage_volume","prices":[{"product_key":"storage.gp1","dimensions":{"storage_class":"gp1"},' +
+        '"unit_type":"gib_hours","unit_count":730,"amount":"0.0480","valid_from":"2026-01-01T00:00:00Z","valid_until":null}]}]}',
+    );
+    expect(list.families[1].prices[0]).not.toHaveProperty('dimensions');
+  });
+
+  it('keeps amounts as set: trailing zeros, many decimals, never exponent form', () => {
+    const records = [
+      heldPrice({ productKey: 'storage.gp1', amount: '0.000000012' }),
+      heldPrice({ productKey: 'storage.io1', amount: '12.50000' }),
+    ];
+    const list = buildPriceList({ records, writes: [] }, at('2026-06-01T00:00:00Z'));
+    expect(list.families[0].prices.map((p) => p.amount)).toEqual(['0.000000012', '12.50000']);
+  });
+
+  it('lists only prices in effect: valid_from inclusive, valid_until exclusive', () => {
+    const old = heldPrice({ amount: '1', validFrom: '2026-01-01T00:00:00Z', validUntil: '2026-07-01T00:00:00Z' });
+    const next = heldPrice({ amount: '2', validFrom: '2026-07-01T00:00:00Z' });
+    const history = { records: [old, next], writes: [] };
+    const amountsAt = (iso: string) =>
+      buildPriceList(history, at(iso)).families.flatMap((f) => f.prices.map((p) => p.amount));
+    expect(amountsAt('2025-12-31T23:59:59.999Z')).toEqual([]);
+    expect(amountsAt('2026-01-01T00:00:00Z')).toEqual(['1']);
+    expect(amountsAt('2026-06-30T23:59:59.999Z')).toEqual(['1']);
+    expect(amountsAt('2026-07-01T00:00:00Z')).toEqual(['2']); // exactly one price at the boundary
+  });
+
+  it('never lists organization prices', () => {
+    const records = [heldPrice({ organizationId: 'org_42', amount: '0.01' })];
+    const list = buildPriceList({ records, writes: [] }, at('2026-06-01T00:00:00Z'));
+    expect(list.families).toEqual([]);
+    expect(list.last_changed).toBeNull();
+  });
+
+  it('has last_changed null and no families when nothing was ever priced', () => {
+    expect(JSON.stringify(buildPriceList({ records: [], writes: [] }, at('2026-06-01T00:00:00Z')))).toBe(
+      '{"currency":"EUR","amounts_exclude_vat":true,"last_changed":null,"families":[]}',
+    );
+  });
+});
+
+describe('lastChangedAt', () => {
+  const record = heldPrice({ validFrom: '2026-03-01T00:00:00Z', validUntil: '2026-09-01T00:00:00Z' });
+
+  it('is the latest write, valid_from or valid_until that has passed', () => {
+    const history = { records: [record], writes: [ms('2026-02-01T00:00:00Z')] };
+    expect(lastChangedAt(history, at('2026-02-15T00:00:00Z'))).toEqual(at('2026-02-01T00:00:00Z'));
+    expect(lastChangedAt(history, at('2026-03-01T00:00:00Z'))).toEqual(at('2026-03-01T00:00:00Z'));
+    expect(lastChangedAt(history, at('2026-12-01T00:00:00Z'))).toEqual(at('2026-09-01T00:00:00Z'));
+  });
+
+  it('counts a write that removed a record (a withdrawal) through the change log', () => {
+    const history = { records: [record], writes: [ms('2026-02-01T00:00:00Z'), ms('2026-04-01T00:00:00Z')] };
+    expect(lastChangedAt(history, at('2026-05-01T00:00:00Z'))).toEqual(at('2026-04-01T00:00:00Z'));
+  });
+
+  it('ignores organization records', () => {
+    const org = heldPrice({ organizationId: 'org_1', validFrom: '2026-05-01T00:00:00Z' });
+    expect(lastChangedAt({ records: [record, org], writes: [] }, at('2026-06-01T00:00:00Z'))).toEqual(
+      at('2026-03-01T00:00:00Z'),
+    );
+  });
+});
+
+describe('nextTransitionAfter', () => {
+  it('is the next valid_from or valid_until of a list price after the instant', () => {
+    const records = [
+      heldPrice({ validFrom: '2026-01-01T00:00:00Z', validUntil: '2026-07-01T00:00:00Z' }),
+      heldPrice({ productKey: 'storage.io1', validFrom: '2026-05-01T00:00:00Z' }),
+      heldPrice({ organizationId: 'org_1', validFrom: '2026-02-01T00:00:00Z' }),
+    ];
+    expect(nextTransitionAfter({ records, writes: [] }, at('2026-01-15T00:00:00Z'))).toEqual(
+      at('2026-05-01T00:00:00Z'),
+    );
+    expect(nextTransitionAfter({ records, writes: [] }, at('2026-05-01T00:00:00Z'))).toEqual(
+      at('2026-07-01T00:00:00Z'),
+    );
+    expect(nextTransitionAfter({ records, writes: [] }, at('2026-07-01T00:00:00Z'))).toBeNull();
+  });
+
+  it('counts a write stamped a little after the instant (the database clock ahead of ours)', () => {
+    const history = { records: [], writes: [ms('2026-07-01T00:00:00.004Z')] };
+    expect(nextTransitionAfter(history, at('2026-07-01T00:00:00Z'))).toEqual(at('2026-07-01T00:00:00.004Z'));
+    expect(nextTransitionAfter(history, at('2026-07-01T00:00:00.004Z'))).toBeNull();
+  });
+});
+
+describe('countListPrices', () => {
+  it('counts the prices the list at that instant holds: list prices in force only', () => {
+    const records = [
+      heldPrice({ productKey: 'storage.gp1', validUntil: '2026-07-01T00:00:00Z' }),
+      heldPrice({ productKey: 'storage.gp1', validFrom: '2026-07-01T00:00:00Z', amount: '0.0500' }),
+      heldPrice({ productKey: 'storage.st1', validFrom: '2026-03-01T00:00:00Z' }),
+      heldPrice({ productKey: 'storage.io1', organizationId: 'org_42' }),
+      heldPrice({
+        productKey: 'compute.g2.4',
+        unitType: 'seconds',
+        unitCount: 3600,
+        validUntil: '2026-02-01T00:00:00Z',
+      }),
+    ];
+    const history = { records, writes: [] };
+    for (const instant of ['2026-01-15T00:00:00Z', '2026-06-30T23:59:59Z', '2026-07-01T00:00:00Z']) {
+      const listed = buildPriceList(history, at(instant)).families.flatMap((f) => f.prices).length;
+      expect(countListPrices(history, at(instant))).toBe(listed);
+    }
+    expect(countListPrices(history, at('2026-01-15T00:00:00Z'))).toBe(2);
+    expect(countListPrices(history, at('2026-07-01T00:00:00Z'))).toBe(2);
+  });
+});
+
+describe('compactListHistory', () => {
+  const from = at('2026-06-01T00:00:00Z');
+
+  it('keeps prices in force or scheduled, and the two latest changes up to the instant in place of ended ones', () => {
+    const ended = heldPrice({ validFrom: '2026-01-01T00:00:00Z', validUntil: '2026-03-01T00:00:00Z' });
+    const current = heldPrice({ validFrom: '2026-03-01T00:00:00Z', validUntil: '2026-09-01T00:00:00Z' });
+    const scheduled = heldPrice({ validFrom: '2026-09-01T00:00:00Z' });
+    const endsAtInstant = heldPrice({ productKey: 'storage.io1', validUntil: '2026-06-01T00:00:00Z' });
+    const organization = heldPrice({ organizationId: 'org_1', validFrom: '2026-05-01T00:00:00Z' });
+    const compact = compactListHistory(
+      {
+        records: [ended, current, scheduled, endsAtInstant, organization],
+        writes: [ms('2025-12-01T00:00:00Z'), ms('2026-02-01T00:00:00Z'), ms('2026-06-01T00:00:00.003Z')],
+      },
+      from,
+    );
+    expect(compact.records).toEqual([current, scheduled]);
+    expect(compact.writes).toEqual([
+      ms('2026-03-01T00:00:00Z'),
+      ms('2026-06-01T00:00:00Z'),
+      ms('2026-06-01T00:00:00.003Z'),
+    ]);
+  });
+
+  it('gives the same list, changes and next transition as the whole history at every later instant', () => {
+    const random = seededRandom(20261122);
+    const day = 86_400_000;
+    const base = from.getTime();
+    const instant = (): Date => new Date(base + Math.round((random() - 0.5) * 200) * day);
+    for (let round = 0; round < 200; round++) {
+      const records = Array.from({ length: 1 + Math.floor(random() * 8) }, (_, i) => {
+        const validFrom = instant();
+        const validUntil = random() < 0.3 ? null : validFrom.getTime() + (1 + Math.floor(random() * 90)) * day;
+        return heldPrice({
+          productKey: `compute.g${i}.${Math.floor(random() * 3)}`,
+          unitType: 'seconds',
+          unitCount: 3600,
+          organizationId: random() < 0.2 ? 'org_1' : null,
+          validFrom,
+          validUntil,
+        });
+      });
+      const writes = Array.from({ length: Math.floor(random() * 4) }, () => instant().getTime());
+      const history: ListPriceHistory = { records, writes };
+      const compactFrom = instant();
+      const compact = compactListHistory(history, compactFrom);
+      for (const offset of [0, 1, day, 30 * day, 120 * day]) {
+        const t = new Date(compactFrom.getTime() + offset);
+        expect(buildPriceList(compact, t)).toEqual(buildPriceList(history, t));
+        expect(listChangesAt(compact, t)).toEqual(listChangesAt(history, t));
+        expect(nextTransitionAfter(compact, t)).toEqual(nextTransitionAfter(history, t));
+      }
+      expect(compactListHistory(compact, compactFrom)).toEqual(compact);
+    }
+  });
+});

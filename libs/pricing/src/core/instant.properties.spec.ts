@@ -1,0 +1,157 @@
+import fc from 'fast-check';
+import { expectLinearTime, repeated } from '../../../../test/support/linear-time';
+import { outsideText } from '../../../../test/support/outside-text';
+import { formatHttpDate, formatInstant, parseHttpDate, parseInstant } from './instant';
+
+// Timestamps come from price books and the CLI's arguments (parseInstant) and from
+// If-Modified-Since (parseHttpDate).
+
+const NOW = new Date('2026-11-22T12:00:00Z');
+const FIRST = new Date('0000-01-01T00:00:00.000Z');
+const LAST = new Date('9999-12-31T23:59:59.999Z');
+const anyInstant = fc.date({ min: FIRST, max: LAST, noInvalidDate: true });
+const pad = (n: number, width = 2) => String(n).padStart(width, '0');
+
+/** Epoch milliseconds of a UTC date and time, years 0 to 99 included (Date.UTC maps those to 19xx). */
+function utc(year: number, month: number, day: number, hour: number, minute: number, second: number, ms = 0): number {
+  const date = new Date(0);
+  date.setUTCFullYear(year, month - 1, day);
+  date.setUTCHours(hour, minute, second, ms);
+  return date.getTime();
+}
+
+const RFC3339_SHAPE = /^\d{4}-\d\d-\d\d[Tt]\d\d:\d\d:\d\d(\.\d{1,3})?([Zz]|[+-]\d\d:\d\d)$/;
+const HTTP_DATE_SHAPE =
+  /^(?:[A-Z][a-z]{2}, \d\d [A-Z][a-z]{2} \d{4} \d\d:\d\d:\d\d GMT|[A-Z][a-z]+day, \d\d-[A-Z][a-z]{2}-\d\d \d\d:\d\d:\d\d GMT|[A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \d{4})$/;
+
+describe('parseInstant on any text', () => {
+  it('never throws, and accepts only RFC 3339 timestamps with an offset and at most milliseconds', () => {
+    fc.assert(
+      fc.property(outsideText(['2027-01-01T00:00:00Z', '0', '9', '-', ':', '.1', 'T', 'Z', '+01:00']), (text) => {
+        const instant = parseInstant(text);
+        if (instant) {
+          expect(text).toMatch(RFC3339_SHAPE);
+          expect(Number.isNaN(instant.getTime())).toBe(false);
+        }
+      }),
+    );
+  });
+
+  it('reads back every instant of years 0000 to 9999 that formatInstant writes', () => {
+    fc.assert(
+      fc.property(anyInstant, (instant) => {
+        expect(parseInstant(formatInstant(instant))?.getTime()).toBe(instant.getTime());
+      }),
+    );
+  });
+
+  it('reads a generated timestamp with any offset, in either case, as the instant it denotes', () => {
+    const timestamp = fc.record({
+      year: fc.integer({ min: 0, max: 9999 }),
+      month: fc.integer({ min: 1, max: 12 }),
+      day: fc.integer({ min: 1, max: 28 }),
+      hour: fc.integer({ min: 0, max: 23 }),
+      minute: fc.integer({ min: 0, max: 59 }),
+      second: fc.integer({ min: 0, max: 59 }),
+      fraction: fc.option(fc.stringMatching(/^\d{1,3}$/), { nil: undefined }),
+      offset: fc.option(
+        fc.tuple(fc.constantFrom(1, -1), fc.integer({ min: 0, max: 23 }), fc.integer({ min: 0, max: 59 })),
+        {
+          nil: undefined,
+        },
+      ),
+      lower: fc.boolean(),
+    });
+    fc.assert(
+      fc.property(timestamp, (t) => {
+        const zone = t.offset ? `${t.offset[0] > 0 ? '+' : '-'}${pad(t.offset[1])}:${pad(t.offset[2])}` : 'Z';
+        const fraction = t.fraction === undefined ? '' : `.${t.fraction}`;
+        let text = `${pad(t.year, 4)}-${pad(t.month)}-${pad(t.day)}T${pad(t.hour)}:${pad(t.minute)}:${pad(t.second)}${fraction}${zone}`;
+        if (t.lower) text = text.toLowerCase();
+        const ms = t.fraction === undefined ? 0 : Number(t.fraction.padEnd(3, '0'));
+        const offsetMs = t.offset ? t.offset[0] * (t.offset[1] * 60 + t.offset[2]) * 60_000 : 0;
+        const expected = utc(t.year, t.month, t.day, t.hour, t.minute, t.second, ms) - offsetMs;
+        expect(parseInstant(text)?.getTime()).toBe(expected);
+        // Finer than milliseconds is refused, never rounded; so is a missing offset.
+        expect(parseInstant(text.replace(/(:\d\d)(\.\d+)?([zZ+-])/, '$1.0001$3'))).toBeUndefined();
+        expect(parseInstant(text.replace(/([zZ]|[+-]\d\d:\d\d)$/, ''))).toBeUndefined();
+      }),
+    );
+  });
+});
+
+describe('parseHttpDate on any text', () => {
+  const weekday = (ms: number) => new Date(ms).toUTCString().slice(0, 3);
+  const longDay: Record<string, string> = {
+    Mon: 'Monday',
+    Tue: 'Tuesday',
+    Wed: 'Wednesday',
+    Thu: 'Thursday',
+    Fri: 'Friday',
+    Sat: 'Saturday',
+    Sun: 'Sunday',
+  };
+
+  it('never throws, and gives whole seconds for HTTP-dates only', () => {
+    fc.assert(
+      fc.property(outsideText(['Sun, ', 'Sunday, ', ' ', '06 Nov 1994 ', '08:49:37', ' GMT', '-Nov-', '0']), (text) => {
+        const ms = parseHttpDate(text, NOW);
+        if (ms !== undefined) {
+          expect(text).toMatch(HTTP_DATE_SHAPE);
+          expect(Number.isInteger(ms / 1000)).toBe(true);
+        }
+      }),
+    );
+  });
+
+  it('reads back the second of every instant of years 0000 to 9999 that formatHttpDate writes', () => {
+    fc.assert(
+      fc.property(anyInstant, (instant) => {
+        const second = Math.floor(instant.getTime() / 1000) * 1000;
+        expect(parseHttpDate(formatHttpDate(instant), NOW)).toBe(second);
+      }),
+    );
+  });
+
+  it('reads the asctime and RFC 850 forms of an instant as that instant (RFC 850 within 49 years of now)', () => {
+    const near = fc.date({
+      min: new Date(NOW.getTime() - 49 * 365 * 86_400_000),
+      max: new Date(NOW.getTime() + 49 * 365 * 86_400_000),
+      noInvalidDate: true,
+    });
+    fc.assert(
+      fc.property(near, (instant) => {
+        const ms = Math.floor(instant.getTime() / 1000) * 1000;
+        const [, day, month, year, time] = formatHttpDate(instant).split(' ');
+        const asctime = `${weekday(ms)} ${month} ${String(Number(day)).padStart(2, ' ')} ${time} ${year}`;
+        const rfc850 = `${longDay[weekday(ms)]}, ${day}-${month}-${year.slice(2)} ${time} GMT`;
+        expect(parseHttpDate(asctime, NOW)).toBe(ms);
+        expect(parseHttpDate(rfc850, NOW)).toBe(ms);
+      }),
+    );
+  });
+});
+
+describe('parseInstant and parseHttpDate: linear time on 16 KB', () => {
+  it.each<[string, (n: number) => string]>([
+    ['digits', (n) => repeated('1', n)],
+    ['a timestamp followed by fractions', (n) => `2027-01-01T00:00:00${repeated('.1', n)}`],
+    ['a timestamp with a long fraction', (n) => `2027-01-01T00:00:00.${repeated('1', n)}Z`],
+    ['timestamps repeated', (n) => repeated('2027-01-01T00:00:00Z', n)],
+    ['dashes and colons', (n) => repeated('-:', n)],
+  ])('parseInstant: %s', (_what, inputOfLength) => {
+    expectLinearTime(parseInstant, inputOfLength);
+  });
+
+  it.each<[string, (n: number) => string]>([
+    ['day names', (n) => repeated('Sun, ', n)],
+    ['long day names', (n) => repeated('Sunday, ', n)],
+    ['spaces after a date', (n) => `Sun, 06 Nov 1994 08:49:37 GMT${repeated(' ', n)}`],
+    ['spaces', (n) => repeated(' ', n)],
+    ['digits', (n) => repeated('0', n)],
+    ['dates repeated, as a list', (n) => repeated('Sun, 06 Nov 1994 08:49:37 GMT, ', n)],
+    ['an asctime date with a long year', (n) => `Sun Nov  6 08:49:37 ${repeated('1', n)}`],
+  ])('parseHttpDate: %s', (_what, inputOfLength) => {
+    expectLinearTime((text) => parseHttpDate(text, NOW), inputOfLength);
+  });
+});

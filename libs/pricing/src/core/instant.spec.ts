@@ -1,0 +1,77 @@
+import { formatHttpDate, formatInstant, parseHttpDate, parseInstant } from './instant';
+
+describe('formatInstant', () => {
+  it('is RFC 3339 in UTC, with milliseconds only when there are any', () => {
+    expect(formatInstant(new Date('2027-01-01T00:00:00Z'))).toBe('2027-01-01T00:00:00Z');
+    expect(formatInstant(new Date('2027-01-01T00:00:00.120Z'))).toBe('2027-01-01T00:00:00.120Z');
+  });
+});
+
+describe('formatHttpDate', () => {
+  it('is an IMF-fixdate', () => {
+    expect(formatHttpDate(new Date('2026-11-21T19:11:49.900Z'))).toBe('Sat, 21 Nov 2026 19:11:49 GMT');
+  });
+});
+
+describe('parseInstant', () => {
+  it.each([
+    ['2027-01-01T00:00:00Z', '2027-01-01T00:00:00.000Z'],
+    ['2027-01-01T01:00:00+01:00', '2027-01-01T00:00:00.000Z'],
+    ['2026-12-31T19:00:00-05:00', '2027-01-01T00:00:00.000Z'],
+    ['2027-01-01t00:00:00.5z', '2027-01-01T00:00:00.500Z'],
+    ['2028-02-29T00:00:00Z', '2028-02-29T00:00:00.000Z'],
+    ['0000-02-29T00:00:00Z', '0000-02-29T00:00:00.000Z'], // year 0 is a leap year; Date.UTC would take it as 1900
+  ])('reads %s', (text, iso) => {
+    expect(parseInstant(text)?.toISOString()).toBe(iso);
+  });
+
+  it.each([
+    '2027-01-01T00:00:00', // no offset
+    '2027-01-01',
+    '2027-01-01 00:00:00Z',
+    '2027-02-30T00:00:00Z',
+    '2027-02-29T00:00:00Z',
+    '2027-13-01T00:00:00Z',
+    '2027-01-01T24:00:00Z',
+    '2027-01-01T00:00:00.1234Z', // finer than milliseconds
+    '2027-01-01T00:00:00+24:00',
+    'tomorrow',
+  ])('refuses %s', (text) => {
+    expect(parseInstant(text)).toBeUndefined();
+  });
+});
+
+describe('parseHttpDate', () => {
+  const now = new Date('2026-11-22T12:00:00Z');
+  const at = (iso: string): number => Date.parse(iso);
+
+  it.each([
+    ['IMF-fixdate', 'Sun, 06 Nov 1994 08:49:37 GMT', '1994-11-06T08:49:37Z'],
+    ['RFC 850', 'Sunday, 06-Nov-94 08:49:37 GMT', '1994-11-06T08:49:37Z'],
+    ['asctime', 'Sun Nov  6 08:49:37 1994', '1994-11-06T08:49:37Z'],
+    ['asctime, two-digit day', 'Fri Mar 01 08:30:00 2030', '2030-03-01T08:30:00Z'],
+    ['a leap second', 'Sat, 31 Dec 2016 23:59:60 GMT', '2016-12-31T23:59:59Z'],
+    ['a year before 100, not taken as 19xx', 'Sat, 01 Jan 0050 00:00:00 GMT', '0050-01-01T00:00:00Z'],
+  ])('reads %s', (_form, text, iso) => {
+    expect(parseHttpDate(text, now)).toBe(at(iso));
+  });
+
+  it('takes a two-digit year more than 50 years ahead as the most recent past one', () => {
+    expect(parseHttpDate('Monday, 01-Jan-76 00:00:00 GMT', now)).toBe(at('2076-01-01T00:00:00Z'));
+    expect(parseHttpDate('Tuesday, 01-Jan-77 00:00:00 GMT', now)).toBe(at('1977-01-01T00:00:00Z'));
+  });
+
+  it.each([
+    ['empty', ''],
+    ['ISO 8601', '2026-11-22T12:00:00Z'],
+    ['no zone', 'Sun, 06 Nov 1994 08:49:37'],
+    ['another zone', 'Sun, 06 Nov 1994 08:49:37 UTC'],
+    ['lower case', 'sun, 06 nov 1994 08:49:37 gmt'],
+    ['two dates', 'Sun, 06 Nov 1994 08:49:37 GMT, Sun, 06 Nov 1994 08:49:37 GMT'],
+    ['a day that does not exist', 'Thu, 31 Apr 2025 00:00:00 GMT'],
+    ['hour 24', 'Sun, 06 Nov 1994 24:00:00 GMT'],
+    ['spaces around', ' Sun, 06 Nov 1994 08:49:37 GMT'],
+  ])('refuses %s', (_what, text) => {
+    expect(parseHttpDate(text, now)).toBeUndefined();
+  });
+});

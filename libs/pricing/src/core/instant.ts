@@ -1,0 +1,79 @@
+/** RFC 3339 in UTC with `Z`; milliseconds only when there are any. */
+export function formatInstant(instant: Date): string {
+  const iso = instant.toISOString();
+  return iso.endsWith('.000Z') ? `${iso.slice(0, -5)}Z` : iso;
+}
+
+/** IMF-fixdate, as in `Last-Modified`. */
+export function formatHttpDate(instant: Date): string {
+  return instant.toUTCString();
+}
+
+const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d{1,3})?([Zz]|[+-]\d{2}:\d{2})$/;
+
+/**
+ * Parses an RFC 3339 timestamp with an offset. Fractions are limited to milliseconds so that
+ * no instant is silently rounded. Returns `undefined` when the text is not such a timestamp.
+ */
+export function parseInstant(text: string): Date | undefined {
+  const m = RFC3339.exec(text);
+  if (!m) return undefined;
+  const [, year, month, day, hour, minute, second] = m.map(Number);
+  if (month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 59) return undefined;
+  if (day > daysInMonth(year, month - 1)) return undefined;
+  const offset = m[8].toUpperCase();
+  if (offset !== 'Z' && (Number(offset.slice(1, 3)) > 23 || Number(offset.slice(4, 6)) > 59)) return undefined;
+  const instant = new Date(text.toUpperCase());
+  return Number.isNaN(instant.getTime()) ? undefined : instant;
+}
+
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+const DAY = '(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)';
+const LONG_DAY = '(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)';
+const MONTH = `(${MONTHS.join('|')})`;
+const TIME = '(\\d{2}):(\\d{2}):(\\d{2})';
+/** RFC 9110 5.6.7: IMF-fixdate, and the obsolete RFC 850 and asctime forms every recipient must accept. */
+const IMF_FIXDATE = new RegExp(`^${DAY}, (\\d{2}) ${MONTH} (\\d{4}) ${TIME} GMT$`);
+const RFC850_DATE = new RegExp(`^${LONG_DAY}, (\\d{2})-${MONTH}-(\\d{2}) ${TIME} GMT$`);
+const ASCTIME_DATE = new RegExp(`^${DAY} ${MONTH} ([ \\d]\\d) ${TIME} (\\d{4})$`);
+const FIFTY_YEARS_MS = 50 * 365.25 * 24 * 3600 * 1000;
+
+/**
+ * Parses an HTTP-date (RFC 9110 5.6.7) to epoch milliseconds; `undefined` when the text is not
+ * one (a list of dates included). A two-digit RFC 850 year more than 50 years after `now` is
+ * taken as the most recent past year with those digits, as the RFC says.
+ */
+export function parseHttpDate(text: string, now: Date): number | undefined {
+  let day: string, month: string, year: number, time: string[];
+  let m = IMF_FIXDATE.exec(text);
+  if (m) [day, month, year, time] = [m[1], m[2], Number(m[3]), m.slice(4)];
+  else if ((m = ASCTIME_DATE.exec(text))) [month, day, time, year] = [m[1], m[2], m.slice(3, 6), Number(m[6])];
+  else if ((m = RFC850_DATE.exec(text))) {
+    [day, month, time] = [m[1], m[2], m.slice(4)];
+    const century = Math.floor(now.getUTCFullYear() / 100) * 100;
+    year = century + Number(m[3]);
+    if (Date.UTC(year, 0, 1) - now.getTime() > FIFTY_YEARS_MS) year -= 100;
+  } else return undefined;
+  const [hour, minute, second] = time.map(Number);
+  const monthIndex = MONTHS.indexOf(month);
+  const dayOfMonth = Number(day.trim());
+  if (hour > 23 || minute > 59 || second > 60 || dayOfMonth < 1) return undefined;
+  if (dayOfMonth > daysInMonth(year, monthIndex)) return undefined;
+  // A leap second is the last second of its minute.
+  return utcTime(year, monthIndex, dayOfMonth, hour, minute, Math.min(second, 59));
+}
+
+/**
+ * Date.UTC without its mapping of years 0 to 99 to 1900 to 1999: an HTTP-date or RFC 3339 year
+ * is four digits, and 0050 is the year 50 (found by instant.properties.spec.ts).
+ */
+function utcTime(year: number, monthIndex: number, day: number, hour = 0, minute = 0, second = 0): number {
+  const date = new Date(0);
+  date.setUTCFullYear(year, monthIndex, day);
+  date.setUTCHours(hour, minute, second, 0);
+  return date.getTime();
+}
+
+function daysInMonth(year: number, monthIndex: number): number {
+  return new Date(utcTime(year, monthIndex + 1, 0)).getUTCDate();
+}

@@ -1,0 +1,14 @@
+import { PricingSchema1764000000000 } from './1764000000000-pricing-schema';
+import { DatabaseSideIntegrity1764000002000 } from './1764000002000-database-side-integrity';
+import { ExclusionByKeyHash1764000003000 } from './1764000003000-exclusion-by-key-hash';
+import { PriceRecordScopeIndex1764000004000 } from './1764000004000-price-record-scope-index';
+import { ChangeLogAuthors1764000005000 } from './1764000005000-change-log-authors';
+
+/** The pricing library's migrations, in order; the host app runs them with its own. */
+export const pricingMigrations = [
+  PricingSchema1764000000000,
+  DatabaseSideIntegrity1764000002000,
+  ExclusionByKeyHash1764000003000,
+  PriceRecordScopeIndex1764000004000,
+  ChangeLogAuthors1764000005000,
+];

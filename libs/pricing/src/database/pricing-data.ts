@@ -1,0 +1,29 @@
+import type { HeldPrice } from '../core/held-price';
+
+// What PriceBookRepository reads for the prices held in memory (snapshot/pricing-snapshot.ts).
+
+/** Everything the pricing library serves, as read from the database in one transaction. */
+export interface PricingData {
+  readonly records: readonly HeldPrice[];
+  readonly availability: ReadonlyMap<string, boolean>;
+  /** Instants (epoch ms) of list-price writes (set, end, withdrawal), for `last_changed`. */
+  readonly listWrites: readonly number[];
+  readonly version: string;
+  /** The latest entry of the change log read ('0' when none): the next reload starts after it. */
+  readonly lastChangeId: string;
+}
+
+/**
+ * What was written after a change-log entry, read in one transaction (loadChangesSince):
+ * `records` are every record of the product keys written since, in every scope, and
+ * `listWrites` the list-price writes since.
+ */
+export interface PricingChanges extends PricingData {
+  readonly sinceChangeId: string;
+  /** Every product key written since, in any scope. */
+  readonly productKeys: readonly string[];
+  /** Write transactions since (distinct instants in the change log): each moved the version by one. */
+  readonly writeCount: number;
+  /** Price records in the database now, all keys: what the updated snapshot must hold. */
+  readonly recordCount: number;
+}

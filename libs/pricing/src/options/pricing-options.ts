@@ -1,0 +1,40 @@
+/** Express's `trust proxy` values: `true`, a hop count, or addresses, subnets and names. */
+export type TrustProxy = boolean | number | string;
+
+/**
+ * Options of PricingModule; every one has a default, so `PricingModule.forRoot()` works as is.
+ *
+ * What the module needs from its host: `DatabaseModule` from `@app/database` (global), whose
+ * migrations include `pricingMigrations`; it connects and migrates the database, and the
+ * pricing module loads the prices once it is ready, then on every change. A host that serves
+ * HTTP gets `GET /v1/pricing` (PricingController, public under any global guard); an
+ * application context without HTTP (a worker, a billing job) uses PricingService alone.
+ */
+export interface PricingModuleOptions {
+  /** Requests per client address per window on `GET /v1/pricing` (default 120). */
+  readonly rateLimit?: number;
+  /** The rate-limit window in seconds (default 60). */
+  readonly rateWindowS?: number;
+  /**
+   * Express's trust proxy values (default false: the socket's address is the client's). Only
+   * then is `X-Forwarded-For` read; `true` trusts every hop and is warned about at start.
+   */
+  readonly trustProxy?: TrustProxy;
+  /** With a Redis URL, instances share the rate limit through Redis (default: in memory). */
+  readonly redisUrl?: string;
+  /** How long, in seconds, the last loaded prices are served while the database cannot be read (default 600). */
+  readonly maxStalenessS?: number;
+}
+
+export type ResolvedPricingOptions = Required<Omit<PricingModuleOptions, 'redisUrl'>> &
+  Pick<PricingModuleOptions, 'redisUrl'>;
+
+export const PRICING_DEFAULTS = { rateLimit: 120, rateWindowS: 60, trustProxy: false, maxStalenessS: 600 } as const;
+
+/** The options with their defaults filled in; what the providers inject. */
+export const PRICING_OPTIONS = Symbol('PRICING_OPTIONS');
+
+export function resolvePricingOptions(options: PricingModuleOptions): ResolvedPricingOptions {
+  const defined = Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined));
+  return { ...PRICING_DEFAULTS, ...defined };
+}

@@ -1,0 +1,64 @@
+import { priceRecord } from '../core/price-record.fixture';
+import { changeLines, loggedChangeJson } from './format-changes';
+import type { LoggedChange } from './format-history';
+
+const logged = (change: Partial<LoggedChange> & Pick<LoggedChange, 'change'>): LoggedChange => ({
+  changedAt: new Date('2026-08-03T10:15:00.250Z'),
+  priceRecordId: null,
+  actor: 'ana@example.com',
+  reason: null,
+  productKey: 'compute.g2.4',
+  organizationId: null,
+  record: null,
+  ...change,
+});
+
+const price = priceRecord({
+  id: '7',
+  productKey: 'compute.g2.4',
+  unitType: 'seconds',
+  unitCount: 3600,
+  amount: '0.0590',
+  validFrom: '2026-09-01T00:00:00Z',
+});
+
+describe('the changes command lines', () => {
+  it('gives instant, kind, key, scope, price, actor and reason, the first four lined up', () => {
+    const text = changeLines([
+      logged({ change: 'set', priceRecordId: '7', record: price, reason: 'Q3 review, "g2" family' }),
+      logged({ change: 'availability', productKey: 'storage.io1', actor: 'ops-bot' }),
+      logged({ change: 'withdraw_price', organizationId: 'org_42', priceRecordId: '9', actor: null }),
+    ]);
+    expect(text).toBe(
+      [
+        '2026-08-03T10:15:00.250Z  set             compute.g2.4              list              0.0590 per 3600 seconds from 2026-09-01T00:00:00Z  ana@example.com  "Q3 review, \\"g2\\" family"',
+        '2026-08-03T10:15:00.250Z  availability    storage.io1               -                 -  ops-bot',
+        '2026-08-03T10:15:00.250Z  withdraw_price  compute.g2.4              org:org_42        a scheduled price, withdrawn  -',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('keeps the key the third field for awk', () => {
+    const lines = changeLines([logged({ change: 'end', record: price, reason: 'a b  c' })]).trimEnd();
+    expect(lines.split(/\s+/)[2]).toBe('compute.g2.4');
+  });
+
+  it('gives a change as JSON with its key, scope, actor, reason and price', () => {
+    expect(loggedChangeJson(logged({ change: 'set', record: price, organizationId: 'org_42' }))).toEqual({
+      at: '2026-08-03T10:15:00.250Z',
+      change: 'set',
+      product_key: 'compute.g2.4',
+      organization_id: 'org_42',
+      actor: 'ana@example.com',
+      reason: null,
+      price: {
+        unit_type: 'seconds',
+        unit_count: 3600,
+        amount: '0.0590',
+        valid_from: '2026-09-01T00:00:00Z',
+        valid_until: null,
+      },
+    });
+  });
+});

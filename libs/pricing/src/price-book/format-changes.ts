@@ -1,0 +1,49 @@
+import { formatInstant } from '../core/instant';
+import { changeJson, type LoggedChange } from './format-history';
+
+/** Least widths of the columns that line up; a longer value pushes the rest, and stays one word. */
+const KIND_WIDTH = 'withdraw_price'.length;
+const KEY_WIDTH = 24;
+const SCOPE_WIDTH = 16;
+
+/**
+ * The change log of every key and scope as the `changes` command prints it, one line per change,
+ * oldest first (docs/price-book-cli.md, "changes"): instant (to the millisecond), kind, product key, scope (`list`,
+ * `org:<id>`, `-` for availability), the price the change names as it is now, actor (`-` for a
+ * write recorded before actors were), and the reason quoted as a JSON string. Columns are apart by
+ * at least two spaces, words within one by one; the first four have no spaces and line up, as the
+ * plan lines' do, so that `awk '$3 == "compute.g2.4"'` picks a key's changes.
+ */
+export function changeLines(changes: readonly LoggedChange[]): string {
+  let text = '';
+  for (const change of changes) {
+    const scope =
+      change.change === 'availability' ? '-' : change.organizationId === null ? 'list' : `org:${change.organizationId}`;
+    const columns = [
+      change.changedAt.toISOString(), // always 24 characters, milliseconds included
+      change.change.padEnd(KIND_WIDTH),
+      change.productKey.padEnd(KEY_WIDTH),
+      scope.padEnd(SCOPE_WIDTH),
+      priceText(change),
+      change.actor ?? '-',
+      ...(change.reason === null ? [] : [JSON.stringify(change.reason)]),
+    ];
+    text += `${columns.join('  ')}\n`;
+  }
+  return text;
+}
+
+/** A change as `changes --json` gives it: changeJson with the key and the scope. */
+export function loggedChangeJson(change: LoggedChange): Record<string, unknown> {
+  const { at, change: kind, ...rest } = changeJson(change, change.record);
+  return { at, change: kind, product_key: change.productKey, organization_id: change.organizationId, ...rest };
+}
+
+function priceText(change: LoggedChange): string {
+  const record = change.record;
+  if (record) {
+    const until = record.validUntil ? ` until ${formatInstant(record.validUntil)}` : '';
+    return `${record.amount} per ${record.unitCount} ${record.unitType} from ${formatInstant(record.validFrom)}${until}`;
+  }
+  return change.change === 'withdraw_price' ? 'a scheduled price, withdrawn' : '-';
+}

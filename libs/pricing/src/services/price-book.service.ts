@@ -1,0 +1,294 @@
+import { Injectable, Optional } from '@nestjs/common';
+import { DatabaseConnection } from '@app/database';
+import { userInfo } from 'node:os';
+import type { DataSource } from 'typeorm';
+import { PriceBookRepository, type PriceScope } from '../database/price-book.repository';
+import { quoteValue } from '../errors/bounded-text';
+import { PriceBookCommittedError, PriceBookRefusedError, PricingUnavailableError } from '../errors/pricing-error';
+import { formatInstant } from '../core/instant';
+import { actorProblem, reasonProblem, type Author } from '../price-book/author';
+import { describeImportPlan, importChangeJson, type ImportReport } from '../price-book/describe-import';
+import type { LoggedChange, PriceHistory } from '../price-book/format-history';
+import { priceBookParts } from '../price-book/format-price-book';
+import { planChangesNothing, planImport, type ImportPlan } from '../price-book/plan-import';
+import { planWithdrawal, type Withdrawal } from '../price-book/plan-withdrawal';
+import { parsePriceBook, type PriceBook } from '../price-book/price-book';
+import { NO_PROGRESS, type Progress } from '../price-book/progress';
+import { renderPriceList } from '../rendering/price-list-response';
+import { PriceBookLoader } from '../snapshot/price-book-loader';
+import { READY_TIMEOUT_MS } from './pricing.service';
+
+/** What an import did (or, for a dry run, would do): the changes line by line and their counts. */
+export interface ImportResult extends ImportReport {
+  /** False when the book restates what is recorded; a dry run reports what would change. */
+  readonly changed: boolean;
+}
+
+/** Who makes a write, and why (price-book/author.ts): recorded on its change-log rows. */
+export interface WriteOptions {
+  /** Default: the operating system's user name of this process. */
+  readonly actor?: string;
+  readonly reason?: string;
+}
+
+/**
+ * A plan reviewed before it is applied (`import --dry-run --plan-out`, then `apply`): the write is
+ * refused, nothing written, unless the price book is still at `version` and the book would make
+ * exactly `changes` (as `--json` gives them); an entry without `valid_from` starts at the write's
+ * instant, where the plan has its own, `plannedAt`.
+ */
+export interface ReviewedPlan {
+  readonly version: string;
+  readonly plannedAt: Date;
+  readonly changes: readonly unknown[];
+}
+
+export interface ApplyOptions extends WriteOptions {
+  /**
+   * Check and write the book exactly as an import does (same lock, same transaction, same
+   * statements), then roll back: nothing is kept, and no instance is notified.
+   */
+  readonly dryRun?: boolean;
+  /** Where checking and writing report their progress. */
+  readonly progress?: Progress;
+  /** Apply only what was reviewed. */
+  readonly reviewed?: ReviewedPlan;
+}
+
+export interface WithdrawalResult {
+  readonly instant: Date;
+  readonly version: string;
+}
+
+/**
+ * Operators' changes of the price book, from code: the CLI, seeding and tests all go through
+ * here. A book is the price book file's JSON (docs/price-book-cli.md); a refused one throws
+ * PRICE_BOOK_REFUSED naming every entry at fault, and nothing is written.
+ *
+ * Each write is one workflow: take the price book lock, read what is stored, plan with the pure
+ * rules of price-book/, write the plan and publish the new version, all in one transaction
+ * (PriceBookRepository runs the SQL in it). In a Nest app, a write waits for the database to be
+ * connected and migrated, and its change is in PricingService's answers when the call resolves.
+ */
+@Injectable()
+export class PriceBookService {
+  constructor(
+    private readonly repository: PriceBookRepository,
+    // Both absent outside Nest (PriceBookService.on): the caller's DataSource is ready, and no
+    // prices are held in this process.
+    @Optional() private readonly database?: DatabaseConnection,
+    @Optional() private readonly loader?: PriceBookLoader,
+  ) {}
+
+  /** The service on a DataSource of its own, outside Nest (the CLI, scripts, tests). */
+  static on(dataSource: DataSource): PriceBookService {
+    return new PriceBookService(new PriceBookRepository(dataSource));
+  }
+
+  /**
+   * Checks and applies a price book given as parsed JSON, all of it or nothing; the result lists
+   * every change. With `dryRun`, the book is checked and written as an import would, then
+   * rolled back: the result is what the import would do now, and nothing is kept.
+   */
+  apply(json: unknown, options?: ApplyOptions): Promise<ImportResult> {
+    return this.applyBook(checkedBook(json), options);
+  }
+
+  /** Applies (or dry-runs) a price book already checked (parsePriceBook, readPriceBookFile). */
+  async applyBook(book: PriceBook, options: ApplyOptions = {}): Promise<ImportResult> {
+    const author = authorOf(options);
+    await this.databaseReady();
+    const dryRun = options.dryRun === true;
+    const progress = options.progress ?? NO_PROGRESS;
+    let written;
+    try {
+      written = await this.repository.inTransaction(
+        async (tx) => {
+          progress.start('checking', book.prices.length, 'entries');
+          const instant = await this.repository.lock(tx);
+          if (options.reviewed) {
+            const version = await this.repository.version(tx);
+            if (version !== options.reviewed.version) {
+              throw new PriceBookRefusedError([
+                `the price book moved since the plan: it was at version ${options.reviewed.version}, ` +
+                  `it is at version ${version} now; plan again (import --dry-run --plan-out)`,
+              ]);
+            }
+          }
+          // Only what the book names: a change of one price reads one scope, whatever the book's size.
+          const stored = await this.repository.recordsOf(tx, scopesOf(book));
+          const availability = await this.repository.availability(tx);
+          const planned = planImport(book, stored, availability, instant, (done) => progress.update(done));
+          if ('errors' in planned) throw new PriceBookRefusedError(planned.errors);
+          const { plan } = planned;
+          if (options.reviewed) refuseUnlessReviewed(plan, instant, options.reviewed);
+          const changed = !planChangesNothing(plan);
+          if (changed) await this.repository.writePlan(tx, plan, instant, author, progress);
+          const version =
+            changed && !dryRun ? await this.repository.publishChange(tx) : await this.repository.version(tx);
+          return { plan, instant, version, changed };
+        },
+        { commit: !dryRun },
+      );
+    } finally {
+      progress.stop();
+    }
+    const { plan, instant, version, changed } = written;
+    const committed = changed && !dryRun;
+    if (committed) await this.loader?.check();
+    let changes;
+    try {
+      changes = describeImportPlan(plan);
+    } catch (error) {
+      if (committed) throw new PriceBookCommittedError(instant, version, 'describing its changes', error);
+      throw error;
+    }
+    return {
+      changed,
+      dryRun,
+      instant,
+      version,
+      inserted: plan.inserts.length,
+      ended: plan.ends.length,
+      availabilityChanged: plan.availability.length,
+      unchanged: plan.unchanged,
+      changes,
+    };
+  }
+
+  /** Applies a price book only when nothing was ever priced; `undefined` when prices exist. */
+  async applyIfEmpty(json: unknown, options: WriteOptions = {}): Promise<ImportResult | undefined> {
+    const book = checkedBook(json);
+    await this.databaseReady();
+    return (await this.repository.isEmpty()) ? this.applyBook(book, options) : undefined;
+  }
+
+  /**
+   * The change log of every key and scope with its instant in [since, until) (either open), oldest
+   * first, a page at a time, each change with who made it and why.
+   */
+  async changes(
+    range: { readonly since?: Date; readonly until?: Date },
+    consume: (page: readonly LoggedChange[]) => void | Promise<void>,
+  ): Promise<void> {
+    await this.databaseReady();
+    await this.repository.changes(range, consume);
+  }
+
+  /** Withdraws a scheduled price or a scheduled end, in one transaction. */
+  async withdraw(withdrawal: Withdrawal, options: WriteOptions = {}): Promise<WithdrawalResult> {
+    const author = authorOf(options);
+    await this.databaseReady();
+    const result = await this.repository.inTransaction(async (tx) => {
+      const instant = await this.repository.lock(tx);
+      const planned = planWithdrawal(withdrawal, await this.repository.recordsOf(tx, [withdrawal]), instant);
+      if ('error' in planned) throw new PriceBookRefusedError([planned.error]);
+      await this.repository.writeWithdrawal(tx, withdrawal, planned.plan, instant, author);
+      return { instant, version: await this.repository.publishChange(tx) };
+    });
+    await this.loader?.check();
+    return result;
+  }
+
+  /** Every record of one key and scope (`organizationId` null: list prices), with the change log. */
+  async history(productKey: string, organizationId: string | null): Promise<PriceHistory> {
+    await this.databaseReady();
+    return this.repository.history(productKey, organizationId);
+  }
+
+  /** The whole price book, history included, in the import format (stable bytes). */
+  async export(): Promise<string> {
+    return [...(await this.exportInParts())].join('');
+  }
+
+  /** As `export`, in parts: a book of a million records is never one string (price-book/text-parts.ts). */
+  async exportInParts(): Promise<Iterable<string>> {
+    await this.databaseReady();
+    const { records, availability } = await this.repository.readBook();
+    return priceBookParts(records, availability);
+  }
+
+  /** The body `GET /v1/pricing` serves at `instant`, read from the database now. */
+  async priceListAt(instant: Date): Promise<Buffer> {
+    await this.databaseReady();
+    const data = await this.repository.loadPricingData();
+    return renderPriceList({ records: data.records, writes: data.listWrites }, instant).body;
+  }
+
+  /**
+   * In a Nest app the database connects and migrates in the background (DatabaseConnection): a
+   * call made right after start-up waits for it, up to READY_TIMEOUT_MS, then fails with the
+   * library's PRICING_UNAVAILABLE rather than a driver's error.
+   */
+  private async databaseReady(): Promise<void> {
+    if (!this.database || this.database.isReady) return;
+    try {
+      await this.database.whenReady(READY_TIMEOUT_MS);
+    } catch {
+      throw new PricingUnavailableError();
+    }
+  }
+}
+
+/** Who writes (the process's user when not given) and why, checked as the change log checks them. */
+function authorOf(options: WriteOptions): Author {
+  const actor = options.actor ?? processUser();
+  if (actor === undefined) {
+    throw new PriceBookRefusedError(['author: no actor was given, and the user of this process has no name']);
+  }
+  const reason = options.reason ?? null;
+  const problems = [actorProblem(actor), reason === null ? undefined : reasonProblem(reason)];
+  const refused = problems.filter((problem): problem is string => problem !== undefined);
+  if (refused.length > 0) throw new PriceBookRefusedError(refused.map((problem) => `author: ${problem}`));
+  return { actor, reason };
+}
+
+/** The operating system's name of this process's user; `undefined` for a uid with no name (some containers). */
+export function processUser(): string | undefined {
+  try {
+    return userInfo().username;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Refuses a plan that is not the reviewed one: its changes, as `--json` gives them, with the
+ * write's instant and the plan's (for entries without `valid_from`) both read as "the instant".
+ */
+function refuseUnlessReviewed(plan: ImportPlan, instant: Date, reviewed: ReviewedPlan): void {
+  const now = describeImportPlan(plan).map((change) => sameInstant(importChangeJson(change), instant));
+  const then = reviewed.changes.map((change) => sameInstant(change, reviewed.plannedAt));
+  const differing = now.findIndex((change, i) => change !== then[i]);
+  if (differing < 0 && now.length === then.length) return;
+  const at = differing < 0 ? Math.min(now.length, then.length) : differing;
+  throw new PriceBookRefusedError([
+    `the changes the book would make now differ from the plan's, from change ${at + 1} on: the plan has ` +
+      `${then.length} (${quoteChange(then[at])}), the book would now make ${now.length} ` +
+      `(${quoteChange(now[at])}); plan again (import --dry-run --plan-out)`,
+  ]);
+}
+
+function quoteChange(change: string | undefined): string {
+  return change === undefined ? 'none' : quoteValue(change);
+}
+
+/** A change as JSON text, the run's instant replaced by a mark. */
+function sameInstant(change: unknown, instant: Date): string {
+  return JSON.stringify(change).replaceAll(`"${formatInstant(instant)}"`, '"<the instant of the run>"');
+}
+
+/** The product keys and scopes a book's prices name, each once. */
+function scopesOf(book: PriceBook): PriceScope[] {
+  const scopes = new Map<string, PriceScope>();
+  for (const { productKey, organizationId } of book.prices) {
+    scopes.set(`${organizationId ?? ''}\u0000${productKey}`, { productKey, organizationId });
+  }
+  return [...scopes.values()];
+}
+
+function checkedBook(json: unknown): PriceBook {
+  const parsed = parsePriceBook(json);
+  if ('errors' in parsed) throw new PriceBookRefusedError(parsed.errors);
+  return parsed.book;
+}

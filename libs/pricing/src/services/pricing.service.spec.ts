@@ -1,0 +1,725 @@
+import type { UnitType } from '../catalogue/catalogue';
+import { ManualClock } from '@app/clock';
+import {
+  PricingError,
+  PricingErrorCode,
+  PricingUnavailableError,
+  ProductUnavailableError,
+  UnknownProductError,
+} from '../errors/pricing-error';
+import type { HeldPrice } from '../core/held-price';
+import { heldPrice } from '../core/held-price.fixture';
+import { PricingService, type PricesInMemory } from './pricing.service';
+import type { PricingHealth } from '../snapshot/pricing-state';
+import type { QuoteLookup } from './pricing.types';
+import type { ShownPrices } from '../snapshot/price-list-schedule';
+import { PricingSnapshot } from '../snapshot/pricing-snapshot';
+
+/** Stands in for PricingState and PriceBookLoader: holds one snapshot, replaceable as a price book import would. */
+class StubCache implements PricesInMemory {
+  calls = 0;
+
+  constructor(private snapshot: PricingSnapshot | undefined) {}
+
+  current(): ShownPrices | undefined {
+    this.calls += 1;
+    return this.snapshot ? ({ snapshot: this.snapshot } as ShownPrices) : undefined;
+  }
+
+  replace(snapshot: PricingSnapshot | undefined): void {
+    this.snapshot = snapshot;
+  }
+
+  health(): PricingHealth {
+    return { servable: this.snapshot !== undefined, databaseReachable: true, version: 'v1', confirmedAgoS: 0 };
+  }
+
+  check(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  loaded(): Promise<void> {
+    return this.snapshot ? Promise.resolve() : new Promise(() => undefined);
+  }
+}
+
+const RECORDED = new Date('2025-12-01T00:00:00Z');
+
+interface RecordSpec {
+  readonly key: string;
+  readonly org?: string;
+  readonly unit: UnitType;
+  readonly count: number;
+  readonly amount: string;
+  readonly from: string;
+  readonly until?: string;
+}
+
+/** The fixture's price record, from the short spec these tests write. */
+function record(spec: RecordSpec): HeldPrice {
+  return heldPrice({
+    productKey: spec.key,
+    organizationId: spec.org ?? null,
+    unitType: spec.unit,
+    unitCount: spec.count,
+    amount: spec.amount,
+    validFrom: spec.from,
+    validUntil: spec.until ?? null,
+  });
+}
+
+function snapshotOf(records: readonly HeldPrice[], availability: Record<string, boolean> = {}): PricingSnapshot {
+  return PricingSnapshot.of(
+    {
+      records,
+      availability: new Map(Object.entries(availability)),
+      // Each list price was set at RECORDED.
+      listWrites: records.filter((r) => r.organizationId === null).map(() => RECORDED.getTime()),
+      version: '1',
+      lastChangeId: '0',
+    },
+    new Date(NOW),
+  );
+}
+
+const NOW = '2026-06-15T12:00:00.000Z';
+
+function serviceOf(
+  records: readonly HeldPrice[],
+  availability: Record<string, boolean> = {},
+  now: string = NOW,
+): { service: PricingService; cache: StubCache; clock: ManualClock } {
+  const cache = new StubCache(snapshotOf(records, availability));
+  const clock = new ManualClock(new Date(now));
+  return { service: new PricingService(cache, cache, clock), cache, clock };
+}
+
+/** The cost of a quote, `undefined` when no price was found. */
+function costOf(quote: QuoteLookup): string | undefined {
+  return quote.found ? quote.cost : undefined;
+}
+
+/** Runs `fn` and returns what it threw (fails the test when it throws nothing). */
+function thrownBy(fn: () => unknown): PricingError {
+  try {
+    fn();
+  } catch (error) {
+    expect(error).toBeInstanceOf(PricingError);
+    return error as PricingError;
+  }
+  throw new Error('expected an error, nothing was thrown');
+}
+
+// The sample-like book: gp1 on sale; st1 and io1 priced but marked not on sale (as the migration does).
+const gp1 = record({
+  key: 'storage.gp1',
+  unit: 'gib_hours',
+  count: 730,
+  amount: '0.0480',
+  from: '2026-01-01T00:00:00Z',
+});
+const st1 = record({
+  key: 'storage.st1',
+  unit: 'gib_hours',
+  count: 730,
+  amount: '0.0250',
+  from: '2026-01-01T00:00:00Z',
+});
+const io1 = record({
+  key: 'storage.io1',
+  unit: 'gib_hours',
+  count: 730,
+  amount: '0.1250',
+  from: '2026-01-01T00:00:00Z',
+});
+const NOT_ON_SALE = { 'storage.io1': false, 'storage.st1': false };
+
+describe('PricingService.assertOrderable', () => {
+  it('accepts a product that is on sale and has a current list price', () => {
+    const { service } = serviceOf([gp1, st1, io1], NOT_ON_SALE);
+    expect(() => service.assertOrderable('storage.gp1')).not.toThrow();
+  });
+
+  it('accepts a product explicitly marked on sale', () => {
+    const { service } = serviceOf([gp1], { 'storage.gp1': true });
+    expect(() => service.assertOrderable('storage.gp1')).not.toThrow();
+  });
+
+  it.each(['storage.io1', 'storage.st1'])('refuses %s, priced but not on sale, with PRODUCT_UNAVAILABLE', (key) => {
+    const { service } = serviceOf([gp1, st1, io1], NOT_ON_SALE);
+    const error = thrownBy(() => service.assertOrderable(key));
+    expect(error).toBeInstanceOf(ProductUnavailableError);
+    expect(error.code).toBe(PricingErrorCode.ProductUnavailable);
+    expect(error.code).toBe('PRODUCT_UNAVAILABLE');
+    expect(error.details).toEqual({ product_key: key });
+    expect((error as ProductUnavailableError).productKey).toBe(key);
+    expect(error.message).toBe(`${key} cannot be ordered: it is not on sale`);
+  });
+
+  it('refuses a product that was priced earlier but has no price now', () => {
+    const ended = record({
+      key: 'storage.gp1',
+      unit: 'gib_hours',
+      count: 730,
+      amount: '0.0480',
+      from: '2026-01-01T00:00:00Z',
+      until: '2026-06-01T00:00:00Z',
+    });
+    const { service } = serviceOf([ended]);
+    const error = thrownBy(() => service.assertOrderable('storage.gp1'));
+    expect(error).toBeInstanceOf(ProductUnavailableError);
+    expect(error.code).toBe('PRODUCT_UNAVAILABLE');
+    expect(error.details).toEqual({ product_key: 'storage.gp1' });
+    expect(error.message).toBe('storage.gp1 cannot be ordered: it has no current price');
+    // Still orderable at an instant inside its window.
+    expect(() => service.assertOrderable('storage.gp1', new Date('2026-05-31T23:59:59.999Z'))).not.toThrow();
+  });
+
+  it('refuses a product whose only price is scheduled, until that price takes effect', () => {
+    const scheduled = record({
+      key: 'storage.gp1',
+      unit: 'gib_hours',
+      count: 730,
+      amount: '0.05',
+      from: '2026-07-01T00:00:00Z',
+    });
+    const { service, clock } = serviceOf([scheduled]);
+    expect(thrownBy(() => service.assertOrderable('storage.gp1')).code).toBe('PRODUCT_UNAVAILABLE');
+    clock.set('2026-06-30T23:59:59.999Z');
+    expect(thrownBy(() => service.assertOrderable('storage.gp1')).code).toBe('PRODUCT_UNAVAILABLE');
+    clock.set('2026-07-01T00:00:00.000Z');
+    expect(() => service.assertOrderable('storage.gp1')).not.toThrow();
+  });
+
+  it('refuses a product priced only for an organization with PRODUCT_UNAVAILABLE (no list price)', () => {
+    const orgOnly = record({
+      key: 'storage.snapshot',
+      org: 'org_42',
+      unit: 'gib_hours',
+      count: 730,
+      amount: '0.01',
+      from: '2026-01-01T00:00:00Z',
+    });
+    const { service } = serviceOf([gp1, orgOnly]);
+    const error = thrownBy(() => service.assertOrderable('storage.snapshot'));
+    expect(error).toBeInstanceOf(ProductUnavailableError);
+    expect(error.details).toEqual({ product_key: 'storage.snapshot' });
+  });
+
+  it.each(['storage.snapshot', 'compute.g2.4'])(
+    'refuses a well-formed key that was never priced (%s) with PRODUCT_UNAVAILABLE, not UNKNOWN_PRODUCT',
+    (key) => {
+      const { service } = serviceOf([gp1, st1, io1], NOT_ON_SALE);
+      const error = thrownBy(() => service.assertOrderable(key));
+      expect(error).toBeInstanceOf(ProductUnavailableError);
+      expect(error.details).toEqual({ product_key: key });
+    },
+  );
+
+  it('refuses a product marked on sale that was never priced with PRODUCT_UNAVAILABLE', () => {
+    const { service } = serviceOf([gp1], { 'storage.snapshot': true });
+    const error = thrownBy(() => service.assertOrderable('storage.snapshot'));
+    expect(error.code).toBe('PRODUCT_UNAVAILABLE');
+    expect(error.details).toEqual({ product_key: 'storage.snapshot' });
+  });
+
+  it.each([
+    ['an unknown storage class', 'storage.gp2'],
+    ['an upper-case key', 'storage.GP1'],
+    ['a key of no family', 'volume.gp1'],
+    ['an empty key', ''],
+    ['a key longer than 64 characters', `compute.g2.${'1'.repeat(60)}`],
+  ])('refuses %s with UNKNOWN_PRODUCT', (_label, key) => {
+    const { service } = serviceOf([gp1, st1, io1], NOT_ON_SALE);
+    const error = thrownBy(() => service.assertOrderable(key));
+    expect(error).toBeInstanceOf(UnknownProductError);
+    expect(error.code).toBe('UNKNOWN_PRODUCT');
+    expect(error.details).toEqual({ product_key: key });
+  });
+
+  it('refuses with PRICING_UNAVAILABLE when no snapshot can be served', () => {
+    const { service, cache } = serviceOf([gp1]);
+    cache.replace(undefined);
+    const error = thrownBy(() => service.assertOrderable('storage.gp1'));
+    expect(error).toBeInstanceOf(PricingUnavailableError);
+    expect(error.code).toBe('PRICING_UNAVAILABLE');
+  });
+
+  it('follows the snapshot it is given: availability changes apply on the next call, without a new service', () => {
+    const { service, cache } = serviceOf([gp1, st1, io1], NOT_ON_SALE);
+    expect(() => service.assertOrderable('storage.gp1')).not.toThrow();
+    cache.replace(snapshotOf([gp1, st1, io1], { ...NOT_ON_SALE, 'storage.gp1': false }));
+    expect(thrownBy(() => service.assertOrderable('storage.gp1')).code).toBe('PRODUCT_UNAVAILABLE');
+    cache.replace(snapshotOf([gp1, st1, io1], { 'storage.gp1': true, 'storage.io1': true, 'storage.st1': false }));
+    expect(() => service.assertOrderable('storage.gp1')).not.toThrow();
+    expect(() => service.assertOrderable('storage.io1')).not.toThrow();
+    expect(thrownBy(() => service.assertOrderable('storage.st1')).code).toBe('PRODUCT_UNAVAILABLE');
+  });
+});
+
+describe('PricingService.priceAt', () => {
+  const listA = record({
+    key: 'storage.gp1',
+    unit: 'gib_hours',
+    count: 730,
+    amount: '0.0480',
+    from: '2026-01-01T00:00:00Z',
+    until: '2026-07-01T00:00:00Z',
+  });
+  const listB = record({
+    key: 'storage.gp1',
+    unit: 'gib_hours',
+    count: 730,
+    amount: '0.0520',
+    from: '2026-07-01T00:00:00Z',
+  });
+  const org42 = record({
+    key: 'storage.gp1',
+    org: 'org_42',
+    unit: 'gib_hours',
+    count: 730,
+    amount: '0.0400',
+    from: '2026-03-01T00:00:00Z',
+    until: '2026-09-01T00:00:00Z',
+  });
+  const org7 = record({
+    key: 'storage.gp1',
+    org: 'org_7',
+    unit: 'gib_hours',
+    count: 730,
+    amount: '0.0300',
+    from: '2026-01-01T00:00:00Z',
+  });
+  const records = [listA, listB, org42, org7];
+
+  it("returns the organization's agreed price in force over the list price", () => {
+    const { service } = serviceOf(records);
+    expect(service.priceAt('storage.gp1', { organizationId: 'org_42' })).toEqual({
+      found: true,
+      price: {
+        productKey: 'storage.gp1',
+        scope: 'organization',
+        organizationId: 'org_42',
+        unitType: 'gib_hours',
+        unitCount: 730,
+        amount: '0.0400',
+        validFrom: new Date('2026-03-01T00:00:00Z'),
+        validUntil: new Date('2026-09-01T00:00:00Z'),
+      },
+    });
+  });
+
+  it('returns the list price without an organization', () => {
+    const { service } = serviceOf(records);
+    expect(service.priceAt('storage.gp1')).toEqual({
+      found: true,
+      price: {
+        productKey: 'storage.gp1',
+        scope: 'list',
+        organizationId: null,
+        unitType: 'gib_hours',
+        unitCount: 730,
+        amount: '0.0480',
+        validFrom: new Date('2026-01-01T00:00:00Z'),
+        validUntil: new Date('2026-07-01T00:00:00Z'),
+      },
+    });
+  });
+
+  it('returns the list price for an organization without an agreed price (another organization’s is ignored)', () => {
+    const { service } = serviceOf(records);
+    const lookup = service.priceAt('storage.gp1', { organizationId: 'org_99' });
+    expect(lookup).toMatchObject({ found: true, price: { scope: 'list', organizationId: null, amount: '0.0480' } });
+    // org_7's price is lower but belongs to org_7 only.
+    expect(service.priceAt('storage.gp1', { organizationId: 'org_7' })).toMatchObject({
+      found: true,
+      price: { scope: 'organization', organizationId: 'org_7', amount: '0.0300' },
+    });
+  });
+
+  it('falls back to the list price outside the organization price window (valid_from inclusive, valid_until exclusive)', () => {
+    const { service } = serviceOf(records);
+    const amountAt = (at: string): string | undefined => {
+      const lookup = service.priceAt('storage.gp1', { organizationId: 'org_42', at: new Date(at) });
+      return lookup.found ? `${lookup.price.scope}:${lookup.price.amount}` : undefined;
+    };
+    expect(amountAt('2026-02-28T23:59:59.999Z')).toBe('list:0.0480');
+    expect(amountAt('2026-03-01T00:00:00.000Z')).toBe('organization:0.0400');
+    expect(amountAt('2026-08-31T23:59:59.999Z')).toBe('organization:0.0400');
+    expect(amountAt('2026-09-01T00:00:00.000Z')).toBe('list:0.0520');
+  });
+
+  it('switches list prices at the boundary: valid_from inclusive, valid_until exclusive', () => {
+    const { service } = serviceOf(records);
+    const at = (instant: string) => service.priceAt('storage.gp1', { at: new Date(instant) });
+    expect(at('2025-12-31T23:59:59.999Z')).toEqual({ found: false });
+    expect(at('2026-01-01T00:00:00.000Z')).toMatchObject({ found: true, price: { amount: '0.0480' } });
+    expect(at('2026-06-30T23:59:59.999Z')).toMatchObject({ found: true, price: { amount: '0.0480' } });
+    expect(at('2026-07-01T00:00:00.000Z')).toMatchObject({
+      found: true,
+      price: { amount: '0.0520', validFrom: new Date('2026-07-01T00:00:00Z'), validUntil: null },
+    });
+    expect(at('2100-01-01T00:00:00.000Z')).toMatchObject({ found: true, price: { amount: '0.0520' } });
+  });
+
+  it('defaults the instant to the clock', () => {
+    const { service, clock } = serviceOf(records);
+    expect(service.priceAt('storage.gp1')).toMatchObject({ found: true, price: { amount: '0.0480' } });
+    clock.set('2026-07-01T00:00:00.000Z');
+    expect(service.priceAt('storage.gp1')).toMatchObject({ found: true, price: { amount: '0.0520' } });
+  });
+
+  it('answers "no price" explicitly, never zero', () => {
+    const ended = record({
+      key: 'network.vpc_egress',
+      unit: 'gb',
+      count: 1,
+      amount: '0.01',
+      from: '2026-01-01T00:00:00Z',
+      until: '2026-02-01T00:00:00Z',
+    });
+    const { service } = serviceOf([...records, ended]);
+    expect(service.priceAt('storage.snapshot')).toEqual({ found: false });
+    expect(service.priceAt('storage.snapshot', { organizationId: 'org_42' })).toEqual({ found: false });
+    expect(service.priceAt('not a key')).toEqual({ found: false });
+    expect(service.priceAt('network.vpc_egress')).toEqual({ found: false });
+  });
+
+  it('returns the organization price even when there is no list price', () => {
+    const orgOnly = record({
+      key: 'compute.g2.4',
+      org: 'org_42',
+      unit: 'seconds',
+      count: 3600,
+      amount: '0.05',
+      from: '2026-01-01T00:00:00Z',
+    });
+    const { service } = serviceOf([orgOnly]);
+    expect(service.priceAt('compute.g2.4', { organizationId: 'org_42' })).toMatchObject({
+      found: true,
+      price: { scope: 'organization', amount: '0.05' },
+    });
+    expect(service.priceAt('compute.g2.4')).toEqual({ found: false });
+    expect(service.priceAt('compute.g2.4', { organizationId: 'org_7' })).toEqual({ found: false });
+  });
+
+  it('prices products that are not on sale (availability does not hide a price)', () => {
+    const { service } = serviceOf([gp1, st1, io1], NOT_ON_SALE);
+    expect(service.priceAt('storage.io1')).toMatchObject({ found: true, price: { amount: '0.1250', scope: 'list' } });
+  });
+
+  it('throws PRICING_UNAVAILABLE when no snapshot can be served', () => {
+    const { service, cache } = serviceOf(records);
+    cache.replace(undefined);
+    expect(thrownBy(() => service.priceAt('storage.gp1')).code).toBe('PRICING_UNAVAILABLE');
+  });
+
+  it('reads the snapshot held in memory: a new one applies on the next call', () => {
+    const { service, cache } = serviceOf(records);
+    const before = cache.calls;
+    service.priceAt('storage.gp1');
+    expect(cache.calls).toBe(before + 1);
+    const changed = record({
+      key: 'storage.gp1',
+      unit: 'gib_hours',
+      count: 730,
+      amount: '0.0490',
+      from: '2026-01-01T00:00:00Z',
+    });
+    cache.replace(snapshotOf([changed]));
+    expect(service.priceAt('storage.gp1')).toMatchObject({ found: true, price: { amount: '0.0490' } });
+  });
+});
+
+describe('PricingService.quote', () => {
+  const from = '2026-01-01T00:00:00Z';
+
+  it.each<[UnitType, string, number, string, string, string]>([
+    ['seconds', 'compute.g2.4', 3600, '0.0610', '7200', '0.122'],
+    ['seconds', 'network.floating_ip', 3600, '0.0050', '1', '0.00000138888888888889'],
+    ['gib_hours', 'storage.gp1', 730, '0.0480', '730', '0.048'],
+    ['gib_hours', 'storage.snapshot', 730, '0.0100', '73', '0.001'],
+    ['gb', 'network.vpc_egress', 1, '0.01', '1234.5', '12.345'],
+    ['metric_months', 'observability.custom_metric', 1, '0.10', '3', '0.3'],
+    ['requests', 'observability.api_request', 1000000, '0.50', '2500000', '1.25'],
+    ['samples', 'observability.ingested_sample', 1000000, '0.20', '123', '0.0000246'],
+  ])('prices %s (%s, %i units for %s × %s)', (unit, key, count, amount, quantity, cost) => {
+    const { service } = serviceOf([record({ key, unit, count, amount, from })]);
+    const quote = service.quote(key, quantity);
+    expect(quote).toEqual({
+      found: true,
+      price: {
+        productKey: key,
+        scope: 'list',
+        organizationId: null,
+        unitType: unit,
+        unitCount: count,
+        amount,
+        validFrom: new Date(from),
+        validUntil: null,
+      },
+      quantity,
+      cost,
+    });
+    expect(typeof costOf(quote)).toBe('string');
+  });
+
+  it('"0.0480" per 730 GiB-hours for 730 GiB-hours costs "0.048"', () => {
+    const { service } = serviceOf([gp1]);
+    expect(costOf(service.quote('storage.gp1', '730'))).toBe('0.048');
+    expect(costOf(service.quote('storage.gp1', 730n))).toBe('0.048');
+    expect(costOf(service.quote('storage.gp1', '1000000'))).toBe('65.75342465753424657534');
+  });
+
+  it.each([
+    ['0.1', '3', 1, '0.3'], // 0.1 * 3 === 0.30000000000000004 in floats
+    ['0.07', '100', 1, '7'], // 0.07 * 100 === 7.000000000000001
+    ['0.1', '0.2', 1, '0.02'], // 0.1 * 0.2 === 0.020000000000000004
+    ['1.1', '1.1', 1, '1.21'], // 1.1 * 1.1 === 1.2100000000000002
+    ['0.3', '1', 3, '0.1'], // 0.3 / 3 === 0.09999999999999999
+  ])('computes %s × %s / %i exactly as %s, where floats would round', (amount, quantity, count, cost) => {
+    const { service } = serviceOf([record({ key: 'network.vpc_egress', unit: 'gb', count, amount, from })]);
+    expect(costOf(service.quote('network.vpc_egress', quantity))).toBe(cost);
+  });
+
+  it('keeps tiny amounts exact and never in exponent form', () => {
+    const egress = (amount: string) =>
+      serviceOf([record({ key: 'network.vpc_egress', unit: 'gb', count: 1, amount, from })]).service;
+    expect(costOf(egress('0.000000012').quote('network.vpc_egress', '1'))).toBe('0.000000012');
+    expect(costOf(egress('0.000000012').quote('network.vpc_egress', '0.000000001'))).toBe('0.000000000000000012');
+    expect(costOf(egress('0.000000012').quote('network.vpc_egress', '0'))).toBe('0');
+    // 1.2e-20 has 21 decimal places: rounded once to 20.
+    expect(costOf(egress('0.000000012').quote('network.vpc_egress', '0.000000000001'))).toBe('0.00000000000000000001');
+  });
+
+  it('keeps huge amounts and quantities exact (30+ digits)', () => {
+    const huge = record({
+      key: 'network.vpc_egress',
+      unit: 'gb',
+      count: 1,
+      amount: '123456789012345678901234567890.12345678',
+      from,
+    });
+    const { service } = serviceOf([huge]);
+    expect(costOf(service.quote('network.vpc_egress', '987654321098765432109876543210'))).toBe(
+      '121932631137021795226185032733744855954473403443334857491122.2374638',
+    );
+    expect(costOf(service.quote('network.vpc_egress', 987654321098765432109876543210n))).toBe(
+      '121932631137021795226185032733744855954473403443334857491122.2374638',
+    );
+  });
+
+  it('stays exact at the limits: a 40-character amount, a 60-digit quantity and the largest unit count', () => {
+    const egress = (amount: string, count: number) =>
+      serviceOf([record({ key: 'network.vpc_egress', unit: 'gb', count, amount, from })]).service;
+    expect(
+      costOf(
+        egress('123456789012345678901234567890.12345678', 2147483647).quote(
+          'network.vpc_egress',
+          '987654321098765432109876543210.987654321098765432109876543210',
+        ),
+      ),
+    ).toBe('56779306006525224648746781694988520015310004937402.46047324428464891331');
+    expect(
+      costOf(egress('99999999999999999999999999999999999999.9', 7).quote('network.vpc_egress', '9'.repeat(60))),
+    ).toBe('14285714285714285714285714285714285714271428571428571428571414285714285714285714285714285714285714.3');
+    expect(costOf(egress('1', 2147483647).quote('network.vpc_egress', '1'))).toBe('0.00000000046566128752');
+  });
+
+  it('rounds a division that does not terminate once, half-even, to 20 decimal places', () => {
+    const per3 = (amount: string) =>
+      serviceOf([record({ key: 'network.vpc_egress', unit: 'gb', count: 3, amount, from })]).service;
+    expect(costOf(per3('1').quote('network.vpc_egress', '1'))).toBe('0.33333333333333333333');
+    expect(costOf(per3('2').quote('network.vpc_egress', '1'))).toBe('0.66666666666666666667');
+    // One rounding, at the end: 1/3 × 3 is 1, not 0.99999999999999999999.
+    expect(costOf(per3('1').quote('network.vpc_egress', '3'))).toBe('1');
+    const per3600 = serviceOf([record({ key: 'compute.g2.4', unit: 'seconds', count: 3600, amount: '0.0610', from })]);
+    expect(costOf(per3600.service.quote('compute.g2.4', '1'))).toBe('0.00001694444444444444');
+  });
+
+  it('rounds ties to even at the 20th decimal place', () => {
+    const egress = (amount: string) =>
+      serviceOf([record({ key: 'network.vpc_egress', unit: 'gb', count: 1, amount, from })]).service;
+    expect(costOf(egress('0.000000000000000000025').quote('network.vpc_egress', '1'))).toBe('0.00000000000000000002');
+    expect(costOf(egress('0.000000000000000000035').quote('network.vpc_egress', '1'))).toBe('0.00000000000000000004');
+    expect(costOf(egress('0.000000000000000000015').quote('network.vpc_egress', '1'))).toBe('0.00000000000000000002');
+    expect(costOf(egress('0.0000000000000000000251').quote('network.vpc_egress', '1'))).toBe('0.00000000000000000003');
+  });
+
+  it('takes bigint and string quantities, and reports the quantity as a decimal string', () => {
+    const { service } = serviceOf([gp1]);
+    expect(service.quote('storage.gp1', 0n)).toMatchObject({ quantity: '0', cost: '0' });
+    expect(service.quote('storage.gp1', 1460n)).toMatchObject({ quantity: '1460', cost: '0.096' });
+    expect(service.quote('storage.gp1', 10n ** 40n)).toMatchObject({
+      quantity: '1' + '0'.repeat(40),
+      cost: '657534246575342465753424657534246575.34246575342465753425',
+    });
+    expect(service.quote('storage.gp1', '365')).toMatchObject({ quantity: '365', cost: '0.024' });
+    expect(service.quote('storage.gp1', '0.5')).toMatchObject({ quantity: '0.5', cost: '0.00003287671232876712' });
+  });
+
+  it('uses the organization price for an organization, the list price otherwise', () => {
+    const org = record({ key: 'storage.gp1', org: 'org_42', unit: 'gib_hours', count: 730, amount: '0.0400', from });
+    const { service } = serviceOf([gp1, org]);
+    expect(service.quote('storage.gp1', '730', { organizationId: 'org_42' })).toMatchObject({
+      price: { scope: 'organization', organizationId: 'org_42', amount: '0.0400' },
+      cost: '0.04',
+    });
+    expect(service.quote('storage.gp1', '730', { organizationId: 'org_7' })).toMatchObject({
+      price: { scope: 'list' },
+      cost: '0.048',
+    });
+    expect(service.quote('storage.gp1', '730')).toMatchObject({ price: { scope: 'list' }, cost: '0.048' });
+  });
+
+  it('prices at the instant asked for', () => {
+    const old = record({
+      key: 'storage.gp1',
+      unit: 'gib_hours',
+      count: 730,
+      amount: '0.0480',
+      from,
+      until: '2026-07-01T00:00:00Z',
+    });
+    const next = record({
+      key: 'storage.gp1',
+      unit: 'gib_hours',
+      count: 730,
+      amount: '0.0730',
+      from: '2026-07-01T00:00:00Z',
+    });
+    const { service } = serviceOf([old, next]);
+    expect(costOf(service.quote('storage.gp1', '730', { at: new Date('2026-06-30T23:59:59.999Z') }))).toBe('0.048');
+    expect(costOf(service.quote('storage.gp1', '730', { at: new Date('2026-07-01T00:00:00.000Z') }))).toBe('0.073');
+  });
+
+  it.each<[string, string | bigint]>([
+    ['negative', '-1'],
+    ['negative bigint', -1n],
+    ['exponent', '1e3'],
+    ['exponent with fraction', '1.5E2'],
+    ['empty', ''],
+    ['a sign', '+1'],
+    ['a leading zero', '01'],
+    ['a trailing dot', '1.'],
+    ['a leading dot', '.5'],
+    ['whitespace', ' 1'],
+    ['a comma', '1,5'],
+    ['NaN', 'NaN'],
+    ['Infinity', 'Infinity'],
+    ['hex', '0x10'],
+    ['61 digits', '1'.repeat(61)],
+  ])('refuses a quantity with %s with INVALID_QUANTITY', (_label, quantity) => {
+    const { service } = serviceOf([gp1]);
+    const error = thrownBy(() => service.quote('storage.gp1', quantity));
+    expect(error.code).toBe(PricingErrorCode.InvalidQuantity);
+    expect(error.code).toBe('INVALID_QUANTITY');
+    expect(error.details).toEqual({ quantity: String(quantity) });
+  });
+
+  it('refuses a JavaScript number from an untyped caller with INVALID_QUANTITY', () => {
+    const { service } = serviceOf([gp1]);
+    const error = thrownBy(() => service.quote('storage.gp1', 0.1 as unknown as string));
+    expect(error.code).toBe('INVALID_QUANTITY');
+  });
+
+  it('accepts a quantity of 60 digits', () => {
+    const egress = serviceOf([record({ key: 'network.vpc_egress', unit: 'gb', count: 1, amount: '1', from })]).service;
+    expect(costOf(egress.quote('network.vpc_egress', '9'.repeat(60)))).toBe('9'.repeat(60));
+    expect(costOf(egress.quote('network.vpc_egress', `0.${'9'.repeat(59)}`))).toBe('1');
+  });
+
+  it('answers { found: false } when there is no price, as priceAt does', () => {
+    const scheduled = record({
+      key: 'compute.g2.4',
+      unit: 'seconds',
+      count: 3600,
+      amount: '0.0610',
+      from: '2026-07-01T00:00:00Z',
+    });
+    const { service } = serviceOf([gp1, scheduled]);
+    expect(service.quote('storage.snapshot', '1')).toEqual({ found: false });
+    expect(service.quote('compute.g2.4', '3600')).toEqual({ found: false });
+    expect(service.quote('storage.gp1', '730', { at: new Date('2025-12-31T23:59:59.999Z') })).toEqual({ found: false });
+    expect(costOf(service.quote('compute.g2.4', '3600', { at: new Date('2026-07-01T00:00:00Z') }))).toBe('0.061');
+  });
+
+  it('throws PRICING_UNAVAILABLE when no snapshot can be served', () => {
+    const { service, cache } = serviceOf([gp1]);
+    cache.replace(undefined);
+    expect(thrownBy(() => service.quote('storage.gp1', '730')).code).toBe('PRICING_UNAVAILABLE');
+  });
+});
+
+describe('PricingService.costOfUsage and costOfEvents', () => {
+  const listGp1 = record({
+    key: 'storage.gp1',
+    unit: 'gib_hours',
+    count: 730,
+    amount: '0.0730',
+    from: '2026-01-01T00:00:00Z',
+    until: '2026-02-01T00:00:00Z',
+  });
+  const listGp1Later = record({
+    key: 'storage.gp1',
+    unit: 'gib_hours',
+    count: 730,
+    amount: '0.1460',
+    from: '2026-02-01T00:00:00Z',
+  });
+  const orgGp1 = record({
+    key: 'storage.gp1',
+    org: 'org_42',
+    unit: 'gib_hours',
+    count: 730,
+    amount: '0',
+    from: '2026-01-25T00:00:00Z',
+    until: '2026-01-26T00:00:00Z',
+  });
+  const egress = record({
+    key: 'network.vpc_egress',
+    unit: 'gb',
+    count: 1,
+    amount: '0.01',
+    from: '2026-01-01T00:00:00Z',
+  });
+
+  it('splits a volume at the price change and at the organization price inside it, with public prices', () => {
+    const { service } = serviceOf([listGp1, listGp1Later, orgGp1, egress]);
+    const usage = { from: new Date('2026-01-24T00:00:00Z'), to: new Date('2026-02-02T00:00:00Z'), sizeGib: '10' };
+    const cost = service.costOfUsage('storage.gp1', usage, { organizationId: 'org_42' });
+    // 10 GiB × 24 h = 240 GiB-hours a day; 0.0730 per 730 is 0.0001 per GiB-hour, then 0.0002.
+    expect(cost.lines.map((l) => [l.from.toISOString().slice(5, 10), l.quantity, l.price?.scope, l.cost])).toEqual([
+      ['01-24', '240', 'list', '0.024'],
+      ['01-25', '240', 'organization', '0'],
+      ['01-26', '1440', 'list', '0.144'],
+      ['02-01', '240', 'list', '0.048'],
+    ]);
+    expect(cost).toMatchObject({ total: '0.216', complete: true });
+    expect(Object.keys(cost.lines[1].price!).sort()).toEqual(
+      ['amount', 'organizationId', 'productKey', 'scope', 'unitCount', 'unitType', 'validFrom', 'validUntil'].sort(),
+    );
+    // Without the organization, list prices only.
+    expect(service.costOfUsage('storage.gp1', usage).total).toBe('0.24');
+  });
+
+  it('prices metered events, bytes as decimal GB', () => {
+    const { service } = serviceOf([egress]);
+    const cost = service.costOfEvents('network.vpc_egress', [
+      { at: new Date('2026-03-01T00:00:00Z'), bytes: 1_500_000_000n },
+      { at: new Date('2026-03-02T00:00:00Z'), quantity: '0.5' },
+    ]);
+    expect(cost).toMatchObject({ total: '0.02', complete: true });
+    expect(cost.lines).toHaveLength(1);
+    expect(cost.lines[0]).toMatchObject({ quantity: '2', cost: '0.02', price: { productKey: 'network.vpc_egress' } });
+  });
+
+  it('refuses an unknown product, and answers nothing before prices are loaded', () => {
+    const { service, cache } = serviceOf([egress]);
+    const interval = { from: new Date('2026-03-01T00:00:00Z'), to: new Date('2026-03-02T00:00:00Z') };
+    expect(thrownBy(() => service.costOfUsage('storage.gp9', interval)).code).toBe('UNKNOWN_PRODUCT');
+    expect(thrownBy(() => service.costOfUsage('network.vpc_egress', interval)).code).toBe('INVALID_USAGE');
+    cache.replace(undefined);
+    expect(thrownBy(() => service.costOfEvents('network.vpc_egress', [])).code).toBe('PRICING_UNAVAILABLE');
+  });
+});

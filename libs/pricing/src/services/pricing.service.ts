@@ -1,0 +1,183 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { Clock } from '@app/clock';
+import { firstValueFrom, from, throwError, timeout } from 'rxjs';
+import { parseProductKey } from '../catalogue/catalogue';
+import {
+  PricingError,
+  PricingErrorCode,
+  PricingUnavailableError,
+  ProductUnavailableError,
+  UnknownProductError,
+} from '../errors/pricing-error';
+import { buildPriceList, type PriceListDocument } from '../core/build-price-list';
+import type { HeldPrice } from '../core/held-price';
+import { costOf, parseQuantity, type Quantity } from '../core/quote';
+import {
+  costOfEvents,
+  costOfUsage,
+  type ApplicablePrices,
+  type MeteredEvent,
+  type TimeUsage,
+  type UsageCost as UsageCostOfRecords,
+} from '../core/usage';
+import type { UnitType } from '../catalogue/catalogue';
+import type { Price, PriceLookup, PriceQuery, QuoteLookup, UsageCost, UsageQuery } from './pricing.types';
+import { PriceBookLoader } from '../snapshot/price-book-loader';
+import type { PricingSnapshot } from '../snapshot/pricing-snapshot';
+import { PricingState, type PricingHealth } from '../snapshot/pricing-state';
+
+/**
+ * What the service needs of the prices held in memory: what is served (PricingState) and their
+ * loading (PriceBookLoader); one stand-in plays both in unit specs.
+ */
+export type PricesInMemory = Pick<PricingState, 'current' | 'health'> & Pick<PriceBookLoader, 'check' | 'loaded'>;
+
+/** How long whenReady() waits for the first load by default. */
+export const READY_TIMEOUT_MS = 30_000;
+
+/**
+ * What the rest of the control plane asks of pricing. Every answer comes from the prices held
+ * in memory (no query per call), so changes made with the price book CLI apply without a restart.
+ */
+@Injectable()
+export class PricingService {
+  constructor(
+    @Inject(PricingState) private readonly prices: Pick<PricesInMemory, 'current' | 'health'>,
+    @Inject(PriceBookLoader) private readonly loader: Pick<PricesInMemory, 'check' | 'loaded'>,
+    private readonly clock: Clock,
+  ) {}
+
+  /**
+   * Resolves once prices are loaded for the first time (every other method throws
+   * PRICING_UNAVAILABLE until then); rejects with PRICING_UNAVAILABLE after `timeoutMs`.
+   * Await it where an answer is needed at start-up: a worker or a billing job before its run.
+   */
+  whenReady(timeoutMs = READY_TIMEOUT_MS): Promise<void> {
+    const late = (): Error => new PricingUnavailableError();
+    return firstValueFrom(from(this.loader.loaded()).pipe(timeout({ first: timeoutMs, with: () => throwError(late) })));
+  }
+
+  /**
+   * The availability guard (rules 4 and 5): call it before creating anything that is billed
+   * under `productKey`. Throws `PRODUCT_UNAVAILABLE` when the product is not on sale or has no
+   * current list price (a product never priced included), `UNKNOWN_PRODUCT` when the key fits
+   * no product family of section 2.4.
+   */
+  assertOrderable(productKey: string, at: Date = this.clock.now()): void {
+    if (!parseProductKey(productKey)) throw new UnknownProductError(productKey);
+    const snapshot = this.snapshot();
+    if (!snapshot.isOnSale(productKey)) throw new ProductUnavailableError(productKey, 'it is not on sale');
+    if (!snapshot.listPriceAt(productKey, at)) throw new ProductUnavailableError(productKey, 'it has no current price');
+  }
+
+  /** Whether a product is on sale (availability is data; a product not marked otherwise is). */
+  isOnSale(productKey: string): boolean {
+    return this.snapshot().isOnSale(productKey);
+  }
+
+  /** The price of `productKey` at an instant: the organization's agreed price, else the list price. */
+  priceAt(productKey: string, query: PriceQuery = {}): PriceLookup {
+    const snapshot = this.snapshot();
+    const at = query.at ?? this.clock.now();
+    const record =
+      (query.organizationId !== undefined && snapshot.organizationPriceAt(productKey, query.organizationId, at)) ||
+      snapshot.listPriceAt(productKey, at);
+    return record ? { found: true, price: toPrice(record) } : { found: false };
+  }
+
+  /**
+   * The cost of `quantity` units of `productKey` (in the family's unit) at an instant:
+   * `{ found: false }` when there is no price (never zero), as priceAt answers; throws
+   * INVALID_QUANTITY on a quantity that is not a non-negative decimal.
+   */
+  quote(productKey: string, quantity: Quantity, query: PriceQuery = {}): QuoteLookup {
+    const amount = parseQuantity(quantity);
+    if (!amount) {
+      const text = String(quantity);
+      throw new PricingError(PricingErrorCode.InvalidQuantity, `not a non-negative decimal quantity: ${text}`, {
+        quantity: text,
+      });
+    }
+    const lookup = this.priceAt(productKey, query);
+    if (!lookup.found) return lookup;
+    return { found: true, price: lookup.price, quantity: amount.toFixed(), cost: costOf(lookup.price, amount) };
+  }
+
+  /**
+   * The cost of time-based usage (families billed in `seconds` or `gib_hours`) over
+   * `[from, to)`, e.g. a volume that existed from one date to another: split at every change of
+   * the price that applies (the organization's agreed price where in force, else the list price),
+   * one line per window; a part with no price is an unpriced line, and the result is incomplete.
+   * `sizeGib` is required for `gib_hours`. From the prices in memory: no query per call.
+   * Throws UNKNOWN_PRODUCT, or INVALID_USAGE naming the input at fault (`from` after `to`, ...).
+   */
+  costOfUsage(productKey: string, usage: TimeUsage, query: UsageQuery = {}): UsageCost {
+    const { prices, unitType } = this.pricesFor(productKey, query);
+    return withPublicPrices(costOfUsage(prices, unitType, usage));
+  }
+
+  /**
+   * The cost of metered events (families billed in `gb`, `requests`, `samples`,
+   * `metric_months`): each event priced at its instant, summed per window of one price. Each
+   * event has a `quantity` in the family's unit, or, for `gb` only, `bytes` (a whole number of
+   * bytes; GB are decimal, 10^9 bytes).
+   */
+  costOfEvents(productKey: string, events: readonly MeteredEvent[], query: UsageQuery = {}): UsageCost {
+    const { prices, unitType } = this.pricesFor(productKey, query);
+    return withPublicPrices(costOfEvents(prices, unitType, events));
+  }
+
+  /** The public price list document at an instant (default now). */
+  priceList(at: Date = this.clock.now()): PriceListDocument {
+    return buildPriceList(this.snapshot().listHistoryAt(at), at);
+  }
+
+  /**
+   * For readiness probes: whether the price list can be served (prices confirmed within
+   * PRICING_MAX_STALENESS_S), and whether the database answered lately.
+   */
+  health(): PricingHealth {
+    return this.prices.health();
+  }
+
+  /** Checks the database for price book changes now (e.g. once the host app has migrated it). */
+  refresh(): Promise<void> {
+    return this.loader.check();
+  }
+
+  private pricesFor(productKey: string, query: UsageQuery): { prices: ApplicablePrices; unitType: UnitType } {
+    const parts = parseProductKey(productKey);
+    if (!parts) throw new UnknownProductError(productKey);
+    return {
+      prices: this.snapshot().applicablePrices(productKey, query.organizationId),
+      unitType: parts.family.unitType,
+    };
+  }
+
+  private snapshot(): PricingSnapshot {
+    const state = this.prices.current();
+    if (!state) throw new PricingUnavailableError();
+    return state.snapshot;
+  }
+}
+
+function withPublicPrices(cost: UsageCostOfRecords): UsageCost {
+  return {
+    ...cost,
+    lines: cost.lines.map((line) => (line.priced ? { ...line, price: toPrice(line.price) } : line)),
+  };
+}
+
+/** A held price as other modules see it: instants as Dates, made when asked for (never held). */
+function toPrice(held: HeldPrice): Price {
+  return {
+    productKey: held.productKey,
+    scope: held.organizationId === null ? 'list' : 'organization',
+    organizationId: held.organizationId,
+    unitType: held.unitType,
+    unitCount: held.unitCount,
+    amount: held.amount,
+    validFrom: new Date(held.validFrom),
+    validUntil: held.validUntil === null ? null : new Date(held.validUntil),
+  };
+}

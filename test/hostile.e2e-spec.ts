@@ -1,0 +1,308 @@
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { connect, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { listPrice, type TestDatabase } from '@app/pricing/testing';
+import { runCli } from './support/cli';
+import { waitFor } from './support/http';
+import { rawExchange, rawRequest, type RawResponse } from './support/raw-http';
+import { startService, waitUntilReady, type Service } from './support/service';
+import { createDatabaseWithBook } from './support/test-app';
+
+// What an attacker can send, against the service as `npm start` runs it (README, "Security"):
+// 14 KB request-targets and headers on every route, absolute-form targets, odd methods, heads
+// dribbled in, bodies announced without credentials, proxies that append ports; and a process
+// started without its configuration. Bounds are generous for a busy 2-core machine; each check
+// failed on the code before these defences (85-110 ms of event loop per long URL, a connection
+// held 60 s by a dribbled head, a body read before authentication).
+
+const TOKEN = 'hostile-e2e-token-0123456789';
+const BOOK = { prices: [listPrice('storage.gp1', 'gib_hours', 730, '0.0480', '2026-01-01T00:00:00Z')] };
+/** Node.js takes request heads of up to 16 KB: a 14 KB target or header leaves room for the rest. */
+const LONG = 14 * 1024;
+const HEADERS_TIMEOUT_S = 2;
+
+const long = (unit: string): string => unit.repeat(Math.ceil(LONG / unit.length)).slice(0, LONG);
+
+interface Timed<T> {
+  readonly value: T;
+  readonly ms: number;
+}
+
+async function timed<T>(work: Promise<T>): Promise<Timed<T>> {
+  const started = performance.now();
+  const value = await work;
+  return { value, ms: performance.now() - started };
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+}
+
+describe('hostile input, against the service as npm start runs it', () => {
+  let db: TestDatabase;
+  let service: Service;
+  let port: number;
+
+  beforeAll(async () => {
+    db = await createDatabaseWithBook(BOOK);
+    service = await startService({
+      DATABASE_URL: db.url,
+      API_TOKENS: TOKEN,
+      TRUST_PROXY: 'loopback',
+      PRICING_RATE_LIMIT: '1000000',
+      HTTP_HEADERS_TIMEOUT_S: String(HEADERS_TIMEOUT_S),
+      METRICS_PORT: 'off',
+    });
+    port = service.port;
+    await waitUntilReady(service);
+  });
+
+  afterAll(async () => {
+    await service?.stop();
+    await db?.drop();
+  });
+
+  const probe = (): Promise<RawResponse> => rawRequest(port, 'GET', '/health/live');
+
+  describe('14 KB request-targets and headers on every route', () => {
+    const uuid = '6f1e0c1a-2b3c-4d5e-8f90-123456789abc';
+    const cases: [string, string, string, Record<string, string>, number][] = [
+      ['a long query on the price list', 'GET', `/v1/pricing?${long('q=a&')}`, {}, 200],
+      ['a dotted path (what the old log redaction backtracked on)', 'GET', `/${long('a.')}`, {}, 404],
+      ['a long path under the price list', 'GET', `/v1/pricing/${long('a.')}`, {}, 404],
+      ['a long volume id', 'GET', `/v1/volumes/${long('a.')}`, {}, 401],
+      ['a long query on a POST without a body', 'POST', `/v1/volumes?${long('a.')}`, {}, 401],
+      ['a long query on liveness', 'GET', `/health/live?${long('a.')}`, {}, 200],
+      ['a long query on readiness', 'GET', `/health/ready?${long('a.')}`, {}, 200],
+      ['a long query on the OpenAPI document', 'GET', `/openapi.json?${long('a.')}`, {}, 200],
+      ['a long path under /docs', 'GET', `/docs/${long('a.')}`, {}, 404],
+      ['a long If-None-Match', 'GET', '/v1/pricing', { 'If-None-Match': long('W/"a", ') }, 200],
+      ['an unterminated If-None-Match', 'GET', '/v1/pricing', { 'If-None-Match': `W/"${long('a')}` }, 200],
+      ['a long If-Modified-Since', 'GET', '/v1/pricing', { 'If-Modified-Since': long('Mon, ') }, 200],
+      ['a long Accept-Encoding', 'GET', '/v1/pricing', { 'Accept-Encoding': long('gzip ;q=0.5 , ') }, 200],
+      ['a long X-Forwarded-For', 'GET', '/v1/pricing', { 'X-Forwarded-For': long('203.0.113.9, ') }, 200],
+      ['a long X-Request-Id', 'GET', `/v1/volumes/${uuid}`, { 'X-Request-Id': long('a.') }, 401],
+      ['a long bearer token', 'GET', `/v1/volumes/${uuid}`, { Authorization: `Bearer ${long('a')}` }, 401],
+      ['a long Authorization of spaces', 'GET', `/v1/volumes/${uuid}`, { Authorization: `Bearer ${long(' a')}` }, 401],
+      ['a long Cookie', 'GET', `/v1/volumes/${uuid}`, { Cookie: long('a=b; ') }, 401],
+    ];
+
+    it.each(cases)(
+      '%s: eight at once are each answered within 1 s, and /health/live meanwhile within 100 ms (median)',
+      async (_what, method, target, headers, status) => {
+        const probes: number[] = [];
+        for (let round = 0; round < 3; round++) {
+          const requests = Array.from({ length: 8 }, () => timed(rawRequest(port, method, target, headers)));
+          const probed = timed(probe());
+          const answers = await Promise.all(requests);
+          probes.push((await probed).ms);
+          for (const { value, ms } of answers) {
+            expect({ status: value.status, withinOneSecond: ms < 1_000 }).toEqual({ status, withinOneSecond: true });
+          }
+          expect((await probed).value.status).toBe(200);
+        }
+        expect(median(probes)).toBeLessThan(100);
+      },
+    );
+  });
+
+  describe('absolute-form targets and odd methods', () => {
+    it('serves an absolute-form GET of the price list as the price list, and does not log it', async () => {
+      const plain = await rawRequest(port, 'GET', '/v1/pricing');
+      const absolute = await rawRequest(port, 'GET', 'http://api.test/v1/pricing');
+      expect(absolute.status).toBe(200);
+      expect(absolute.body.equals(plain.body)).toBe(true);
+      expect(absolute.headers.etag).toBe(plain.headers.etag);
+    });
+
+    it.each([
+      ['a port beyond 65535', 'GET', 'http://api.test:99999/v1/pricing', [200]],
+      ['a port that is no number', 'GET', 'http://api.test:abc/v1/pricing', [404]],
+      ['an unclosed IPv6 bracket', 'GET', 'http://[::1/v1/pricing', [400, 404]],
+      ['asterisk-form', 'GET', '*', [400, 404]],
+      ['OPTIONS asterisk-form', 'OPTIONS', '*', [400, 404]],
+      ['an absolute-form target of another scheme', 'GET', 'ftp://api.test/v1/pricing', [200, 400, 404]],
+      ['a method beyond HTTP’s own on the price list', 'PROPFIND', '/v1/pricing', [405]],
+      ['PURGE of the price list', 'PURGE', '/v1/pricing', [405]],
+      ['a method beyond HTTP’s own elsewhere', 'MKCOL', '/v1/volumes', [401, 404, 405]],
+      ['a method the parser does not know', 'FOO', '/v1/pricing', [400]],
+      ['a NUL in the path', 'GET', '/v1/pricing%00', [404]],
+      ['bad percent-encoding', 'GET', '/v1/%E0%A4%A', [400, 404]],
+    ])('answers %s (%s %s) with %j, and stays up', async (_what, method, target, statuses) => {
+      const answer = await rawRequest(port, method, target);
+      expect(statuses).toContain(answer.status);
+      expect((await rawRequest(port, 'GET', '/v1/pricing')).status).toBe(200);
+    });
+
+    it('drops a CONNECT it does not serve, and stays up', async () => {
+      await rawRequest(port, 'CONNECT', 'api.test:443').catch(() => undefined);
+      expect((await rawRequest(port, 'GET', '/v1/pricing')).status).toBe(200);
+    });
+  });
+
+  describe('slow and partial requests', () => {
+    it(`drops 200 clients dribbling their heads after HTTP_HEADERS_TIMEOUT_S, serving everyone else meanwhile`, async () => {
+      const dribblers: Socket[] = [];
+      const closed: Promise<number>[] = [];
+      const started = performance.now();
+      for (let i = 0; i < 200; i++) {
+        const socket = connect(port, '127.0.0.1');
+        socket.on('error', () => undefined);
+        dribblers.push(socket);
+        closed.push(new Promise((done) => socket.once('close', () => done(performance.now() - started))));
+        socket.write('GET /v1/pricing HTTP/1.1\r\nHost: api.test\r\n');
+      }
+      const drip = setInterval(() => {
+        for (const socket of dribblers) if (!socket.destroyed) socket.write('X-Slow: a\r\n');
+      }, 250);
+      try {
+        const probes: number[] = [];
+        while (performance.now() - started < HEADERS_TIMEOUT_S * 1000) {
+          probes.push((await timed(probe())).ms);
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+        expect(median(probes)).toBeLessThan(100);
+        expect(Math.max(...probes)).toBeLessThan(1_000);
+        // Node checks the timeout every second (configure-express.ts): all are gone within it.
+        const closedAt = await Promise.all(closed);
+        expect(Math.max(...closedAt)).toBeLessThan((HEADERS_TIMEOUT_S + 3) * 1000);
+      } finally {
+        clearInterval(drip);
+        for (const socket of dribblers) socket.destroy();
+      }
+    }, 30_000);
+
+    it('keeps an idle keep-alive connection longer than a head may take (Keep-Alive: timeout=65)', async () => {
+      const socket = connect(port, '127.0.0.1');
+      let received = '';
+      socket.on('data', (chunk: Buffer) => (received += chunk.toString('latin1')));
+      const ask = () => socket.write('GET /health/live HTTP/1.1\r\nHost: api.test\r\n\r\n');
+      try {
+        ask();
+        await waitFor(
+          'an answer',
+          () => Promise.resolve(received),
+          (r) => r.includes('\r\n\r\n'),
+          2_000,
+        );
+        expect(received).toMatch(/\r\nKeep-Alive: timeout=65\r\n/i);
+        await new Promise((resolve) => setTimeout(resolve, (HEADERS_TIMEOUT_S + 1.5) * 1000));
+        ask();
+        await waitFor(
+          'a second answer',
+          () => Promise.resolve(received),
+          (r) => r.split('HTTP/1.1 200').length === 3,
+          2_000,
+        );
+      } finally {
+        socket.destroy();
+      }
+    }, 15_000);
+
+    it('refuses POST /v1/volumes without a token before reading its body, and closes the connection', async () => {
+      const head =
+        'POST /v1/volumes HTTP/1.1\r\nHost: api.test\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n';
+      const answer = await timed(rawExchange(port, head, 3_000)); // the body never comes
+      expect(answer.value.status).toBe(401);
+      expect(answer.value.headers.connection).toBe('close');
+      expect(JSON.parse(answer.value.body.toString())).toMatchObject({ error: { code: 'UNAUTHENTICATED' } });
+      expect(answer.ms).toBeLessThan(1_000);
+    });
+  });
+
+  it('writes log lines of at most 4 KB, URLs cut to 1,024 characters, no request text in a message', async () => {
+    await rawRequest(port, 'GET', `/${long('b.')}`);
+    await rawRequest(port, 'GET', 'http://api.test/v1/pricing');
+    expect(await service.stop()).toBe(0);
+    const lines = service.stdout().split('\n').filter(Boolean);
+    for (const line of lines) expect(Buffer.byteLength(line) + 1).toBeLessThanOrEqual(4096);
+    const parsed = lines.map(
+      (line) => JSON.parse(line) as { msg: string; req?: { url: string }; res?: { statusCode: number } },
+    );
+    const requests = parsed.filter((line) => line.req !== undefined);
+    const cut = requests.find((line) => line.req!.url.startsWith('/b.b.'));
+    expect(cut?.req?.url).toBe(`/${long('b.').slice(0, 1023)}…[cut: ${LONG + 1} characters in all]`);
+    for (const line of parsed) {
+      expect(line.msg).not.toContain('b.b.b.');
+      expect(line.msg).not.toContain('a.a.a.');
+    }
+    // The price list's answers are not logged one by one, whatever the form of its target
+    // (`http://api.test:abc/v1/pricing` is routed as `/:abc/v1/pricing`, a 404, and logged).
+    const priceListAnswers = requests.filter((line) => line.res?.statusCode === 200 && /pricing/.test(line.req!.url));
+    expect(priceListAnswers).toEqual([]);
+  }, 30_000);
+});
+
+describe('X-Forwarded-For from proxies that append a port', () => {
+  let db: TestDatabase;
+  let service: Service;
+
+  beforeAll(async () => {
+    db = await createDatabaseWithBook(BOOK);
+    service = await startService({
+      DATABASE_URL: db.url,
+      TRUST_PROXY: 'loopback',
+      PRICING_RATE_LIMIT: '2',
+      PRICING_RATE_WINDOW_S: '3600',
+      METRICS_PORT: 'off',
+    });
+    await waitUntilReady(service);
+  });
+
+  afterAll(async () => {
+    await service?.stop();
+    await db?.drop();
+  });
+
+  it('limits each client by its address, not the proxy’s, and warns once of an element that is no address', async () => {
+    const from = (forwardedFor: string) =>
+      rawRequest(service.port, 'GET', '/v1/pricing', { 'X-Forwarded-For': forwardedFor }).then((r) => r.status);
+    expect([await from('203.0.113.7:4711'), await from('203.0.113.7:4712'), await from('203.0.113.7:9')]).toEqual([
+      200, 200, 429,
+    ]);
+    expect([await from('[2001:db8::7]:443'), await from('2001:db8::7')]).toEqual([200, 200]);
+    expect(await from('203.0.113.8:80')).toBe(200);
+    // Something that is no address: the walk stops, and the proxy (loopback) is the client.
+    expect([await from('not-an-address'), await from('203.0.113.9:http')]).toEqual([200, 200]);
+    expect(await from('still-no-address')).toBe(429);
+    expect(await service.stop()).toBe(0);
+    const warnings = service
+      .stdout()
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as { level: string; context: string; msg: string })
+      .filter((line) => line.context === 'PriceListRateLimiter' && line.level === 'warn');
+    expect(warnings.map((line) => line.msg)).toEqual([expect.stringMatching(/^X-Forwarded-For held an element/)]);
+    expect(service.stdout()).not.toContain('not-an-address');
+  }, 30_000);
+});
+
+describe('a process started without its configuration', () => {
+  let dir: string;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'hostile-no-config-'));
+  });
+
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('refuses NODE_ENV=production without DATABASE_URL, naming it: no embedded PostgreSQL, no sample prices', async () => {
+    const dataDir = join(dir, 'data');
+    const service = await startService({ NODE_ENV: 'production', DATA_DIR: dataDir, METRICS_PORT: 'off' });
+    expect(await service.exited).toBe(1);
+    expect(service.stderr()).toContain('DATABASE_URL is required when NODE_ENV=production');
+    expect(service.output()).not.toMatch(/PostgreSQL running|sample price book|listening on/);
+    expect(existsSync(dataDir)).toBe(false);
+    // The price book CLI refuses it the same way.
+    const cli = await runCli(['show'], { NODE_ENV: 'production', DATA_DIR: dataDir });
+    expect(cli.code).toBe(1);
+    expect(cli.stderr).toContain('DATABASE_URL is required when NODE_ENV=production');
+    expect(existsSync(dataDir)).toBe(false);
+  }, 30_000);
+});

@@ -1,0 +1,239 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { freePort } from '@app/control-plane';
+import { waitFor } from './support/http';
+import { rawExchange, type RawResponse } from './support/raw-http';
+
+// `npm run page` (apps/price-page/serve.mjs) against hostile request-targets and methods, sent
+// byte for byte over raw sockets (fetch would normalize them): every request gets 400, 404 or
+// 405, the process stays up, and nothing but the page's own files is ever served.
+
+const PAGE = resolve(__dirname, '../apps/price-page');
+const SERVER = join(PAGE, 'serve.mjs');
+const API_URL = 'http://127.0.0.1:9';
+
+/** The page's files as serve.mjs must serve them, by path. */
+const FILES: Record<string, Buffer> = {
+  '/': readFileSync(join(PAGE, 'public/index.html')),
+  '/style.css': readFileSync(join(PAGE, 'public/style.css')),
+  '/app.js': readFileSync(join(PAGE, 'public/app.js')),
+  '/prices.mjs': readFileSync(join(PAGE, 'public/prices.mjs')),
+  '/vendor/decimal.mjs': readFileSync(join(dirname(require.resolve('decimal.js/package.json')), 'decimal.mjs')),
+};
+
+let port: number;
+let server: ChildProcess;
+let output = '';
+/** Every answer of the run, to check at the end that no other file was ever served. */
+const answers: { request: string; response: RawResponse }[] = [];
+
+/** Sends `head` as bytes and reads the answer to its end (rawExchange), keeping it in `answers`. */
+async function raw(head: string): Promise<RawResponse> {
+  const response = await rawExchange(port, head);
+  answers.push({ request: head, response });
+  return response;
+}
+
+/** `method target HTTP/1.1` with Host and Connection: close, as raw bytes. */
+function request(method: string, target: string): Promise<RawResponse> {
+  return raw(`${method} ${target} HTTP/1.1\r\nHost: page.test\r\nConnection: close\r\n\r\n`);
+}
+
+function running(): boolean {
+  return server.exitCode === null && server.signalCode === null;
+}
+
+async function expectAlive(): Promise<void> {
+  expect({ running: running(), output }).toMatchObject({ running: true });
+  const home = await request('GET', '/');
+  expect(home.status).toBe(200);
+  expect(home.headers['content-security-policy']).toContain("default-src 'none'");
+  expect(home.body.equals(FILES['/'])).toBe(true);
+}
+
+function withoutDate(headers: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).filter(([name]) => name !== 'date'));
+}
+
+function expectSecurityHeaders(response: RawResponse): void {
+  expect(response.headers).toMatchObject({
+    'content-security-policy': expect.stringContaining(`connect-src ${API_URL}`),
+    'x-content-type-options': 'nosniff',
+    'referrer-policy': 'strict-origin-when-cross-origin',
+    'cache-control': 'no-cache',
+  });
+}
+
+beforeAll(async () => {
+  port = await freePort();
+  server = spawn(process.execPath, [SERVER], {
+    env: { PATH: process.env.PATH ?? '', PAGE_PORT: String(port), PAGE_HOST: '127.0.0.1', PRICING_API_URL: API_URL },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  server.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  server.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  await waitFor(
+    'the page server to listen',
+    () => Promise.resolve(output),
+    (o) => o.includes('price page on') || !running(),
+    10_000,
+    10,
+  );
+  if (!running()) throw new Error(`the page server exited: ${output}`);
+});
+
+afterAll(async () => {
+  if (server && running()) {
+    const exited = new Promise((done) => server.once('exit', done));
+    server.kill('SIGTERM');
+    await exited;
+  }
+});
+
+afterEach(() => {
+  // A crash shows here first, with what the server wrote; the server writes no error either.
+  expect({ running: running(), output }).toEqual({ running: true, output: expect.not.stringContaining('Error') });
+});
+
+it('serves the page files, /index.html as /, and /config.js, with the security headers', async () => {
+  for (const [path, file] of [...Object.entries(FILES), ['/index.html', FILES['/']] as const]) {
+    const response = await request('GET', path);
+    expect([path, response.status]).toEqual([path, 200]);
+    expect(response.body.equals(file)).toBe(true);
+    expect(response.headers['content-length']).toBe(String(file.length));
+    expectSecurityHeaders(response);
+  }
+  const config = await request('GET', '/config.js');
+  expect(config.status).toBe(200);
+  expect(config.body.toString()).toContain(`export const PRICING_API_URL = "${API_URL}";`);
+});
+
+it('reads an absolute-form target as its path, and answers 400 to a bad authority or asterisk-form', async () => {
+  // RFC 9112 section 3.2.2: a server must accept absolute-form; the page has one origin, so the
+  // authority is checked and otherwise ignored (apps/price-page/page-path.mjs).
+  const home = await request('GET', 'http://x/');
+  expect(home.status).toBe(200);
+  expect(home.body.equals(FILES['/'])).toBe(true);
+  const app = await request('GET', 'HTTP://x:3001/app.js?v=1');
+  expect(app.status).toBe(200);
+  expect(app.body.equals(FILES['/app.js'])).toBe(true);
+  expect((await request('GET', 'http://x/../package.json')).status).toBe(404);
+
+  for (const target of ['http://x:99999/', 'http://[::1/', 'http://user@x/', 'http:///', 'ftp://x/', '*']) {
+    const response = await request('GET', target);
+    expect([target, response.status]).toEqual([target, 400]);
+    expect(response.body.toString()).toBe('Bad request\n');
+    expectSecurityHeaders(response);
+  }
+  await expectAlive();
+});
+
+const PATH_TRICKS: [string, 400 | 404][] = [
+  ['/..', 404],
+  ['/../package.json', 404],
+  ['/%2e%2e/package.json', 404],
+  ['/%2E%2E%2Fpackage.json', 404],
+  ['/vendor/../../package.json', 404],
+  ['/vendor/../../../../../../etc/passwd', 404],
+  ['/vendor/decimal.mjs%00.txt', 404],
+  ['/%00', 404],
+  ['//', 404],
+  ['//etc/passwd', 404],
+  ['/app.js/', 404],
+  ['/serve.mjs', 404],
+  ['/page-path.mjs', 404],
+  ['/public/app.js', 404],
+  ['/vendor/', 404],
+  ['/vendor%2Fdecimal.mjs', 404],
+  ['/node_modules/decimal.js/package.json', 404],
+  ['/%E0%A4%A', 400],
+  ['/%zz', 400],
+  ['/%', 400],
+];
+
+it.each(PATH_TRICKS)('answers %s with %d and no file', async (target, status) => {
+  const response = await request('GET', target);
+  expect(response.status).toBe(status);
+  expect(response.body.toString()).toBe(status === 400 ? 'Bad request\n' : 'Not found\n');
+  expectSecurityHeaders(response);
+});
+
+it('answers a 14 KB path with 404 (Node.js accepts heads up to 16 KB)', async () => {
+  for (const target of [`/${'a'.repeat(14 * 1024)}`, '/..'.repeat(4800), `/${'%2e%2e/'.repeat(2000)}`]) {
+    const response = await request('GET', target);
+    expect(response.status).toBe(404);
+    expect(response.body.toString()).toBe('Not found\n');
+  }
+  await expectAlive();
+});
+
+it.each(['POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'PROPFIND', 'TRACE'])(
+  'answers %s with 405 and Allow: GET, HEAD',
+  async (method) => {
+    for (const target of ['/', '/app.js', '/nothing', 'http://x:99999/']) {
+      const response = await request(method, target);
+      expect([target, response.status, response.headers.allow]).toEqual([target, 405, 'GET, HEAD']);
+      expectSecurityHeaders(response);
+    }
+  },
+);
+
+it('answers OPTIONS * with 405 and Allow: GET, HEAD', async () => {
+  const response = await request('OPTIONS', '*');
+  expect([response.status, response.headers.allow]).toEqual([405, 'GET, HEAD']);
+});
+
+it("leaves a method token Node.js's parser refuses (FOO) to Node.js's own 400", async () => {
+  const response = await request('FOO', '/');
+  expect(response.status).toBe(400);
+  expect(response.headers['content-security-policy']).toBeUndefined();
+  await expectAlive();
+});
+
+it('answers HEAD with the headers of GET and no body', async () => {
+  for (const target of [
+    '/',
+    '/index.html',
+    '/vendor/decimal.mjs',
+    '/config.js',
+    '/nothing',
+    '/%zz',
+    'http://x/app.js',
+  ]) {
+    const [get, head] = await Promise.all([request('GET', target), request('HEAD', target)]);
+    expect([target, head.status, withoutDate(head.headers)]).toEqual([target, get.status, withoutDate(get.headers)]);
+    expect(head.body.length).toBe(0);
+  }
+});
+
+it('stays up under all of the above at once, and GET / still answers with the CSP', async () => {
+  const targets = [
+    ...PATH_TRICKS.map(([target]) => target),
+    'http://x:99999/',
+    'http://[::1/',
+    '*',
+    `/${'a'.repeat(14 * 1024)}`,
+  ];
+  const requests = [
+    ...targets.flatMap((target) => [request('GET', target), request('HEAD', target), request('DELETE', target)]),
+    request('FOO', '/'),
+  ];
+  const responses = await Promise.all([...requests, ...requests.map(() => request('GET', 'http://x:99999/'))]);
+  expect(new Set(responses.map((r) => r.status))).toEqual(new Set([400, 404, 405]));
+  await expectAlive();
+});
+
+it('never served anything but the page files and /config.js', () => {
+  const served = answers.filter((a) => a.response.status === 200 && a.response.body.length > 0);
+  expect(served.length).toBeGreaterThan(0);
+  const allowed = Object.values(FILES);
+  for (const { request, response } of served) {
+    const isPageFile = allowed.some((file) => file.equals(response.body));
+    const isConfig = response.body.toString().startsWith('// Generated by apps/price-page/serve.mjs');
+    expect([request, isPageFile || isConfig]).toEqual([request, true]);
+  }
+  for (const { response } of answers.filter((a) => a.response.status !== 200)) {
+    expect(['', 'Bad request\n', 'Not found\n', 'Method not allowed\n']).toContain(response.body.toString());
+  }
+});
