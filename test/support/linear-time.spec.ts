@@ -1,0 +1,33 @@
+import { expectLinearTime, repeated } from './linear-time';
+
+// The check every parser's property tests rely on: it must pass a linear parser and fail a
+// quadratic one, or a passing parser would prove nothing.
+describe('expectLinearTime', () => {
+  it('passes a linear scan', () => {
+    const count = (text: string): number => {
+      let n = 0;
+      for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) === 46) n++;
+      return n;
+    };
+    expect(expectLinearTime(count, (n) => repeated('a.', n)).ratio).toBeLessThan(20);
+  });
+
+  it('fails a pattern that backtracks quadratically (a scheme before "://", tried at every position)', () => {
+    const backtracking = /\b([a-z][a-z0-9+.-]*:\/\/[^\s:/@]*:)[^\s@]+@/gi;
+    expect(() =>
+      expectLinearTime(
+        (text) => text.replace(backtracking, ''),
+        (n) => repeated('a.', n),
+      ),
+    ).toThrow(/^not linear: /);
+  });
+
+  it('fails a parser that re-reads what is left at every element', () => {
+    const quadratic = (text: string): number => {
+      let total = 0;
+      for (let i = 0; i < text.length; i += 2) total += text.slice(i).indexOf('!');
+      return total;
+    };
+    expect(() => expectLinearTime(quadratic, (n) => repeated('a,', n))).toThrow(/^not linear: /);
+  });
+});

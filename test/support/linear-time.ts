@@ -1,0 +1,101 @@
+import { performance } from 'node:perf_hooks';
+
+/** Input lengths compared: the 16 KB one is eight times the 2 KB one. */
+const SHORT = 2 * 1024;
+const LONG = 16 * 1024;
+/**
+ * A linear parser takes about 8 times as long on the longer input (less, with fixed costs), a
+ * quadratic one about 64 times: 20 tells them apart with room on both sides for a busy machine
+ * (with 4 KB against 16 KB, CI once measured a linear parser at 8.4× and a quadratic one below 10×).
+ */
+const MAX_RATIO = 20;
+/** What a linear parser gives: measuring stops once the longer input is within it. */
+const LINEAR_RATIO = 8;
+/** Each measurement is the best of this many batches: the least disturbed by GC and other processes. */
+const BATCHES = 7;
+/** Rounds of measurements, at most: a busy machine gets more chances, a quadratic parser none. */
+const ROUNDS = 6;
+/** A batch repeats the call until it lasts at least this long, so that the timer's resolution does not matter. */
+const MIN_BATCH_MS = 2;
+
+/**
+ * The best time of one call of `work` on `input`, in milliseconds, over BATCHES batches; it stops
+ * early once a batch is at most `enoughMs` (the best can only be lower).
+ */
+function bestTimePerCall(work: (input: string) => unknown, input: string, calls: number, enoughMs = 0): number {
+  let best = Infinity;
+  for (let batch = 0; batch < BATCHES && best > enoughMs; batch++) {
+    const started = performance.now();
+    for (let i = 0; i < calls; i++) work(input);
+    best = Math.min(best, (performance.now() - started) / calls);
+  }
+  return best;
+}
+
+/** How many calls on `input` make a batch of at least MIN_BATCH_MS. */
+function callsPerBatch(work: (input: string) => unknown, input: string): number {
+  let calls = 1;
+  for (;;) {
+    const started = performance.now();
+    for (let i = 0; i < calls; i++) work(input);
+    if (performance.now() - started >= MIN_BATCH_MS || calls >= 1 << 20) return calls;
+    calls *= 2;
+  }
+}
+
+export interface LinearTimeReport {
+  readonly shortMs: number;
+  readonly longMs: number;
+  readonly ratio: number;
+}
+
+/**
+ * Measures `work` on inputs of 2 KB and 16 KB made by `inputOfLength` (which should build the
+ * worst case the parser can meet: repeated separators, unterminated quotes, long runs of one
+ * character class) and returns the times and their ratio.
+ */
+export function measureGrowth(
+  work: (input: string) => unknown,
+  inputOfLength: (length: number) => string,
+): LinearTimeReport {
+  const short = inputOfLength(SHORT);
+  const long = inputOfLength(LONG);
+  const calls = callsPerBatch(work, short);
+  bestTimePerCall(work, long, 1); // warm up the code path of the longer input too
+  // Other work on the machine only ever makes a batch slower: the best times of several rounds
+  // are the truest, and measuring stops once they are within the bound.
+  let shortMs = Infinity;
+  let longMs = Infinity;
+  for (let round = 0; round === 0 || (round < ROUNDS && longMs > shortMs * MAX_RATIO); round++) {
+    shortMs = Math.min(shortMs, bestTimePerCall(work, short, calls));
+    longMs = Math.min(
+      longMs,
+      bestTimePerCall(work, long, Math.max(1, Math.floor(calls / (LONG / SHORT))), shortMs * LINEAR_RATIO),
+    );
+  }
+  return { shortMs, longMs, ratio: longMs / shortMs };
+}
+
+/**
+ * Fails when `work` is not linear in its input's length: its time on a 16 KB input is more than
+ * 20 times its time on a 2 KB one (a linear parser gives about 8, a quadratic one about 64). Times, not counts of steps,
+ * so it holds for regular expressions and library code too.
+ */
+export function expectLinearTime(
+  work: (input: string) => unknown,
+  inputOfLength: (length: number) => string,
+): LinearTimeReport {
+  const report = measureGrowth(work, inputOfLength);
+  if (report.ratio > MAX_RATIO) {
+    throw new Error(
+      `not linear: ${report.longMs.toFixed(4)} ms on 16 KB against ${report.shortMs.toFixed(4)} ms on 2 KB ` +
+        `(${report.ratio.toFixed(1)}×, at most ${MAX_RATIO}× allowed)`,
+    );
+  }
+  return report;
+}
+
+/** `unit` repeated to `length` characters (cut at the end). */
+export function repeated(unit: string, length: number): string {
+  return unit.repeat(Math.ceil(length / unit.length)).slice(0, length);
+}
