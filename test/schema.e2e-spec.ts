@@ -523,10 +523,36 @@ describe('other tables', () => {
   it('refuses an unknown kind of price change', async () => {
     await expectRefused(
       dataSource.query(
-        `INSERT INTO price_change (changed_at, product_key, change) VALUES (now(), 'compute.g2.4', 'rewrite')`,
+        `INSERT INTO price_change (changed_at, product_key, change, actor) VALUES (now(), 'compute.g2.4', 'rewrite', 'ana')`,
       ),
       CHECK,
       { constraint: 'price_change_kind' },
+    );
+  });
+
+  it.each<[string, string, string | null, string]>([
+    ['no actor', 'NULL', null, 'price_change_actor_recorded'],
+    ['an actor with a space', `'Ana Lima'`, null, 'price_change_actor_shape'],
+    ['an actor of 101 characters', `repeat('a', 101)`, null, 'price_change_actor_shape'],
+    ['an empty actor', `''`, null, 'price_change_actor_shape'],
+    ['a reason of 501 characters', `'ana'`, `repeat('r', 501)`, 'price_change_reason_shape'],
+    ['a blank reason', `'ana'`, `'  '`, 'price_change_reason_shape'],
+    ['a reason of two lines', `'ana'`, `E'one\\ntwo'`, 'price_change_reason_shape'],
+  ])('refuses a change with %s', async (_what, actor, reason, constraint) => {
+    await expectRefused(
+      dataSource.query(
+        `INSERT INTO price_change (changed_at, product_key, change, actor, reason)
+         VALUES (now(), 'compute.g2.4', 'set', ${actor}, ${reason ?? 'NULL'})`,
+      ),
+      CHECK,
+      { constraint },
+    );
+  });
+
+  it('takes an e-mail address as actor and a reason of 500 characters', async () => {
+    await dataSource.query(
+      `INSERT INTO price_change (changed_at, product_key, change, actor, reason)
+       VALUES (now(), 'compute.g2.4', 'set', 'ana.lima+ops@example.com', repeat('é', 500))`,
     );
   });
 

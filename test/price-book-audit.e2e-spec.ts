@@ -1,0 +1,539 @@
+import { createTestDatabase, type TestDatabase } from '@app/pricing/testing';
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir, userInfo } from 'node:os';
+import { join } from 'node:path';
+import { Client } from 'pg';
+import type { DataSource } from 'typeorm';
+import { CLI, runCli, runCommand, type CliResult } from './support/cli';
+import { dumpDatabase, openDataSource } from './support/test-app';
+
+// Who changed a price, and why (docs/price-book-cli.md, "Who and why", "Reviewed plans" and
+// "changes"), through the built CLI against a database of its own: actors and reasons on every
+// write, a change log the database keeps append-only, and plans applied exactly as reviewed.
+
+let workDir: string;
+let fileCount = 0;
+let db: TestDatabase;
+let dataSource: DataSource;
+
+beforeAll(async () => {
+  workDir = await mkdtemp(join(tmpdir(), 'price-book-audit-'));
+  db = await createTestDatabase();
+  dataSource = await openDataSource(db.url);
+});
+
+afterAll(async () => {
+  if (dataSource?.isInitialized) await dataSource.destroy();
+  await db?.drop();
+  if (workDir) await rm(workDir, { recursive: true, force: true });
+});
+
+function cli(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
+  return runCli(args, { DATABASE_URL: db.url, ...env });
+}
+
+async function bookFile(book: unknown): Promise<string> {
+  const path = join(workDir, `book-${++fileCount}.json`);
+  await writeFile(path, typeof book === 'string' ? book : JSON.stringify(book, null, 2));
+  return path;
+}
+
+function planPath(): string {
+  return join(workDir, `plan-${++fileCount}.json`);
+}
+
+const hour = (key: string, amount: string, extra: Record<string, unknown> = {}) => ({
+  product_key: key,
+  unit_type: 'seconds',
+  unit_count: 3600,
+  amount,
+  ...extra,
+});
+
+interface ChangeRow {
+  change: string;
+  product_key: string | null;
+  actor: string | null;
+  reason: string | null;
+}
+
+/** The change-log rows written after `afterId`, oldest first, with the key they concern. */
+async function changesAfter(afterId: string): Promise<ChangeRow[]> {
+  return dataSource.query(
+    `SELECT c.change, coalesce(r.product_key, c.product_key) AS product_key, c.actor, c.reason
+       FROM price_change c LEFT JOIN price_record r ON r.id = c.price_record_id
+      WHERE c.id > $1 ORDER BY c.id`,
+    [afterId],
+  );
+}
+
+async function lastChangeId(): Promise<string> {
+  const rows: { id: string | null }[] = await dataSource.query(`SELECT max(id)::text AS id FROM price_change`);
+  return rows[0].id ?? '0';
+}
+
+async function version(): Promise<string> {
+  const rows: { version: string }[] = await dataSource.query(`SELECT version::text FROM price_book_version`);
+  return rows[0].version;
+}
+
+function expectOk(result: CliResult): void {
+  expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
+}
+
+/** Runs the CLI expecting exit `code`, the message on stderr, nothing on stdout, and no row changed. */
+async function expectRefused(
+  args: string[],
+  code: 1 | 2,
+  message: string | RegExp,
+  env: Record<string, string> = {},
+): Promise<CliResult> {
+  const before = await dumpDatabase(dataSource);
+  const result = await cli(args, env);
+  expect({ code: result.code, stdout: result.stdout }).toEqual({ code, stdout: '' });
+  if (typeof message === 'string') expect(result.stderr).toContain(message);
+  else expect(result.stderr).toMatch(message);
+  expect(await dumpDatabase(dataSource)).toBe(before);
+  return result;
+}
+
+describe('actor and reason on every write', () => {
+  it('import records --actor and --reason on each of its change-log rows', async () => {
+    const since = await lastChangeId();
+    const file = await bookFile({
+      products: [{ product_key: 'storage.st1', on_sale: true }],
+      prices: [hour('compute.a1.1', '0.0100'), hour('compute.a1.2', '0.0200')],
+    });
+    expectOk(await cli(['import', file, '--actor', 'ana@example.com', '--reason', 'Q3 list: "a1" family']));
+    expect(await changesAfter(since)).toEqual([
+      { change: 'set', product_key: 'compute.a1.1', actor: 'ana@example.com', reason: 'Q3 list: "a1" family' },
+      { change: 'set', product_key: 'compute.a1.2', actor: 'ana@example.com', reason: 'Q3 list: "a1" family' },
+      { change: 'availability', product_key: 'storage.st1', actor: 'ana@example.com', reason: 'Q3 list: "a1" family' },
+    ]);
+  });
+
+  it('takes PRICING_ACTOR without --actor, --actor over it, and the user name without either; no reason is null', async () => {
+    const runs: [Record<string, string>, string[], string][] = [
+      [{ PRICING_ACTOR: 'deploy-bot' }, [], 'deploy-bot'],
+      [{ PRICING_ACTOR: 'deploy-bot' }, ['--actor', 'bea'], 'bea'],
+      [{ PRICING_ACTOR: '' }, [], userInfo().username],
+      [{}, [], userInfo().username],
+    ];
+    for (const [index, [env, flags, actor]] of runs.entries()) {
+      const since = await lastChangeId();
+      const file = await bookFile({ prices: [hour('compute.a2.1', `0.0${index + 1}00`)] });
+      expectOk(await cli(['import', file, ...flags], env));
+      expect(await changesAfter(since)).toEqual([
+        expect.objectContaining({ change: 'set', actor, reason: null }),
+        ...(index === 0 ? [] : [expect.objectContaining({ change: 'end', actor, reason: null })]),
+      ]);
+    }
+  });
+
+  it('withdraw records its actor and reason', async () => {
+    const at = new Date(Date.now() + 30 * 86_400_000).toISOString().replace(/\.\d+Z$/, 'Z');
+    expectOk(await cli(['import', await bookFile({ prices: [hour('compute.a3.1', '0.5000', { valid_from: at })] })]));
+    const since = await lastChangeId();
+    const result = await cli(['withdraw', 'compute.a3.1', '--valid-from', at, '--reason', 'entered by mistake'], {
+      PRICING_ACTOR: 'carla',
+    });
+    expectOk(result);
+    expect(await changesAfter(since)).toEqual([
+      { change: 'withdraw_price', product_key: 'compute.a3.1', actor: 'carla', reason: 'entered by mistake' },
+    ]);
+  });
+
+  it.each<[string, string[], Record<string, string>, string]>([
+    ['an actor with a space', ['--actor', 'Ana Lima'], {}, '--actor "Ana Lima": an actor is 1 to 100'],
+    ['an empty --actor', ['--actor', ''], {}, '--actor "": an actor is 1 to 100'],
+    ['an actor of 101 characters', ['--actor', 'a'.repeat(101)], {}, `--actor "${'a'.repeat(80)}…`],
+    ['a PRICING_ACTOR with a space', [], { PRICING_ACTOR: 'ops team' }, 'PRICING_ACTOR "ops team": an actor is'],
+    ['a reason of two lines', ['--reason', 'one\ntwo'], {}, '--reason "one\\ntwo": '],
+    ['a reason of 501 characters', ['--reason', 'r'.repeat(501)], {}, '--reason "'],
+    ['a blank reason', ['--reason', '   '], {}, '--reason "   ": '],
+  ])('refuses %s: exit 2, nothing written', async (_what, flags, env, message) => {
+    const file = await bookFile({ prices: [hour('compute.a4.1', '0.9000')] });
+    const result = await expectRefused(['import', file, ...flags], 2, message, env);
+    expect(result.stderr).toContain('usage: npm run -s pricing -- <command>');
+    await expectRefused(
+      ['withdraw', 'compute.a4.1', '--valid-from', '2030-01-01T00:00:00Z', ...flags],
+      2,
+      message,
+      env,
+    );
+  });
+
+  it('takes a reason of exactly 500 characters, any script', async () => {
+    const reason = 'é'.repeat(250) + '价'.repeat(250);
+    const since = await lastChangeId();
+    expectOk(await cli(['import', await bookFile({ prices: [hour('compute.a5.1', '0.1')] }), '--reason', reason]));
+    expect(await changesAfter(since)).toEqual([expect.objectContaining({ reason })]);
+  });
+});
+
+describe('the change log is append-only', () => {
+  // The tests' DataSource is a superuser's; the app's role is an ordinary one with every
+  // privilege on the table: the trigger refuses both.
+  const role = `pricing_app_${randomBytes(4).toString('hex')}`;
+  let app: Client;
+  beforeAll(async () => {
+    expectOk(await cli(['import', await bookFile({ prices: [hour('compute.z0.1', '0.1')] })]));
+    await dataSource.query(`CREATE ROLE ${role} LOGIN PASSWORD 'app'`);
+    await dataSource.query(`GRANT ALL ON price_change TO ${role}`);
+    const url = new URL(db.url);
+    url.username = role;
+    url.password = 'app';
+    app = new Client({ connectionString: url.toString() });
+    await app.connect();
+  });
+  afterAll(async () => {
+    await app?.end();
+    await dataSource.query(`DROP OWNED BY ${role}`);
+    await dataSource.query(`DROP ROLE ${role}`);
+  });
+
+  it.each([
+    ['UPDATE', `UPDATE price_change SET actor = 'mallory'`, 'UPDATE'],
+    [
+      'UPDATE of one row',
+      `UPDATE price_change SET reason = 'x' WHERE id = (SELECT max(id) FROM price_change)`,
+      'UPDATE',
+    ],
+    ['DELETE', `DELETE FROM price_change`, 'DELETE'],
+    ['DELETE of one row', `DELETE FROM price_change WHERE id = (SELECT max(id) FROM price_change)`, 'DELETE'],
+    ['TRUNCATE', `TRUNCATE price_change`, 'TRUNCATE'],
+    ['TRUNCATE ... CASCADE', `TRUNCATE price_change CASCADE`, 'TRUNCATE'],
+  ])('refuses %s by the app role and a superuser alike, and nothing changes', async (_what, sql, verb) => {
+    const rows: { n: number }[] = await dataSource.query(`SELECT count(*)::int AS n FROM price_change`);
+    expect(rows[0].n).toBeGreaterThan(0);
+    const before = await dumpDatabase(dataSource);
+    const refusal = `the change log is append-only: ${verb} of price_change is refused`;
+    await expect(app.query(sql)).rejects.toThrow(refusal);
+    await expect(dataSource.query(sql)).rejects.toThrow(refusal);
+    expect(await dumpDatabase(dataSource)).toBe(before);
+  });
+
+  it('still takes new rows (the writes above went through)', async () => {
+    await app.query(
+      `INSERT INTO price_change (changed_at, product_key, change, actor) VALUES (now(), 'compute.z1.1', 'set', 'app')`,
+    );
+  });
+});
+
+describe('reading the log', () => {
+  let from: string;
+  let to: string;
+  beforeAll(async () => {
+    // A quarter of changes to compute.g9.4: one before the window, two in it, one after.
+    await cli(['import', await bookFile({ prices: [hour('compute.g9.4', '1.00')] }), '--actor', 'early']);
+    await new Promise((done) => setTimeout(done, 20));
+    from = new Date().toISOString();
+    expectOk(
+      await cli(['import', await bookFile({ prices: [hour('compute.g9.4', '1.10')] }), '--reason', 'cost up 10%'], {
+        PRICING_ACTOR: 'ana@example.com',
+      }),
+    );
+    expectOk(
+      await cli([
+        'import',
+        await bookFile({ prices: [hour('compute.g9.4', '0.80', { organization_id: 'org_9' })] }),
+        '--actor',
+        'bea',
+        '--reason',
+        'contract 2026-117',
+      ]),
+    );
+    await new Promise((done) => setTimeout(done, 20));
+    to = new Date().toISOString();
+    await new Promise((done) => setTimeout(done, 20));
+    expectOk(await cli(['import', await bookFile({ prices: [hour('compute.g9.8', '2.00')] }), '--actor', 'late']));
+  });
+
+  it('history shows who made each change and why', async () => {
+    const result = await cli(['history', 'compute.g9.4']);
+    expectOk(result);
+    const lines = result.stdout.split('\n');
+    const changeLines = lines.slice(lines.indexOf('changes, oldest first:') + 1, -1);
+    expect(changeLines.map((line) => line.trim().split(/ {2,}/).slice(1))).toEqual([
+      ['set', expect.stringMatching(/^1\.00 per 3600 seconds from \S+Z$/), 'early'],
+      ['set', expect.stringMatching(/^1\.10 per 3600 seconds from \S+Z$/), 'ana@example.com', '"cost up 10%"'],
+      ['end set', expect.stringMatching(/^1\.00 per 3600 seconds from \S+Z$/), 'ana@example.com', '"cost up 10%"'],
+    ]);
+  });
+
+  it('history --json has the records and the changes with actor and reason', async () => {
+    const result = await cli(['history', 'compute.g9.4', '--organization', 'org_9', '--json']);
+    expectOk(result);
+    expect(JSON.parse(result.stdout)).toEqual({
+      product_key: 'compute.g9.4',
+      organization_id: 'org_9',
+      records: [
+        {
+          status: 'in-force',
+          unit_type: 'seconds',
+          unit_count: 3600,
+          amount: '0.80',
+          valid_from: expect.stringMatching(/Z$/),
+          valid_until: null,
+          recorded_at: expect.stringMatching(/Z$/),
+        },
+      ],
+      changes: [
+        {
+          at: expect.stringMatching(/Z$/),
+          change: 'set',
+          actor: 'bea',
+          reason: 'contract 2026-117',
+          price: expect.objectContaining({ amount: '0.80' }),
+        },
+      ],
+    });
+  });
+
+  it('changes --since --until prints the window, oldest first, in columns awk can pick', async () => {
+    const result = await cli(['changes', '--since', from, '--until', to]);
+    expectOk(result);
+    const lines = result.stdout.split('\n');
+    expect(lines.pop()).toBe('');
+    expect(lines.map((line) => line.split(/ {2,}/))).toEqual([
+      [
+        expect.stringMatching(/^\S+Z$/),
+        'set',
+        'compute.g9.4',
+        'list',
+        expect.stringMatching(/^1\.10 per 3600 seconds from \S+Z$/),
+        'ana@example.com',
+        '"cost up 10%"',
+      ],
+      [
+        expect.stringMatching(/^\S+Z$/),
+        'end',
+        'compute.g9.4',
+        'list',
+        expect.stringMatching(/^1\.00 per 3600 seconds from \S+Z until \S+Z$/),
+        'ana@example.com',
+        '"cost up 10%"',
+      ],
+      [
+        expect.stringMatching(/^\S+Z$/),
+        'set',
+        'compute.g9.4',
+        'org:org_9',
+        expect.stringMatching(/^0\.80 per 3600 seconds from \S+Z$/),
+        'bea',
+        '"contract 2026-117"',
+      ],
+    ]);
+    for (const line of lines) {
+      const at = line.slice(0, 24);
+      expect(at >= from && at < to).toBe(true);
+    }
+    // "Who changed compute.g2.4 last quarter, and why": one command (docs/price-book-cli.md).
+    const awk = await runCommand(
+      'sh',
+      ['-c', `node "$CLI" changes --since "$FROM" --until "$TO" | awk '$3 == "compute.g9.4" && $4 == "list"'`],
+      { CLI, FROM: from, TO: to, DATABASE_URL: db.url },
+    );
+    expect(awk).toEqual({ code: 0, stdout: `${lines[0]}\n${lines[1]}\n`, stderr: '' });
+  });
+
+  it('changes --json gives the same changes as JSON, and every change without a window', async () => {
+    const json = await cli(['changes', '--json', '--since', from, '--until', to]);
+    expectOk(json);
+    const document = JSON.parse(json.stdout);
+    expect(document).toEqual({
+      since: expect.stringMatching(/Z$/),
+      until: expect.stringMatching(/Z$/),
+      changes: [
+        expect.objectContaining({
+          change: 'set',
+          product_key: 'compute.g9.4',
+          organization_id: null,
+          actor: 'ana@example.com',
+          reason: 'cost up 10%',
+        }),
+        expect.objectContaining({
+          change: 'end',
+          product_key: 'compute.g9.4',
+          organization_id: null,
+          actor: 'ana@example.com',
+        }),
+        expect.objectContaining({
+          change: 'set',
+          product_key: 'compute.g9.4',
+          organization_id: 'org_9',
+          actor: 'bea',
+          reason: 'contract 2026-117',
+        }),
+      ],
+    });
+    const all = await cli(['changes']);
+    expectOk(all);
+    const rows: { n: number }[] = await dataSource.query(`SELECT count(*)::int AS n FROM price_change`);
+    expect(all.stdout.split('\n')).toHaveLength(rows[0].n + 1);
+    const instants = all.stdout
+      .split('\n')
+      .slice(0, -1)
+      .map((line) => line.slice(0, 24));
+    expect([...instants].sort()).toEqual(instants);
+  });
+
+  it.each<[string, string[], string]>([
+    [
+      'a --since that is not a timestamp',
+      ['changes', '--since', 'yesterday'],
+      '--since "yesterday": not an RFC 3339 timestamp',
+    ],
+    [
+      'a window that ends before it starts',
+      ['changes', '--since', '2027-01-01T00:00:00Z', '--until', '2026-01-01T00:00:00Z'],
+      '--since must be before --until',
+    ],
+    ['an argument', ['changes', 'compute.g9.4'], 'changes takes no arguments'],
+    [
+      '--plan-out without --dry-run',
+      ['import', 'book.json', '--plan-out', 'plan.json'],
+      '--plan-out is an option of import --dry-run',
+    ],
+    ['apply with one file', ['apply', 'plan.json'], 'apply takes a plan file and a book file'],
+  ])('refuses %s with a usage error', async (_what, args, message) => {
+    await expectRefused(args, 2, message);
+  });
+});
+
+describe('reviewed plans', () => {
+  const book = {
+    products: [{ product_key: 'storage.io1', on_sale: true }],
+    prices: [hour('compute.p1.1', '0.3000'), hour('compute.p1.2', '0.4000', { organization_id: 'org_p' })],
+  };
+
+  /** The plan of the book in `file`, written by a dry run; the database is as it was. */
+  async function plan(file: string): Promise<{ path: string; result: CliResult }> {
+    const path = planPath();
+    const before = await dumpDatabase(dataSource);
+    const result = await cli(['import', '--dry-run', '--plan-out', path, file]);
+    expectOk(result);
+    expect(await dumpDatabase(dataSource)).toBe(before);
+    return { path, result };
+  }
+
+  it('plan, review, apply: the plan file says what will change, apply does exactly it, history says who and why', async () => {
+    const file = await bookFile(book);
+    const { path, result: dryRun } = await plan(file);
+    expect(dryRun.stdout.split('\n').slice(-2)).toEqual([`plan saved to ${path}`, '']);
+    const planFile = JSON.parse(await readFile(path, 'utf8'));
+    const bytes = await readFile(file);
+    expect(planFile).toEqual({
+      format: 'pricing-plan/1',
+      book_sha256: createHash('sha256').update(bytes).digest('hex'),
+      planned_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+      version: await version(),
+      changes: [
+        { change: 'availability', product_key: 'storage.io1', on_sale: true },
+        expect.objectContaining({
+          change: 'new',
+          product_key: 'compute.p1.1',
+          organization_id: null,
+          amount: '0.3000',
+        }),
+        expect.objectContaining({
+          change: 'new',
+          product_key: 'compute.p1.2',
+          organization_id: 'org_p',
+          amount: '0.4000',
+        }),
+      ],
+    });
+
+    const applied = await cli(['apply', path, file, '--actor', 'dan', '--reason', 'reviewed in CHG-42']);
+    expectOk(applied);
+    // What apply prints is what the dry run printed, but for the summary and the instant of the
+    // run, where entries without valid_from start.
+    const instants = (text: string) => text.replaceAll(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/g, '<instant>');
+    expect(instants(applied.stdout).split('\n').slice(0, -2)).toEqual(instants(dryRun.stdout).split('\n').slice(0, -3));
+    expect(applied.stdout).toMatch(
+      /\n\S+ at \S+Z: 2 prices set, 0 ended, 1 availability changes, 0 unchanged \(version \d+\)\n$/,
+    );
+
+    const history = await cli(['history', 'compute.p1.1', '--json']);
+    expect(JSON.parse(history.stdout).changes).toEqual([
+      expect.objectContaining({ change: 'set', actor: 'dan', reason: 'reviewed in CHG-42' }),
+    ]);
+    // Applied once: the same plan again is refused, the version having moved.
+    await expectRefused(
+      ['apply', path, file],
+      1,
+      /the price book moved since the plan: it was at version \d+, it is at version \d+ now/,
+    );
+  });
+
+  it('apply --json prints what import --json prints', async () => {
+    const from = new Date(Date.now() + 86_400_000).toISOString().replace(/\.\d+Z$/, 'Z');
+    const file = await bookFile({ prices: [hour('compute.p2.1', '0.1000', { valid_from: from })] });
+    const { path } = await plan(file);
+    const dryRun = JSON.parse((await cli(['import', '--dry-run', '--json', file])).stdout);
+    const applied = await cli(['apply', '--json', path, file]);
+    expectOk(applied);
+    expect(JSON.parse(applied.stdout).changes).toEqual(dryRun.changes);
+    expect(dryRun.changes).toEqual([expect.objectContaining({ change: 'new', valid_from: from })]);
+  });
+
+  it('refuses a book whose bytes differ from the planned one: exit 1, nothing written', async () => {
+    const file = await bookFile(book);
+    const { path } = await plan(file);
+    const edited = await bookFile(JSON.stringify(book, null, 2) + '\n');
+    const result = await expectRefused(
+      ['apply', path, edited],
+      1,
+      `${edited} is not the book ${path} was planned from: its SHA-256 is `,
+    );
+    expect(result.stderr).toContain('refused, nothing was written');
+  });
+
+  it('refuses a plan when the price book moved since it was made', async () => {
+    const file = await bookFile({ prices: [hour('compute.p3.1', '0.1000')] });
+    const { path } = await plan(file);
+    expectOk(await cli(['import', await bookFile({ prices: [hour('compute.p3.9', '9.0000')] })]));
+    await expectRefused(['apply', path, file], 1, 'the price book moved since the plan');
+  });
+
+  it('refuses a plan whose changes are not what the book would do (an edited plan)', async () => {
+    const file = await bookFile({ prices: [hour('compute.p4.1', '0.1000')] });
+    const { path } = await plan(file);
+    const planFile = JSON.parse(await readFile(path, 'utf8'));
+    planFile.changes[0].amount = '0.0100';
+    await writeFile(path, JSON.stringify(planFile));
+    await expectRefused(
+      ['apply', path, file],
+      1,
+      /the changes the book would make now differ from the plan's, from change 1 on/,
+    );
+    planFile.changes = [];
+    await writeFile(path, JSON.stringify(planFile));
+    await expectRefused(
+      ['apply', path, file],
+      1,
+      /from change 1 on: the plan has 0 \(none\), the book would now make 1/,
+    );
+  });
+
+  it.each<[string, unknown, RegExp]>([
+    ['a file that is not a plan', { prices: [] }, /is not a plan|format/],
+    [
+      'a plan of another format',
+      {
+        format: 'pricing-plan/9',
+        book_sha256: 'a'.repeat(64),
+        planned_at: '2026-01-01T00:00:00.000Z',
+        version: '1',
+        changes: [],
+      },
+      /format/,
+    ],
+  ])('refuses %s', async (_what, content, message) => {
+    const path = planPath();
+    await writeFile(path, JSON.stringify(content));
+    await expectRefused(['apply', path, await bookFile(book)], 1, message);
+  });
+});
