@@ -15,6 +15,8 @@ const LINEAR_RATIO = 8;
 const BATCHES = 7;
 /** Rounds of measurements, at most: a busy machine gets more chances, a quadratic parser none. */
 const ROUNDS = 6;
+/** No round starts after this long (ms): a quadratic parser is slow to measure, and fails anyway. */
+const BUDGET_MS = 2_000;
 /** A batch repeats the call until it lasts at least this long, so that the timer's resolution does not matter. */
 const MIN_BATCH_MS = 2;
 
@@ -66,7 +68,10 @@ export function measureGrowth(
   // are the truest, and measuring stops once they are within the bound.
   let shortMs = Infinity;
   let longMs = Infinity;
-  for (let round = 0; round === 0 || (round < ROUNDS && longMs > shortMs * MAX_RATIO); round++) {
+  const started = performance.now();
+  const again = (round: number) =>
+    round < ROUNDS && longMs > shortMs * MAX_RATIO && performance.now() - started < BUDGET_MS;
+  for (let round = 0; round === 0 || again(round); round++) {
     shortMs = Math.min(shortMs, bestTimePerCall(work, short, calls));
     longMs = Math.min(
       longMs,
