@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
-import { TEMPLATE_DATABASE, withDatabase } from './database-url';
+import { TEMPLATE_DATABASE_VARIABLE, withDatabase } from './database-url';
 
 export interface TestDatabase {
   readonly url: string;
@@ -10,9 +10,12 @@ export interface TestDatabase {
 /** A migrated database of its own for a test file, copied from the template (fast). */
 export async function createTestDatabase(): Promise<TestDatabase> {
   const adminUrl = process.env.TEST_ADMIN_DATABASE_URL;
-  if (!adminUrl) throw new Error('TEST_ADMIN_DATABASE_URL is set by the global setup');
+  const template = process.env[TEMPLATE_DATABASE_VARIABLE];
+  if (!adminUrl || !template) {
+    throw new Error(`TEST_ADMIN_DATABASE_URL and ${TEMPLATE_DATABASE_VARIABLE} are set by the global setup`);
+  }
   const name = `pricing_test_${randomBytes(6).toString('hex')}`;
-  await adminQuery(adminUrl, `CREATE DATABASE ${name} TEMPLATE ${TEMPLATE_DATABASE}`);
+  await adminQuery(adminUrl, `CREATE DATABASE ${name} TEMPLATE ${template}`);
   return {
     url: withDatabase(adminUrl, name),
     drop: () => adminQuery(adminUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`),

@@ -1,0 +1,40 @@
+import type { DataSource } from 'typeorm';
+import { cliFailure } from '../cli/cli-failure';
+import { PRICE_BOOK_USAGE, preparePriceBookCommand, runPriceBookCommand } from '../cli/price-book-command';
+
+export interface CommandLineResult {
+  /** 0 done, 1 refused or failed (nothing written), 2 wrong usage: the CLI's exit codes. */
+  readonly code: 0 | 1 | 2;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+export interface CommandLineOptions {
+  /** Who a write is recorded as, when the command line has no --actor (as PRICING_ACTOR). */
+  readonly actor?: string;
+  /** The instant `show` and `history` answer at (default: now). */
+  readonly now?: Date;
+}
+
+/**
+ * Runs a price book command line (docs/price-book-cli.md) in this process on a migrated
+ * DataSource, as the CLI would: the same checks, output and exit code, for a spec that sets
+ * prices the way an operator does (`['import', file]`, `['withdraw', key, '--valid-from', t]`).
+ * The database is the caller's; `migrate` has nothing left to do.
+ */
+export async function runPriceBookCommandLine(
+  dataSource: DataSource,
+  argv: readonly string[],
+  options: CommandLineOptions = {},
+): Promise<CommandLineResult> {
+  let stdout = '';
+  try {
+    const command = await preparePriceBookCommand(argv, { environmentActor: () => options.actor });
+    if (command.name === 'help') return { code: 0, stdout: `${PRICE_BOOK_USAGE}\n`, stderr: '' };
+    await runPriceBookCommand(command, dataSource, (text) => (stdout += text.toString()), options.now ?? new Date());
+    return { code: 0, stdout, stderr: '' };
+  } catch (error) {
+    const { code, message } = cliFailure(error);
+    return { code, stdout, stderr: `${message}\n` };
+  }
+}
