@@ -1,37 +1,29 @@
-// Jest 30 cannot require the ESM-only @nestjs/* 12 packages: @swc/jest compiles them, and our
-// TypeScript, to CommonJS (legacy decorators with metadata, as Nest needs).
-const swc = (syntax) => [
-  '@swc/jest',
-  {
-    jsc: {
-      parser: syntax === 'typescript' ? { syntax, decorators: true } : { syntax },
-      transform: { legacyDecorator: true, decoratorMetadata: true, useDefineForClassFields: false },
-      target: 'es2022',
-      keepClassNames: true,
-    },
-    module: { type: 'commonjs' },
-    sourceMaps: 'inline',
-  },
-];
+import { database, shared } from './jest.shared.mjs';
 
+// Two projects (docs/tests.md): `unit`, the specs beside the code and under test/support, which
+// need nothing and run in seconds alone (`npm run test:unit`); `e2e`, the specs under test/ and
+// the `*.built-spec.ts` ones beside the code that run dist/ (a worker's script), against a real
+// PostgreSQL that its global setup starts (or DATABASE_URL) with a migrated template database,
+// after building dist/. `npm test` runs both.
 /** @type {import('jest').Config} */
-module.exports = {
-  rootDir: '.',
-  roots: ['<rootDir>/apps', '<rootDir>/libs', '<rootDir>/test'],
-  moduleFileExtensions: ['ts', 'js', 'mjs', 'json'],
-  testRegex: '\\.(spec|e2e-spec)\\.ts$',
-  transform: { '^.+\\.ts$': swc('typescript'), '^.+\\.m?js$': swc('ecmascript') },
-  transformIgnorePatterns: ['/node_modules/(?!(@nestjs)/)'],
-  moduleNameMapper: {
-    '^@app/(auth|clock|database|errors|pricing)$': '<rootDir>/libs/$1/src',
-    '^@app/pricing/testing$': '<rootDir>/libs/pricing/src/testing',
-    '^@app/pricing/cli$': '<rootDir>/libs/pricing/src/cli',
-    '^@app/pricing/migrations$': '<rootDir>/libs/pricing/src/database/migrations',
-    '^@app/control-plane$': '<rootDir>/apps/control-plane/src',
-    '^@app/price-page$': '<rootDir>/apps/price-page/public/prices.mjs',
-  },
-  testEnvironment: 'node',
-  globalSetup: '<rootDir>/test/support/global-setup.ts',
-  globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+export default {
   testTimeout: 30_000,
+  // A worker per core (Jest's default leaves one free): the e2e files mostly wait on PostgreSQL
+  // and sockets. Timing checks hold with both cores busy (test/support/linear-time.ts).
+  maxWorkers: '100%',
+  projects: [
+    {
+      ...shared,
+      displayName: 'unit',
+      roots: ['<rootDir>/apps', '<rootDir>/libs', '<rootDir>/test'],
+      testRegex: '\\.spec\\.ts$',
+    },
+    {
+      ...shared,
+      ...database,
+      displayName: 'e2e',
+      roots: ['<rootDir>/libs', '<rootDir>/test'],
+      testRegex: ['/test/[^/]+\\.e2e-spec\\.ts$', '\\.built-spec\\.ts$'],
+    },
+  ],
 };

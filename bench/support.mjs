@@ -73,23 +73,27 @@ export async function scratchDir() {
   return dir;
 }
 
+/** The PostgreSQL the scratch databases are made in: one per run. */
+let serverUrl;
+
+/** DATABASE_URL, else a throwaway embedded PostgreSQL (stopped at the end); its superuser's URL. */
+async function startServer() {
+  const { Logger } = requireFromRoot('@nestjs/common');
+  Logger.overrideLogger(['warn', 'error', 'fatal']);
+  if (process.env.DATABASE_URL) return process.env.DATABASE_URL;
+  const { startEmbeddedPostgres } = requireFromRoot(join(DIST, 'apps/control-plane/src/database/embedded-postgres.js'));
+  log('starting a throwaway embedded PostgreSQL');
+  const database = await startEmbeddedPostgres(join(await scratchDir(), 'pg'), { port: await freePort() });
+  cleanups.push(() => database.stop());
+  return database.superuserUrl; // it creates and drops the scratch databases
+}
+
 /**
  * A migrated, empty database of its own: a scratch database at DATABASE_URL (dropped at the end),
  * else in a throwaway embedded PostgreSQL. Returns its URL.
  */
 export async function scratchDatabase(name) {
-  const { Logger } = requireFromRoot('@nestjs/common');
-  Logger.overrideLogger(['warn', 'error', 'fatal']);
-  let adminUrl = process.env.DATABASE_URL;
-  if (!adminUrl) {
-    const { startEmbeddedPostgres, freePort } = requireFromRoot(
-      join(DIST, 'apps/control-plane/src/database/embedded-postgres.js'),
-    );
-    log('starting a throwaway embedded PostgreSQL');
-    const database = await startEmbeddedPostgres(join(await scratchDir(), 'pg'), { port: await freePort() });
-    cleanups.push(() => database.stop());
-    adminUrl = database.superuserUrl; // it creates and drops the scratch databases
-  }
+  const adminUrl = await (serverUrl ??= startServer());
   const { Client } = requireFromRoot('pg');
   const database = `${name}_${process.pid}`;
   const admin = new Client({ connectionString: adminUrl });

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { listPrice, type TestDatabase } from '@app/pricing/testing';
-import { runCli } from './support/cli';
+import { runBuiltCli } from './support/cli';
 import { waitFor } from './support/http';
 import { rawExchange, rawRequest, type RawResponse } from './support/raw-http';
 import { startService, waitUntilReady, type Service } from './support/service';
@@ -300,7 +300,7 @@ describe('a process started without its configuration', () => {
     expect(service.output()).not.toMatch(/PostgreSQL running|sample price book|listening on/);
     expect(existsSync(dataDir)).toBe(false);
     // The price book CLI refuses it the same way.
-    const cli = await runCli(['show'], { NODE_ENV: 'production', DATA_DIR: dataDir });
+    const cli = await runBuiltCli(['show'], { NODE_ENV: 'production', DATA_DIR: dataDir });
     expect(cli.code).toBe(1);
     expect(cli.stderr).toContain('DATABASE_URL is required when NODE_ENV=production');
     expect(existsSync(dataDir)).toBe(false);

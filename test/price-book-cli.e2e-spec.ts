@@ -6,7 +6,7 @@ import { join, resolve } from 'node:path';
 import { Client, type Notification } from 'pg';
 import request from 'supertest';
 import type { DataSource } from 'typeorm';
-import { CLI, runCli, runCommand, type CliResult } from './support/cli';
+import { CLI, runBuiltCli, runCli, runCommand, type CliResult } from './support/cli';
 import { applyBook, dumpDatabase, openDataSource, startTestApp, TEST_ACTOR } from './support/test-app';
 import { createTestDatabase, type TestDatabase } from '@app/pricing/testing';
 
@@ -109,7 +109,10 @@ function price(productKey: string, amount: string, extra: Record<string, unknown
 interface Fixture {
   db: TestDatabase;
   dataSource: DataSource;
+  /** The CLI run in this process (support/cli.ts). */
   cli(...args: string[]): Promise<CliResult>;
+  /** The built binary in a process of its own, for what only a process shows (exit, pipes). */
+  builtCli(...args: string[]): Promise<CliResult>;
   import(book: unknown): Promise<CliResult>;
   /** Runs the CLI, expects exit code 1 and the message, and the database exactly as before. */
   expectRefused(args: string[], message: string | RegExp): Promise<CliResult>;
@@ -124,6 +127,7 @@ async function fixture(): Promise<Fixture> {
     db,
     dataSource,
     cli,
+    builtCli: (...args: string[]) => runBuiltCli(args, { DATABASE_URL: db.url }),
     import: async (book: unknown) => cli('import', await bookFile(book)),
     async expectRefused(args, message) {
       const before = await dumpDatabase(dataSource);
@@ -1338,9 +1342,24 @@ describe('usage errors exit 2', () => {
   });
 
   it('--help prints the usage and exits 0', async () => {
-    const result = await f.cli('--help');
+    const result = await f.builtCli('--help');
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('usage: npm run -s pricing -- <command>');
+  });
+
+  it('the built binary exits with the same codes: 2 for wrong usage, 1 for a refusal', async () => {
+    const [usage, refused] = await Promise.all([
+      f.builtCli('export', '--bogus'),
+      f.builtCli('import', await bookFile({ prices: [price('compute.g2.4', '-1')] })),
+    ]);
+    expect(usage).toEqual({ code: 2, stdout: '', stderr: expect.stringContaining("Unknown option '--bogus'") });
+    expect(refused).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: expect.stringMatching(
+        /\.json: refused, nothing was written:\n {2}prices\[0\]\.amount: "-1" is not a decimal amount/,
+      ),
+    });
   });
 });
 
@@ -1357,11 +1376,11 @@ describe('large outputs', () => {
 
   // Writes to a pipe are asynchronous: exiting right after writing would cut the output short.
   it('export and show write everything to a pipe before exiting', async () => {
-    const exported = await f.cli('export');
+    const exported = await f.builtCli('export');
     expect(exported.code).toBe(0);
     expect(exported.stdout.length).toBeGreaterThan(300_000);
     expect((JSON.parse(exported.stdout) as { prices: unknown[] }).prices).toHaveLength(2_000);
-    const shown = await f.cli('show');
+    const shown = await f.builtCli('show');
     expect(shown.code).toBe(0);
     expect((JSON.parse(shown.stdout) as { families: { prices: unknown[] }[] }).families[0].prices).toHaveLength(2_000);
   });
@@ -1668,10 +1687,10 @@ describe('stdout carries the output alone', () => {
     try {
       // The first command initialises PostgreSQL and migrates (export alone would refuse an
       // unmigrated database): its warnings, none of them on stdout.
-      const migrated = await runCli(['migrate'], { DATA_DIR: join(parent, 'pg') });
+      const migrated = await runBuiltCli(['migrate'], { DATA_DIR: join(parent, 'pg') });
       expect([migrated.code, migrated.stdout]).toEqual([0, 'database migrated\n']);
       if (process.getuid?.() === 0) expect(migrated.stderr).toContain('searchable (o+x)');
-      const result = await runCli(['export'], { DATA_DIR: join(parent, 'pg') });
+      const result = await runBuiltCli(['export'], { DATA_DIR: join(parent, 'pg') });
       expect(result.code).toBe(0);
       expect(JSON.parse(result.stdout)).toEqual(EMPTY_BOOK);
     } finally {

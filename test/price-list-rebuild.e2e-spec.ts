@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { DataSource } from 'typeorm';
-import { runCli } from './support/cli';
+import { runBuiltCli } from './support/cli';
 import { watchEventLoop, type EventLoopHolds } from './support/event-loop';
 import { send, waitFor } from './support/http';
 import { applyBook, openDataSource, startTestApp, type TestApp } from './support/test-app';
@@ -222,7 +222,7 @@ describe('rebuilding the price list', () => {
       };
       await writeFile(bookFile, JSON.stringify(change));
       const { longestHoldMs } = await rebuildAfter(async () => {
-        const imported = await runCli(['import', bookFile], { DATABASE_URL: url });
+        const imported = await runBuiltCli(['import', bookFile], { DATABASE_URL: url });
         expect(imported.code).toBe(0);
         return storedVersion(dataSource);
       });

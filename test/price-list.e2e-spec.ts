@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
 import type { DataSource } from 'typeorm';
-import { runCli } from './support/cli';
+import { runBuiltCli } from './support/cli';
 import { send, waitFor, type RawResponse } from './support/http';
 import { applyBook, openDataSource, startTestApp, type TestApp } from './support/test-app';
 import { createTestDatabase, listPrice, ManualClock, type TestDatabase } from '@app/pricing/testing';
@@ -725,7 +725,7 @@ describe('GET /v1/pricing', () => {
         file,
         JSON.stringify({ prices: [price('network.vpc_internal', 'gb', 1, '0.0020', '2025-01-01T00:00:00Z')] }),
       );
-      const cli = await runCli(['import', file], { DATABASE_URL: url });
+      const cli = await runBuiltCli(['import', file], { DATABASE_URL: url });
       expect(cli.stderr).toBe('');
       expect(cli.code).toBe(0);
       const finished = performance.now();

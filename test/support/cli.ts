@@ -1,37 +1,28 @@
-import { spawn } from 'node:child_process';
-import { resolve } from 'node:path';
+import { runPriceBookCli } from '@app/control-plane';
+import { Writable } from 'node:stream';
+import type { CliResult } from './built-cli';
 
-export const CLI = resolve(__dirname, '../../dist/apps/control-plane/src/cli.js');
+export { CLI, runBuiltCli, runCommand, type CliResult } from './built-cli';
 
-export interface CliResult {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-/** Runs the built price book CLI (`npm run pricing -- ...`) with the given environment. */
-export function runCli(args: readonly string[], env: Record<string, string>, stdin?: string): Promise<CliResult> {
-  return runCommand(process.execPath, [CLI, ...args], env, stdin);
-}
-
-/** Runs a command with the given environment (and PATH), stdin, stdout and stderr on pipes. */
-export function runCommand(
-  command: string,
-  args: readonly string[],
-  env: Record<string, string>,
-  stdin?: string,
-): Promise<CliResult> {
-  return new Promise((done, fail) => {
-    const child = spawn(command, args, {
-      env: { PATH: process.env.PATH ?? '', ...env },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('error', fail);
-    child.on('close', (code) => done({ code, stdout, stderr }));
-    child.stdin.end(stdin ?? '');
+/**
+ * Runs the price book CLI in this process, as cli.ts runs it for its own (runPriceBookCli: the
+ * same command line, environment, exit code, stdout and stderr), without a Node.js start-up per
+ * command. The built binary's own behaviour (its process, the embedded PostgreSQL, what reaches a
+ * pipe) is tested with runBuiltCli.
+ */
+export async function runCli(args: readonly string[], env: Record<string, string>): Promise<CliResult> {
+  let stdout = '';
+  let stderr = '';
+  const stderrStream = new Writable({
+    write(chunk: Buffer | string, _encoding, done) {
+      stderr += chunk.toString();
+      done();
+    },
   });
+  const code = await runPriceBookCli(args, {
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdout: (text) => (stdout += text.toString()),
+    stderr: stderrStream,
+  });
+  return { code, stdout, stderr };
 }

@@ -1,14 +1,19 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Client } from 'pg';
 // Jest loads the global setup outside its module mapping: no @app/... entry points here.
 /* eslint-disable no-restricted-imports */
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '../../apps/control-plane/src/database/embedded-postgres';
-import { TEMPLATE_DATABASE, withDatabase } from '../../libs/pricing/src/testing/database-url';
+import {
+  newTemplateDatabaseName,
+  TEMPLATE_DATABASE_VARIABLE,
+  withDatabase,
+} from '../../libs/pricing/src/testing/database-url';
 /* eslint-enable no-restricted-imports */
-import { runCli } from './cli';
+import { runBuiltCli } from './built-cli';
+import globalTeardown from './global-teardown';
 
 const ROOT = resolve(__dirname, '../..');
 
@@ -34,18 +39,18 @@ export default async function globalSetup(): Promise<void> {
       adminUrl = started.embedded.superuserUrl;
     }
     process.env.TEST_ADMIN_DATABASE_URL = adminUrl;
+    const template = newTemplateDatabaseName();
+    process.env[TEMPLATE_DATABASE_VARIABLE] = template;
 
     const admin = new Client({ connectionString: adminUrl });
     await admin.connect();
-    await admin.query(`DROP DATABASE IF EXISTS ${TEMPLATE_DATABASE} WITH (FORCE)`);
-    await admin.query(`CREATE DATABASE ${TEMPLATE_DATABASE}`);
+    await admin.query(`CREATE DATABASE ${template}`);
     await admin.end();
 
-    const migrated = await runCli(['migrate'], { DATABASE_URL: withDatabase(adminUrl, TEMPLATE_DATABASE) });
+    const migrated = await runBuiltCli(['migrate'], { DATABASE_URL: withDatabase(adminUrl, template) });
     if (migrated.code !== 0) throw new Error(`migrating the template failed: ${migrated.stderr}`);
   } catch (error) {
-    await started?.embedded?.stop();
-    if (started) await rm(started.dir, { recursive: true, force: true });
+    await globalTeardown(started);
     throw error;
   }
   (globalThis as Record<string, unknown>).__EMBEDDED_PG__ = started;

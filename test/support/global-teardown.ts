@@ -1,11 +1,29 @@
 import { rm } from 'node:fs/promises';
+import { Client } from 'pg';
 // eslint-disable-next-line no-restricted-imports -- loaded outside Jest's module mapping, as the global setup
 import type { EmbeddedDatabase } from '../../apps/control-plane/src/database/embedded-postgres';
 
-export default async function globalTeardown(): Promise<void> {
-  const started = (globalThis as Record<string, unknown>).__EMBEDDED_PG__ as
-    { embedded?: EmbeddedDatabase; dir: string } | undefined;
-  if (!started) return;
-  await started.embedded?.stop();
-  await rm(started.dir, { recursive: true, force: true });
+/**
+ * Stops and removes the embedded PostgreSQL the global setup started; on a server of the
+ * caller's (DATABASE_URL), drops this run's template database (the test files drop their own).
+ */
+export default async function globalTeardown(
+  started = (globalThis as Record<string, unknown>).__EMBEDDED_PG__ as
+    { embedded?: EmbeddedDatabase; dir: string } | undefined,
+): Promise<void> {
+  if (started) {
+    await started.embedded?.stop();
+    await rm(started.dir, { recursive: true, force: true });
+    return;
+  }
+  const adminUrl = process.env.TEST_ADMIN_DATABASE_URL;
+  const template = process.env.TEST_TEMPLATE_DATABASE;
+  if (!adminUrl || !template) return;
+  const admin = new Client({ connectionString: adminUrl });
+  await admin.connect();
+  try {
+    await admin.query(`DROP DATABASE IF EXISTS ${template} WITH (FORCE)`);
+  } finally {
+    await admin.end();
+  }
 }

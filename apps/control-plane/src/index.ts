@@ -7,3 +7,4 @@ export { startEmbeddedPostgres, freePort, type EmbeddedDatabase } from './databa
 export { SAMPLE_PRICE_BOOK } from './database/sample-price-book';
 export { CreateVolumeDto } from './volumes/create-volume.dto';
 export { MetricsServer } from './metrics/metrics-server';
+export { runPriceBookCli, type CliIo } from './price-book-cli';
