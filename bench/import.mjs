@@ -4,7 +4,7 @@
 // Method and figures: docs/benchmarks.md, "Price book import".
 // Knobs (environment): BENCH_IMPORT_PRICES (100000), BENCH_IMPORT_RUNS (3), DATABASE_URL (else
 // a throwaway embedded PostgreSQL; scratch databases are created in it and dropped).
-import { intEnv, log, median } from './support.mjs';
+import { intEnv, log, median, withClient } from './support.mjs';
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
@@ -18,7 +18,6 @@ import { fileURLToPath, URL } from 'node:url';
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const CLI = join(ROOT, 'dist/apps/control-plane/src/cli.js');
 const requireFromRoot = createRequire(join(ROOT, 'package.json'));
-const { Client } = requireFromRoot('pg');
 const { from: copyFrom } = requireFromRoot('pg-copy-streams');
 
 const PRICES = intEnv('BENCH_IMPORT_PRICES', 100_000);
@@ -43,16 +42,6 @@ function databaseUrl(serverUrl, name) {
   const url = new URL(serverUrl);
   url.pathname = `/${name}`;
   return url.toString();
-}
-
-async function withClient(url, work) {
-  const client = new Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await work(client);
-  } finally {
-    await client.end();
-  }
 }
 
 /** The PostgreSQL server: DATABASE_URL, else a throwaway embedded one under `workDir`. */

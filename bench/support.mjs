@@ -112,6 +112,18 @@ export async function scratchDatabase(name) {
   return url.href;
 }
 
+/** Runs `work` with a pg client of its own on `url`, closed after. */
+export async function withClient(url, work) {
+  const { Client } = requireFromRoot('pg');
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
 /** A TypeORM DataSource on `databaseUrl` with the app's settings (the built code), destroyed at the end. */
 export async function openDataSource(databaseUrl) {
   const { DataSource } = requireFromRoot('typeorm');

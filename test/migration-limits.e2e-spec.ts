@@ -7,6 +7,7 @@ import { performance } from 'node:perf_hooks';
 import { firstValueFrom, filter } from 'rxjs';
 import { DataSource, type MigrationInterface, type QueryRunner } from 'typeorm';
 import { RecordingLogger } from './support/recording-logger';
+import { queryAt } from './support/sql';
 
 // Start-up migrations run with limits of their own (libs/database/src/migrate.ts): a statement may
 // take up to DATABASE_MIGRATION_TIMEOUT_S, not DATABASE_TIMEOUT_S; a migration that overruns it is
@@ -108,7 +109,7 @@ describe('start-up migrations', () => {
       const connection = await start([AltersPriceRecord1799999999003], 60);
       await waitForLockWait(db.url); // the migration's ALTER waits behind the long read
       const started = performance.now();
-      const [{ count }] = await queryRows<{ count: string }>(db.url, 'SELECT count(*) FROM price_record');
+      const [{ count }] = await queryAt<{ count: string }>(db.url, 'SELECT count(*) FROM price_record');
       const readWaitedMs = performance.now() - started;
       expect(count).toBe('0');
       // Without lock_timeout the read would wait behind the ALTER until the long read ends.
@@ -123,20 +124,10 @@ describe('start-up migrations', () => {
   }, 30_000);
 });
 
-async function queryRows<T>(url: string, sql: string): Promise<T[]> {
-  const client = new Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query(sql)).rows as T[];
-  } finally {
-    await client.end();
-  }
-}
-
 /** Resolves once some session of the database waits for a relation lock. */
 async function waitForLockWait(url: string): Promise<void> {
   for (let i = 0; i < 100; i++) {
-    const [{ waiting }] = await queryRows<{ waiting: boolean }>(
+    const [{ waiting }] = await queryAt<{ waiting: boolean }>(
       url,
       `SELECT EXISTS (SELECT 1 FROM pg_locks WHERE NOT granted AND locktype = 'relation') AS waiting`,
     );

@@ -1,46 +1,32 @@
-import { createTestDatabase, type TestDatabase } from '@app/pricing/testing';
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir, userInfo } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
+import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import type { DataSource } from 'typeorm';
 import { CLI, runCli, runCommand, type CliResult } from './support/cli';
-import { dumpDatabase, openDataSource } from './support/test-app';
+import { useTempDir, useTestDatabase } from './support/fixtures';
+import { dumpDatabase } from './support/test-app';
 
 // Who changed a price, and why (docs/price-book-cli.md, "Who and why", "Reviewed plans" and
 // "changes"), through the built CLI against a database of its own: actors and reasons on every
 // write, a change log the database keeps append-only, and plans applied exactly as reviewed.
 
-let workDir: string;
+const test = useTestDatabase();
+const temp = useTempDir('price-book-audit');
 let fileCount = 0;
-let db: TestDatabase;
-let dataSource: DataSource;
-
-beforeAll(async () => {
-  workDir = await mkdtemp(join(tmpdir(), 'price-book-audit-'));
-  db = await createTestDatabase();
-  dataSource = await openDataSource(db.url);
-});
-
-afterAll(async () => {
-  if (dataSource?.isInitialized) await dataSource.destroy();
-  await db?.drop();
-  if (workDir) await rm(workDir, { recursive: true, force: true });
-});
 
 function cli(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
-  return runCli(args, { DATABASE_URL: db.url, ...env });
+  return runCli(args, { DATABASE_URL: test.db.url, ...env });
 }
 
 async function bookFile(book: unknown): Promise<string> {
-  const path = join(workDir, `book-${++fileCount}.json`);
+  const path = join(temp.path, `book-${++fileCount}.json`);
   await writeFile(path, typeof book === 'string' ? book : JSON.stringify(book, null, 2));
   return path;
 }
 
 function planPath(): string {
-  return join(workDir, `plan-${++fileCount}.json`);
+  return join(temp.path, `plan-${++fileCount}.json`);
 }
 
 const hour = (key: string, amount: string, extra: Record<string, unknown> = {}) => ({
@@ -60,7 +46,7 @@ interface ChangeRow {
 
 /** The change-log rows written after `afterId`, oldest first, with the key they concern. */
 async function changesAfter(afterId: string): Promise<ChangeRow[]> {
-  return dataSource.query(
+  return test.dataSource.query(
     `SELECT c.change, coalesce(r.product_key, c.product_key) AS product_key, c.actor, c.reason
        FROM price_change c LEFT JOIN price_record r ON r.id = c.price_record_id
       WHERE c.id > $1 ORDER BY c.id`,
@@ -69,12 +55,12 @@ async function changesAfter(afterId: string): Promise<ChangeRow[]> {
 }
 
 async function lastChangeId(): Promise<string> {
-  const rows: { id: string | null }[] = await dataSource.query(`SELECT max(id)::text AS id FROM price_change`);
+  const rows: { id: string | null }[] = await test.dataSource.query(`SELECT max(id)::text AS id FROM price_change`);
   return rows[0].id ?? '0';
 }
 
 async function version(): Promise<string> {
-  const rows: { version: string }[] = await dataSource.query(`SELECT version::text FROM price_book_version`);
+  const rows: { version: string }[] = await test.dataSource.query(`SELECT version::text FROM price_book_version`);
   return rows[0].version;
 }
 
@@ -89,12 +75,12 @@ async function expectRefused(
   message: string | RegExp,
   env: Record<string, string> = {},
 ): Promise<CliResult> {
-  const before = await dumpDatabase(dataSource);
+  const before = await dumpDatabase(test.dataSource);
   const result = await cli(args, env);
   expect({ code: result.code, stdout: result.stdout }).toEqual({ code, stdout: '' });
   if (typeof message === 'string') expect(result.stderr).toContain(message);
   else expect(result.stderr).toMatch(message);
-  expect(await dumpDatabase(dataSource)).toBe(before);
+  expect(await dumpDatabase(test.dataSource)).toBe(before);
   return result;
 }
 
@@ -179,9 +165,9 @@ describe('the change log is append-only', () => {
   let app: Client;
   beforeAll(async () => {
     expectOk(await cli(['import', await bookFile({ prices: [hour('compute.z0.1', '0.1')] })]));
-    await dataSource.query(`CREATE ROLE ${role} LOGIN PASSWORD 'app'`);
-    await dataSource.query(`GRANT ALL ON price_change TO ${role}`);
-    const url = new URL(db.url);
+    await test.dataSource.query(`CREATE ROLE ${role} LOGIN PASSWORD 'app'`);
+    await test.dataSource.query(`GRANT ALL ON price_change TO ${role}`);
+    const url = new URL(test.db.url);
     url.username = role;
     url.password = 'app';
     app = new Client({ connectionString: url.toString() });
@@ -189,8 +175,8 @@ describe('the change log is append-only', () => {
   });
   afterAll(async () => {
     await app?.end();
-    await dataSource.query(`DROP OWNED BY ${role}`);
-    await dataSource.query(`DROP ROLE ${role}`);
+    await test.dataSource.query(`DROP OWNED BY ${role}`);
+    await test.dataSource.query(`DROP ROLE ${role}`);
   });
 
   it.each([
@@ -205,13 +191,13 @@ describe('the change log is append-only', () => {
     ['TRUNCATE', `TRUNCATE price_change`, 'TRUNCATE'],
     ['TRUNCATE ... CASCADE', `TRUNCATE price_change CASCADE`, 'TRUNCATE'],
   ])('refuses %s by the app role and a superuser alike, and nothing changes', async (_what, sql, verb) => {
-    const rows: { n: number }[] = await dataSource.query(`SELECT count(*)::int AS n FROM price_change`);
+    const rows: { n: number }[] = await test.dataSource.query(`SELECT count(*)::int AS n FROM price_change`);
     expect(rows[0].n).toBeGreaterThan(0);
-    const before = await dumpDatabase(dataSource);
+    const before = await dumpDatabase(test.dataSource);
     const refusal = `the change log is append-only: ${verb} of price_change is refused`;
     await expect(app.query(sql)).rejects.toThrow(refusal);
-    await expect(dataSource.query(sql)).rejects.toThrow(refusal);
-    expect(await dumpDatabase(dataSource)).toBe(before);
+    await expect(test.dataSource.query(sql)).rejects.toThrow(refusal);
+    expect(await dumpDatabase(test.dataSource)).toBe(before);
   });
 
   it('still takes new rows (the writes above went through)', async () => {
@@ -333,7 +319,7 @@ describe('reading the log', () => {
     const awk = await runCommand(
       'sh',
       ['-c', `node "$CLI" changes --since "$FROM" --until "$TO" | awk '$3 == "compute.g9.4" && $4 == "list"'`],
-      { CLI, FROM: from, TO: to, DATABASE_URL: db.url },
+      { CLI, FROM: from, TO: to, DATABASE_URL: test.db.url },
     );
     expect(awk).toEqual({ code: 0, stdout: `${lines[0]}\n${lines[1]}\n`, stderr: '' });
   });
@@ -370,7 +356,7 @@ describe('reading the log', () => {
     });
     const all = await cli(['changes']);
     expectOk(all);
-    const rows: { n: number }[] = await dataSource.query(`SELECT count(*)::int AS n FROM price_change`);
+    const rows: { n: number }[] = await test.dataSource.query(`SELECT count(*)::int AS n FROM price_change`);
     expect(all.stdout.split('\n')).toHaveLength(rows[0].n + 1);
     const instants = all.stdout
       .split('\n')
@@ -411,10 +397,10 @@ describe('reviewed plans', () => {
   /** The plan of the book in `file`, written by a dry run; the database is as it was. */
   async function plan(file: string): Promise<{ path: string; result: CliResult }> {
     const path = planPath();
-    const before = await dumpDatabase(dataSource);
+    const before = await dumpDatabase(test.dataSource);
     const result = await cli(['import', '--dry-run', '--plan-out', path, file]);
     expectOk(result);
-    expect(await dumpDatabase(dataSource)).toBe(before);
+    expect(await dumpDatabase(test.dataSource)).toBe(before);
     return { path, result };
   }
 

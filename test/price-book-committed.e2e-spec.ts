@@ -1,33 +1,18 @@
 import { cliFailure, preparePriceBookCommand, runPriceBookCommand } from '@app/pricing/cli';
-import { createTestDatabase, listPrice, type TestDatabase } from '@app/pricing/testing';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { listPrice } from '@app/pricing/testing';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { DataSource } from 'typeorm';
-import { openDataSource } from './support/test-app';
+import { useTempDir, useTestDatabase } from './support/fixtures';
 
 // A message about data is true: once a write has committed, whatever fails after it (describing or
 // printing what it did) is reported as a failure of that, with the change said to be in force.
 
 describe('a price book write that committed before something failed', () => {
-  let db: TestDatabase;
-  let dataSource: DataSource;
-  let dir: string;
-
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    dataSource = await openDataSource(db.url);
-    dir = await mkdtemp(join(tmpdir(), 'committed-'));
-  });
-
-  afterAll(async () => {
-    await dataSource?.destroy();
-    await db?.drop();
-    await rm(dir, { recursive: true, force: true });
-  });
+  const test = useTestDatabase();
+  const temp = useTempDir('committed');
 
   async function command(...args: string[]) {
-    const file = join(dir, 'book.json');
+    const file = join(temp.path, 'book.json');
     await writeFile(
       file,
       JSON.stringify({ prices: [listPrice('storage.gp1', 'gib_hours', 730, '0.0480', '2026-01-01T00:00:00Z')] }),
@@ -44,7 +29,7 @@ describe('a price book write that committed before something failed', () => {
   it('says the change was committed, with its instant and version, when printing it fails', async () => {
     const error: unknown = await runPriceBookCommand(
       await command('import'),
-      dataSource,
+      test.dataSource,
       brokenOutput,
       new Date(),
     ).catch((e: unknown) => e);
@@ -54,14 +39,14 @@ describe('a price book write that committed before something failed', () => {
       /^applied at \d{4}-\d\d-\d\dT[\d:.]+Z \(version 2\): the change was committed and is in force, but printing it failed: stdout is closed$/,
     );
     expect(message).not.toContain('nothing was written');
-    const rows: { amount: string }[] = await dataSource.query(`SELECT amount::text FROM price_record`);
+    const rows: { amount: string }[] = await test.dataSource.query(`SELECT amount::text FROM price_record`);
     expect(rows).toEqual([{ amount: '0.0480' }]);
   });
 
   it('says nothing was written when a dry run, which commits nothing, fails to print', async () => {
     const error: unknown = await runPriceBookCommand(
       await command('import', '--dry-run'),
-      dataSource,
+      test.dataSource,
       brokenOutput,
       new Date(),
     ).catch((e: unknown) => e);

@@ -1,34 +1,20 @@
-import { createTestDatabase, listPrice, runPriceBookCommandLine, type TestDatabase } from '@app/pricing/testing';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { listPrice, runPriceBookCommandLine } from '@app/pricing/testing';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { DataSource } from 'typeorm';
-import { dumpDatabase, openDataSource } from './support/test-app';
+import { useTempDir, useTestDatabase } from './support/fixtures';
+import { dumpDatabase } from './support/test-app';
 
 // @app/pricing/testing's command line runner (docs/using-pricing.md, "Test support"), as another
 // team's spec uses it: on its own test database, the CLI's output and exit codes.
 
-let db: TestDatabase;
-let dataSource: DataSource;
-let dir: string;
-
-beforeAll(async () => {
-  db = await createTestDatabase();
-  dataSource = await openDataSource(db.url);
-  dir = await mkdtemp(join(tmpdir(), 'testing-support-'));
-});
-
-afterAll(async () => {
-  await dataSource?.destroy();
-  await db?.drop();
-  if (dir) await rm(dir, { recursive: true, force: true });
-});
+const test = useTestDatabase();
+const temp = useTempDir('testing-support');
 
 it('imports a book as the CLI does, recorded as the given actor, and reads it back', async () => {
-  const file = join(dir, 'book.json');
+  const file = join(temp.path, 'book.json');
   const entry = listPrice('compute.t1.1', 'seconds', 3600, '0.2500', '2026-01-01T00:00:00Z');
   await writeFile(file, JSON.stringify({ prices: [entry] }));
-  const imported = await runPriceBookCommandLine(dataSource, ['import', file], { actor: 'billing-tests' });
+  const imported = await runPriceBookCommandLine(test.dataSource, ['import', file], { actor: 'billing-tests' });
   expect(imported).toEqual({
     code: 0,
     stdout: expect.stringMatching(
@@ -36,7 +22,7 @@ it('imports a book as the CLI does, recorded as the given actor, and reads it ba
     ),
     stderr: '',
   });
-  const history = await runPriceBookCommandLine(dataSource, ['history', 'compute.t1.1', '--json'], {
+  const history = await runPriceBookCommandLine(test.dataSource, ['history', 'compute.t1.1', '--json'], {
     now: new Date('2026-06-01T00:00:00Z'),
   });
   expect(history.code).toBe(0);
@@ -47,16 +33,16 @@ it('imports a book as the CLI does, recorded as the given actor, and reads it ba
 });
 
 it('gives the exit codes of the CLI: 2 with the usage for wrong usage, 1 for a refusal, nothing written', async () => {
-  const before = await dumpDatabase(dataSource);
-  const usage = await runPriceBookCommandLine(dataSource, ['import']);
+  const before = await dumpDatabase(test.dataSource);
+  const usage = await runPriceBookCommandLine(test.dataSource, ['import']);
   expect(usage).toEqual({ code: 2, stdout: '', stderr: expect.stringContaining('import takes one file') });
   expect(usage.stderr).toContain('usage: npm run -s pricing -- <command>');
-  const file = join(dir, 'bad.json');
+  const file = join(temp.path, 'bad.json');
   await writeFile(
     file,
     JSON.stringify({ prices: [{ ...listPrice('compute.t1.1', 'seconds', 3600, '-1', '2026-01-01T00:00:00Z') }] }),
   );
-  const refused = await runPriceBookCommandLine(dataSource, ['import', file], { actor: 'billing-tests' });
+  const refused = await runPriceBookCommandLine(test.dataSource, ['import', file], { actor: 'billing-tests' });
   expect(refused).toEqual({
     code: 1,
     stdout: '',
@@ -64,5 +50,5 @@ it('gives the exit codes of the CLI: 2 with the usage for wrong usage, 1 for a r
       /\.json: refused, nothing was written:\n {2}prices\[0\]\.amount: "-1" is not a decimal amount/,
     ),
   });
-  expect(await dumpDatabase(dataSource)).toBe(before);
+  expect(await dumpDatabase(test.dataSource)).toBe(before);
 });
