@@ -13,7 +13,7 @@ import {
 } from '../../libs/pricing/src/testing/database-url';
 /* eslint-enable no-restricted-imports */
 import { runBuiltCli } from './built-cli';
-import globalTeardown from './global-teardown';
+import { stopTestDatabase } from './global-teardown';
 
 const ROOT = resolve(__dirname, '../..');
 
@@ -50,7 +50,7 @@ export default async function globalSetup(): Promise<void> {
     const migrated = await runBuiltCli(['migrate'], { DATABASE_URL: withDatabase(adminUrl, template) });
     if (migrated.code !== 0) throw new Error(`migrating the template failed: ${migrated.stderr}`);
   } catch (error) {
-    await globalTeardown(started);
+    await stopTestDatabase(started);
     throw error;
   }
   (globalThis as Record<string, unknown>).__EMBEDDED_PG__ = started;

@@ -3,14 +3,19 @@ import { Client } from 'pg';
 // eslint-disable-next-line no-restricted-imports -- loaded outside Jest's module mapping, as the global setup
 import type { EmbeddedDatabase } from '../../apps/control-plane/src/database/embedded-postgres';
 
+/** What the global setup started: an embedded PostgreSQL in `dir`, or nothing (DATABASE_URL). */
+export type StartedDatabase = { embedded?: EmbeddedDatabase; dir: string } | undefined;
+
+/** Jest's global teardown (Jest passes its configurations, which are not needed here). */
+export default function globalTeardown(): Promise<void> {
+  return stopTestDatabase((globalThis as Record<string, unknown>).__EMBEDDED_PG__ as StartedDatabase);
+}
+
 /**
  * Stops and removes the embedded PostgreSQL the global setup started; on a server of the
  * caller's (DATABASE_URL), drops this run's template database (the test files drop their own).
  */
-export default async function globalTeardown(
-  started = (globalThis as Record<string, unknown>).__EMBEDDED_PG__ as
-    { embedded?: EmbeddedDatabase; dir: string } | undefined,
-): Promise<void> {
+export async function stopTestDatabase(started: StartedDatabase): Promise<void> {
   if (started) {
     await started.embedded?.stop();
     await rm(started.dir, { recursive: true, force: true });
