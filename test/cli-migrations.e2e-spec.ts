@@ -5,7 +5,7 @@ import { createTestDatabase, withDatabase, type TestDatabase } from '@app/pricin
 import { runCli } from './support/cli';
 import { queryAt } from './support/sql';
 
-// Read-only CLI commands never change the database (issue 9): `show` and `export` refuse a
+// Read-only CLI commands never change the database (docs/price-book-cli.md, "Start-up"): `show` and `export` refuse a
 // database with pending migrations, naming them and `npm run migrate`; the commands that write
 // migrate it first, as `migrate` does.
 

@@ -7,7 +7,7 @@ import { send, waitFor } from './support/http';
 import { TcpProxy } from './support/tcp-proxy';
 import { applyBook, openDataSource, startTestApp, type TestApp } from './support/test-app';
 
-// No database call waits forever (design.md, "Public endpoint"): a TCP proxy between the app
+// No database call waits forever (docs/decisions.md, "Staleness and 503"): a TCP proxy between the app
 // and PostgreSQL cuts every connection silently, as a partition does, then heals.
 
 const TIMEOUT_S = 1;

@@ -10,7 +10,7 @@ import { CLI, runBuiltCli, runCli, runCommand, type CliResult } from './support/
 import { applyBook, dumpDatabase, openDataSource, startTestApp, TEST_ACTOR } from './support/test-app';
 import { createTestDatabase, type TestDatabase } from '@app/pricing/testing';
 
-// End-to-end tests of the price book CLI (design.md, "Price book CLI"), through the built CLI
+// End-to-end tests of the price book CLI (docs/price-book-cli.md), through the built CLI
 // (dist/), against a database of their own. Every refusal is checked to leave the database as it was.
 
 const SAMPLE = resolve(__dirname, '../apps/control-plane/sample/price-book.json');
@@ -145,7 +145,7 @@ async function fixture(): Promise<Fixture> {
   };
 }
 
-/** A plan line (README, "Price book CLI"): kind, product key, scope, then what happens. */
+/** A plan line (docs/price-book-cli.md, "The plan"): kind, product key, scope, then what happens. */
 const PLAN_LINE = /^(new|change|end|on-sale|off-sale) +[a-z0-9_.]+ +(list|org:[A-Za-z0-9_.-]+|-)( {2,}\S.*)?$/;
 
 /** The lines before the summary: one per change. */

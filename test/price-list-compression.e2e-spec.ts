@@ -8,7 +8,7 @@ import { send, type RawResponse } from './support/http';
 import { applyBook, openDataSource, startTestApp, type TestApp } from './support/test-app';
 import { createTestDatabase, listPrice, type TestDatabase } from '@app/pricing/testing';
 
-// GET /v1/pricing in gzip and brotli (design.md, "Public endpoint": compression): encoded once
+// GET /v1/pricing in gzip and brotli (docs/decisions.md, "Compression"): encoded once
 // per change, negotiated with Accept-Encoding and its q-values, Vary on every 200 and 304, one
 // weak ETag for every coding, Content-Length per coding, HEAD alike.
 

@@ -12,7 +12,7 @@ import { createTestDatabase, listPrice, organizationPrice, type TestDatabase } f
 
 // Rebuilds of the public list: a change read from the database reaches the list and the lookups
 // exactly as a full read would, and a rebuild of 100,000 prices never holds the event loop long
-// (design.md: "at 100,000 prices no request waits more than 50 ms behind it").
+// (docs/decisions.md, "Rebuilds and scheduled changes": at 100,000 prices no request waits more than 50 ms behind one).
 
 /**
  * The most CPU time the main thread may spend without giving the event loop a turn while 100,000

@@ -6,8 +6,8 @@ import { startEmbeddedPostgresInChild, type ChildEmbeddedDatabase } from './supp
 import { send, waitFor, type RawResponse } from './support/http';
 import { applyBook, openDataSource, startTestApp, type TestApp } from './support/test-app';
 
-// GET /v1/pricing when the database goes away and comes back (design.md, "Public endpoint" and
-// "Running it"): the last snapshot is served for PRICING_MAX_STALENESS_S since it was last
+// GET /v1/pricing when the database goes away and comes back (docs/decisions.md, "Staleness and
+// 503"): the last snapshot is served for PRICING_MAX_STALENESS_S since it was last
 // confirmed, then 503; the app recovers by itself. A PostgreSQL of this file's own, stopped
 // and started again on the same port and data directory.
 

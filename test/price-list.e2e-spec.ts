@@ -12,7 +12,7 @@ import { applyBook, openDataSource, startTestApp, type TestApp } from './support
 import { createTestDatabase, listPrice, ManualClock, type TestDatabase } from '@app/pricing/testing';
 
 // GET /v1/pricing end to end: the real app in-process on a real PostgreSQL.
-// price-list-api.md is the contract; design.md ("Public endpoint — decisions beyond the document").
+// docs/price-list-api.md is the contract; docs/decisions.md ("The public endpoint") what it leaves open.
 
 const PATH = '/v1/pricing';
 const price = listPrice;
@@ -74,7 +74,7 @@ const LAST_MODIFIED_AT_T = 'Fri, 01 Mar 2030 08:30:00 GMT';
 
 const EMPTY_LIST = '{"currency":"EUR","amounts_exclude_vat":true,"last_changed":null,"families":[]}';
 
-/** RFC 3339 UTC with Z, milliseconds only when there are any (as design.md fixes it). */
+/** RFC 3339 UTC with Z, milliseconds only when there are any (docs/decisions.md, "The body"). */
 function rfc3339(instant: Date): string {
   const iso = instant.toISOString();
   return iso.endsWith('.000Z') ? `${iso.slice(0, -5)}Z` : iso;

@@ -7,8 +7,8 @@ import { RecordingLogger } from './support/recording-logger';
 import { createDatabaseWithBook, startTestApp, type TestApp } from './support/test-app';
 
 // With REDIS_URL, a Redis that does not answer, or is not there, never delays or fails a request
-// of GET /v1/pricing: the instance counts in memory instead, and says so once (design.md,
-// "Public endpoint"). The faults are built here: a TCP server that accepts and never answers, and
+// of GET /v1/pricing: the instance counts in memory instead, and says so once (docs/decisions.md,
+// "Rate limit"). The faults are built here: a TCP server that accepts and never answers, and
 // a port where nothing listens. `npm run test:redis` runs the same rules against a real Redis.
 
 /** A "Redis" that accepts connections and never answers a byte. */

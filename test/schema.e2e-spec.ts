@@ -3,7 +3,7 @@ import { appDatabaseOptions } from '@app/control-plane';
 import { dataSourceOptions } from '@app/database';
 import { createTestDatabase, type TestDatabase } from '@app/pricing/testing';
 
-// The pricing schema refuses, on its own, rows that break the rules of design.md "Data": rows
+// The pricing schema refuses, on its own, rows that break the rules of docs/decisions.md, "Rules the database holds": rows
 // are written with raw SQL here, past the price book CLI and its checks.
 
 const CHECK = '23514';

@@ -12,7 +12,7 @@ import { tcpSockets } from './support/proc-net';
 import { startService, waitUntilReady, type Service } from './support/service';
 import { applyBook, openDataSource } from './support/test-app';
 
-// Shutdown on SIGTERM/SIGINT (design.md, "Operating it"): readiness turns 503 at once, requests
+// Shutdown on SIGTERM/SIGINT (docs/operations.md, "Shutdown"): readiness turns 503 at once, requests
 // in flight finish, keep-alive connections close after their current response, and the process
 // exits within SHUTDOWN_TIMEOUT_S even while clients keep sending. The built main.js in a
 // process of its own, as `npm start` runs it.
