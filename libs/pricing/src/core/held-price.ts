@@ -3,8 +3,9 @@ import type { UnitType } from '../catalogue/catalogue';
 /**
  * A price as the prices in memory hold it (snapshot/): what the public list, lookups and usage
  * pricing read, and nothing else, compactly, as a book holds up to a million of them: instants
- * as epoch milliseconds (no Date per record), product keys and organization ids shared
- * (StringPool), the amount as the string it was set with. PriceRecord is a stored record as the
+ * as epoch milliseconds (no Date per record), product keys, organization ids, unit types and
+ * amounts shared (StringPool: a book repeats them; each row read brings its own copy), the amount
+ * as the string it was set with. PriceRecord is a stored record as the
  * price book's workflows read it, with its history of writes.
  */
 export interface HeldPrice {
@@ -68,8 +69,9 @@ function lastStartingAtOrBefore(prices: readonly Pick<HeldPrice, 'validFrom'>[],
 }
 
 /**
- * One instance of each distinct string: product keys and organization ids repeat across a book's
- * records, and each row read brings its own copy. Grows with the distinct values, never shrinks.
+ * One instance of each distinct string: product keys, organization ids, unit types and amounts
+ * repeat across a book's records, and each row read brings its own copy. Grows with the distinct
+ * values, never shrinks.
  */
 export class StringPool {
   private readonly strings = new Map<string, string>();

@@ -497,9 +497,9 @@ async function readHeldPrices(
         id: row.id,
         productKey: pool.intern(row.product_key),
         organizationId: pool.intern(row.organization_id),
-        unitType: row.unit_type,
+        unitType: pool.intern(row.unit_type),
         unitCount: row.unit_count,
-        amount: row.amount,
+        amount: pool.intern(row.amount),
         validFrom: row.valid_from,
         validUntil: row.valid_until,
       });

@@ -72,6 +72,30 @@ describe('PricingSnapshot', () => {
     expect(held.organizationPriceAt('storage.io1', 'org_2', LATER)).toBeUndefined();
   });
 
+  it("answers an organization's one price and its several prices alike, in any order of records", () => {
+    const ended = heldPrice({
+      productKey: 'storage.io1',
+      organizationId: 'org_2',
+      amount: '0.0900',
+      validFrom: '2025-01-01T00:00:00Z',
+      validUntil: '2026-07-01T00:00:00Z',
+    });
+    const next = heldPrice({
+      productKey: 'storage.io1',
+      organizationId: 'org_2',
+      amount: '0.0950',
+      validFrom: '2026-07-01T00:00:00Z',
+    });
+    const snapshot = PricingSnapshot.of(data([next, io1, io1Agreed, ended]), LOADED);
+    expect(snapshot.organizationPriceAt('storage.io1', 'org_1', LATER)).toBe(io1Agreed);
+    expect(snapshot.organizationPriceAt('storage.io1', 'org_1', at('2024-01-01T00:00:00Z'))).toBeUndefined();
+    expect(snapshot.organizationPriceAt('storage.io1', 'org_2', LOADED)).toBe(ended);
+    expect(snapshot.organizationPriceAt('storage.io1', 'org_2', LATER)).toBe(next);
+    expect(snapshot.applicablePrices('storage.io1', 'org_1')).toEqual({ list: [io1], organization: [io1Agreed] });
+    expect(snapshot.applicablePrices('storage.io1', 'org_2')).toEqual({ list: [io1], organization: [ended, next] });
+    expect(snapshot.applicablePrices('storage.io1', 'org_3')).toEqual({ list: [io1], organization: [] });
+  });
+
   it('builds the list before the instant it was compacted at from the whole history', () => {
     const before = at('2025-06-01T00:00:00Z');
     const whole = { records: [gp1Ended, gp1, io1], writes: [ms('2025-01-01T00:00:00Z')] };

@@ -1,6 +1,6 @@
 import { compactListHistory, type ListedRecord, type ListPriceHistory } from '../core/build-price-list';
 import type { PricingChanges, PricingData } from '../database/pricing-data';
-import { byValidFrom, priceInForceAt, type HeldPrice } from '../core/held-price';
+import { byValidFrom, isInForceAt, priceInForceAt, type HeldPrice } from '../core/held-price';
 import type { ApplicablePrices } from '../core/usage';
 import { runInSlices, runNow, type Steps } from './slices';
 
@@ -10,7 +10,17 @@ import { runInSlices, runNow, type Steps } from './slices';
  */
 interface ProductPrices {
   readonly list: HeldPrice[];
-  organizations?: Map<string, HeldPrice[]>;
+  /**
+   * Each organization's prices of the key: the one record itself where there is one (most agree
+   * one price per key; an array around each cost about 56 bytes a record at a million records,
+   * docs/benchmarks.md, "A large price book"), else its records sorted by `validFrom`.
+   */
+  organizations?: Map<string, HeldPrice | HeldPrice[]>;
+}
+
+/** An organization's prices of a key as a list (see ProductPrices). */
+function scopeList(held: HeldPrice | HeldPrice[] | undefined): readonly HeldPrice[] | undefined {
+  return held === undefined || Array.isArray(held) ? held : [held];
 }
 
 /** A snapshot's contents; `listWrites` holds every list write, for the list before `listableFrom`. */
@@ -93,7 +103,8 @@ export class PricingSnapshot {
   /** The price agreed with `organizationId` for `productKey`, in force at `instant`: O(log n). */
   organizationPriceAt(productKey: string, organizationId: string, instant: Date): HeldPrice | undefined {
     const agreed = this.parts.prices.get(productKey)?.organizations?.get(organizationId);
-    return agreed && priceInForceAt(agreed, instant.getTime());
+    if (agreed === undefined || Array.isArray(agreed)) return agreed && priceInForceAt(agreed, instant.getTime());
+    return isInForceAt(agreed, instant.getTime()) ? agreed : undefined;
   }
 
   /** The records that may price usage of `productKey`: its list prices, and the organization's. */
@@ -101,7 +112,7 @@ export class PricingSnapshot {
     const prices = this.parts.prices.get(productKey);
     return {
       list: prices?.list ?? [],
-      organization: (organizationId !== undefined && prices?.organizations?.get(organizationId)) || [],
+      organization: (organizationId !== undefined && scopeList(prices?.organizations?.get(organizationId))) || [],
     };
   }
 
@@ -135,7 +146,9 @@ function* applyChanges(held: SnapshotParts, changes: PricingChanges, instant: Da
   let n = 0;
   for (const [productKey, entry] of held.prices) {
     if (!written.has(productKey)) prices.set(productKey, entry);
-    else recordCount -= entry.list.length + sum(entry.organizations?.values() ?? [], (records) => records.length);
+    else
+      recordCount -=
+        entry.list.length + sum(entry.organizations?.values() ?? [], (held) => (Array.isArray(held) ? held.length : 1));
     if (++n % STEP === 0) yield;
   }
   const listable: ListedRecord[] = [];
@@ -182,9 +195,10 @@ function* addRecords(
     } else {
       entry.organizations ??= new Map();
       const agreed = entry.organizations.get(record.organizationId);
-      if (agreed) agreed.push(record);
+      if (agreed === undefined) entry.organizations.set(record.organizationId, record);
+      else if (Array.isArray(agreed)) agreed.push(record);
       else {
-        const scope = [record];
+        const scope = [agreed, record];
         entry.organizations.set(record.organizationId, scope);
         scopes.push(scope);
       }
