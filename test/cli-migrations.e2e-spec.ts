@@ -4,19 +4,11 @@ import { join } from 'node:path';
 import { createTestDatabase, withDatabase, type TestDatabase } from '@app/pricing/testing';
 import { runCli } from './support/cli';
 import { queryAt } from './support/sql';
+import { ALL_MIGRATIONS } from './support/contract';
 
-// Read-only CLI commands never change the database (docs/price-book-cli.md, "Start-up"): `show` and `export` refuse a
-// database with pending migrations, naming them and `npm run migrate`; the commands that write
-// migrate it first, as `migrate` does.
-
-const ALL_MIGRATIONS = [
-  'PricingSchema1764000000000',
-  'CreateVolumes1764000001000',
-  'DatabaseSideIntegrity1764000002000',
-  'ExclusionByKeyHash1764000003000',
-  'PriceRecordScopeIndex1764000004000',
-  'ChangeLogAuthors1764000005000',
-];
+// Read-only CLI commands never change the database (docs/price-book-cli.md, "Start-up"): `show`
+// and `export` refuse a database with pending migrations, naming them and `npm run migrate`; the
+// commands that write migrate it first, as `migrate` does.
 
 /** What a command could have changed: every relation, function and extension, by name. */
 async function schemaOf(url: string): Promise<string[]> {

@@ -7,10 +7,10 @@ import { runCli } from './support/cli';
 import { startEmbeddedPostgresInChild, type ChildEmbeddedDatabase } from './support/embedded-postgres';
 import { queryAt } from './support/sql';
 
-// The embedded PostgreSQL (`npm start` without DATABASE_URL), tighter (docs/operations.md, "The embedded PostgreSQL"): its passwords
-// are never readable by others, not even the one initdb reads while it runs; permissions are
-// widened only where PostgreSQL needs them, and logged; the app connects as a role that is not
-// a superuser.
+// The embedded PostgreSQL (`npm start` without DATABASE_URL), tighter (docs/operations.md, "The
+// embedded PostgreSQL"): its passwords are never readable by others, not even the one initdb reads
+// while it runs; permissions are widened only where PostgreSQL needs them, and logged; the app
+// connects as a role that is not a superuser.
 
 /**
  * Records every password file embedded-postgres writes for initdb: its mode and its

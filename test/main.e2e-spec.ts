@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { Client } from 'pg';
 import { withDatabase } from '@app/pricing/testing';
 import { get, startService, waitUntilReady, type Service } from './support/service';
+import { ALL_MIGRATIONS } from './support/contract';
 
 describe('the service as npm start runs it', () => {
   const running: Service[] = [];
@@ -76,14 +77,7 @@ describe('the service as npm start runs it', () => {
       const migrations = await db.query<{ name: string }>('SELECT name FROM migrations ORDER BY id');
       const prices = await db.query<{ n: string }>('SELECT count(*)::text AS n FROM price_record');
       await db.end();
-      expect(migrations.rows.map((r) => r.name)).toEqual([
-        'PricingSchema1764000000000',
-        'CreateVolumes1764000001000',
-        'DatabaseSideIntegrity1764000002000',
-        'ExclusionByKeyHash1764000003000',
-        'PriceRecordScopeIndex1764000004000',
-        'ChangeLogAuthors1764000005000',
-      ]);
+      expect(migrations.rows.map((r) => r.name)).toEqual(ALL_MIGRATIONS);
       expect(prices.rows[0].n).toBe('0');
     } finally {
       await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);

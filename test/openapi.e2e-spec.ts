@@ -6,6 +6,7 @@ import request from 'supertest';
 import type { DataSource } from 'typeorm';
 import { createTestDatabase, type TestDatabase } from '@app/pricing/testing';
 import { applyBook, openDataSource, startTestApp, type TestApp } from './support/test-app';
+import { FAMILY_ORDER } from './support/contract';
 
 const TOKEN = 'openapi-e2e-token-0123456789';
 
@@ -129,19 +130,7 @@ describe('the OpenAPI document', () => {
     expect(list.properties!.last_changed).toMatchObject({ type: ['string', 'null'], format: 'date-time' });
     const family = schemas.PriceListFamily;
     expect(family.required!.sort()).toEqual(['family', 'prices']);
-    expect((family.properties!.family as OpenAPIV3_1.SchemaObject).enum).toEqual([
-      'compute_instance',
-      'network_floating_ip',
-      'network_nat_gateway',
-      'network_vpc_egress',
-      'network_vpc_ingress',
-      'network_vpc_internal',
-      'storage_volume',
-      'storage_snapshot',
-      'observability_custom_metric',
-      'observability_api_request',
-      'observability_ingested_sample',
-    ]);
+    expect((family.properties!.family as OpenAPIV3_1.SchemaObject).enum).toEqual(FAMILY_ORDER);
     const entry = schemas.PriceListEntry;
     // dimensions is not required: it is absent for families without dimensions.
     expect(entry.required!.sort()).toEqual([

@@ -9,6 +9,7 @@ import type { DataSource } from 'typeorm';
 import { CLI, runBuiltCli, runCli, runCommand, type CliResult } from './support/cli';
 import { applyBook, dumpDatabase, openDataSource, startTestApp, TEST_ACTOR } from './support/test-app';
 import { createTestDatabase, type TestDatabase } from '@app/pricing/testing';
+import { FAMILY_ORDER } from './support/contract';
 
 // End-to-end tests of the price book CLI (docs/price-book-cli.md), through the built CLI
 // (dist/), against a database of their own. Every refusal is checked to leave the database as it was.
@@ -1120,19 +1121,7 @@ describe('show', () => {
     expect(doc.amounts_exclude_vat).toBe(true);
     const lastWrite: { at: Date }[] = await f.dataSource.query(`SELECT max(changed_at) AS at FROM price_change`);
     expect(Date.parse(doc.last_changed)).toBe(lastWrite[0].at.getTime());
-    expect(doc.families.map((family) => family.family)).toEqual([
-      'compute_instance',
-      'network_floating_ip',
-      'network_nat_gateway',
-      'network_vpc_egress',
-      'network_vpc_ingress',
-      'network_vpc_internal',
-      'storage_volume',
-      'storage_snapshot',
-      'observability_custom_metric',
-      'observability_api_request',
-      'observability_ingested_sample',
-    ]);
+    expect(doc.families.map((family) => family.family)).toEqual(FAMILY_ORDER);
     const compute = doc.families[0].prices;
     // No ended compute.e1.1, no scheduled compute.f1.1, the current (not the scheduled) compute.g2.4.
     expect(compute.map((p) => p.product_key)).toEqual([
