@@ -4,9 +4,8 @@ import type { UnitType } from '../catalogue/catalogue';
  * A price as the prices in memory hold it (snapshot/): what the public list, lookups and usage
  * pricing read, and nothing else, compactly, as a book holds up to a million of them: instants
  * as epoch milliseconds (no Date per record), product keys, organization ids, unit types and
- * amounts shared (StringPool: a book repeats them; each row read brings its own copy), the amount
- * as the string it was set with. PriceRecord is a stored record as the
- * price book's workflows read it, with its history of writes.
+ * amounts shared (StringPool), the amount as the string it was set with. PriceRecord is a stored
+ * record as the price book's workflows read it, with its history of writes.
  */
 export interface HeldPrice {
   readonly id: number;
