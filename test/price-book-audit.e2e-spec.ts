@@ -200,6 +200,23 @@ describe('the change log is append-only', () => {
     expect(await dumpDatabase(test.dataSource)).toBe(before);
   });
 
+  it('refuses them in replica mode too, which skips ordinary triggers (a superuser may set it)', async () => {
+    const before = await dumpDatabase(test.dataSource);
+    await test.dataSource.transaction(async (tx) => {
+      await tx.query(`SET LOCAL session_replication_role = replica`);
+      await expect(tx.query(`DELETE FROM price_change`)).rejects.toThrow(
+        'the change log is append-only: DELETE of price_change is refused',
+      );
+    });
+    await test.dataSource.transaction(async (tx) => {
+      await tx.query(`SET LOCAL session_replication_role = replica`);
+      await expect(tx.query(`TRUNCATE price_change`)).rejects.toThrow(
+        'the change log is append-only: TRUNCATE of price_change is refused',
+      );
+    });
+    expect(await dumpDatabase(test.dataSource)).toBe(before);
+  });
+
   it('still takes new rows (the writes above went through)', async () => {
     await app.query(
       `INSERT INTO price_change (changed_at, product_key, change, actor) VALUES (now(), 'compute.z1.1', 'set', 'app')`,

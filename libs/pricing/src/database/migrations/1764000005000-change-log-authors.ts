@@ -7,8 +7,9 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  *   written from now on (NOT VALID: the rows written before have none);
  * - `reason`: optional, 1 to 500 characters, not blank, none of them a control character (the
  *   app refuses more: price-book/author.ts);
- * - UPDATE, DELETE and TRUNCATE of price_change are refused by triggers, for every role that is
- *   not a superuser with triggers turned off: only a migration may change them.
+ * - UPDATE, DELETE and TRUNCATE of price_change are refused by triggers that fire in every
+ *   session, replica mode included: only a migration (or an owner who disables or drops the
+ *   triggers) may change the log.
  */
 export class ChangeLogAuthors1764000005000 implements MigrationInterface {
   name = 'ChangeLogAuthors1764000005000';
@@ -35,6 +36,10 @@ export class ChangeLogAuthors1764000005000 implements MigrationInterface {
     await db.query(`
       CREATE TRIGGER price_change_no_truncate BEFORE TRUNCATE ON price_change
       FOR EACH STATEMENT EXECUTE FUNCTION price_change_append_only()`);
+    // ALWAYS: a session in replica mode (session_replication_role, which a superuser may set)
+    // skips ordinary triggers, and would rewrite the log.
+    await db.query(`ALTER TABLE price_change ENABLE ALWAYS TRIGGER price_change_append_only`);
+    await db.query(`ALTER TABLE price_change ENABLE ALWAYS TRIGGER price_change_no_truncate`);
   }
 
   async down(db: QueryRunner): Promise<void> {
