@@ -1,11 +1,14 @@
 import { cliFailure, preparePriceBookCommand, runPriceBookCommand } from '@app/pricing/cli';
 import { listPrice } from '@app/pricing/testing';
 import { writeFile } from 'node:fs/promises';
+import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import { join } from 'node:path';
+import { runCli } from './support/cli';
 import { useTempDir, useTestDatabase } from './support/fixtures';
 
 // A message about data is true: once a write has committed, whatever fails after it (describing or
-// printing what it did) is reported as a failure of that, with the change said to be in force.
+// printing what it did) is reported as a failure of that, with the change said to be in force; a
+// write whose commit the connection cut off is said to be perhaps in force.
 
 describe('a price book write that committed before something failed', () => {
   const test = useTestDatabase();
@@ -52,5 +55,72 @@ describe('a price book write that committed before something failed', () => {
     ).catch((e: unknown) => e);
     // The book restates what the first test committed: nothing to change, and a dry run besides.
     expect(cliFailure(error).message).toBe('failed, nothing was written: stdout is closed');
+  });
+});
+
+/**
+ * A proxy to the database at `url` that forwards everything until the client sends COMMIT after
+ * writing the change log, then cuts the client off as soon as PostgreSQL answers: the commit
+ * happened, and the client never hears of it.
+ */
+async function commitCuttingProxy(url: string): Promise<{ url: string; close(): Promise<void> }> {
+  const target = new URL(url);
+  const sockets = new Set<Socket>();
+  const server = createServer((client) => {
+    const upstream = connect(Number(target.port || 5432), target.hostname);
+    sockets.add(client).add(upstream);
+    let wroteLog = false;
+    let committing = false;
+    client.on('data', (chunk: Buffer) => {
+      wroteLog ||= chunk.includes('INSERT INTO price_change');
+      committing ||= wroteLog && chunk.includes('COMMIT');
+      upstream.write(chunk);
+    });
+    upstream.on('data', (chunk: Buffer) => {
+      if (!committing) return void client.write(chunk);
+      client.destroy();
+      upstream.destroy();
+    });
+    client.on('error', () => upstream.destroy()).on('close', () => upstream.destroy());
+    upstream.on('error', () => client.destroy()).on('close', () => client.destroy());
+  });
+  await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening));
+  const proxied = new URL(url);
+  proxied.hostname = '127.0.0.1';
+  proxied.port = String((server.address() as AddressInfo).port);
+  return {
+    url: proxied.href,
+    close: () => {
+      for (const socket of sockets) socket.destroy();
+      return new Promise((closed) => server.close(() => closed()));
+    },
+  };
+}
+
+describe('a price book write whose commit was cut off', () => {
+  const test = useTestDatabase();
+  const temp = useTempDir('commit-cut');
+
+  it('says the change may be in force, never that nothing was written, and it is in force', async () => {
+    const proxy = await commitCuttingProxy(test.db.url);
+    try {
+      const file = join(temp.path, 'book.json');
+      await writeFile(
+        file,
+        JSON.stringify({ prices: [listPrice('compute.k1.1', 'seconds', 3600, '0.5000', '2026-01-01T00:00:00Z')] }),
+      );
+      const result = await runCli(['import', file, '--actor', 'ana'], { DATABASE_URL: proxy.url });
+      expect({ code: result.code, stdout: result.stdout }).toEqual({ code: 1, stdout: '' });
+      expect(result.stderr).toMatch(
+        /^the connection to the database failed while the change was being committed, so it may or may not be in force \(.+\); look with history or export before writing it again\n$/,
+      );
+      expect(result.stderr).not.toContain('nothing was written');
+    } finally {
+      await proxy.close();
+    }
+    const rows: { actor: string }[] = await test.dataSource.query(
+      `SELECT c.actor FROM price_change c JOIN price_record r ON r.id = c.price_record_id WHERE r.product_key = 'compute.k1.1'`,
+    );
+    expect(rows).toEqual([{ actor: 'ana' }]);
   });
 });

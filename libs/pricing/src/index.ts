@@ -17,6 +17,7 @@ export {
   PricingUnavailableError,
   PriceBookRefusedError,
   PriceBookCommittedError,
+  PriceBookCommitUnknownError,
   RateLimitedError,
 } from './errors/pricing-error';
 export { PriceBookFileError } from './cli/price-book-file';

@@ -1,4 +1,4 @@
-import { PriceBookCommittedError, PriceBookRefusedError } from '../errors/pricing-error';
+import { PriceBookCommittedError, PriceBookCommitUnknownError, PriceBookRefusedError } from '../errors/pricing-error';
 import { PRICE_BOOK_USAGE, PriceBookUsageError } from './price-book-command';
 import { PriceBookFileError } from './price-book-file';
 
@@ -9,14 +9,21 @@ export type ExplainedError = abstract new (...args: never[]) => Error;
  * How the price book CLI ends on an error (docs/price-book-cli.md, "Exit codes"): 2 and the usage
  * for wrong usage; 1 for a refusal (its message as it is: the book's problems, a bad file, and the
  * host's `explained` errors), for a write that committed before something failed (its message says
- * the change is in force), or for any other failure, with nothing written.
+ * the change is in force) or whose commit was cut off (it may be in force: its message says so),
+ * or for any other failure, with nothing written.
  */
 export function cliFailure(
   error: unknown,
   explained: readonly ExplainedError[] = [],
 ): { readonly code: 1 | 2; readonly message: string } {
   if (error instanceof PriceBookUsageError) return { code: 2, message: `${error.message}\n\n${PRICE_BOOK_USAGE}` };
-  const known = [PriceBookRefusedError, PriceBookCommittedError, PriceBookFileError, ...explained];
+  const known = [
+    PriceBookRefusedError,
+    PriceBookCommittedError,
+    PriceBookCommitUnknownError,
+    PriceBookFileError,
+    ...explained,
+  ];
   if (known.some((type) => error instanceof type)) return { code: 1, message: (error as Error).message };
   return {
     code: 1,

@@ -11,4 +11,4 @@ export {
 export { cliFailure, type ExplainedError } from './cli-failure';
 export { PriceBookFileError, readPriceBookFile } from './price-book-file';
 export { terminalProgress, type ProgressStream } from './terminal-progress';
-export { PriceBookCommittedError, PriceBookRefusedError } from '../errors/pricing-error';
+export { PriceBookCommittedError, PriceBookCommitUnknownError, PriceBookRefusedError } from '../errors/pricing-error';

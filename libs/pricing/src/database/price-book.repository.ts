@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, type EntityManager } from 'typeorm';
+import { DataSource, type EntityManager, type QueryRunner } from 'typeorm';
 import { StringPool, type HeldPrice } from '../core/held-price';
 import type { PriceRecord } from '../core/price-record';
 import type { LoggedChange, PriceChange, PriceChangeKind, PriceHistory } from '../price-book/format-history';
@@ -8,6 +8,7 @@ import type { ImportPlan } from '../price-book/plan-import';
 import type { Withdrawal, WithdrawalPlan } from '../price-book/plan-withdrawal';
 import type { Progress } from '../price-book/progress';
 import type { PricingChanges, PricingData } from './pricing-data';
+import { PriceBookCommitUnknownError } from '../errors/pricing-error';
 
 /** Channel of the NOTIFY that every change of the price book sends. */
 export const PRICE_BOOK_CHANNEL = 'pricing_price_book_changed';
@@ -232,7 +233,8 @@ export class PriceBookRepository {
   /**
    * Runs `work` in one transaction and commits it, or, with `commit: false`, rolls it back once
    * `work` is done (a dry run: the same statements, nothing kept, no NOTIFY sent). When `work`
-   * throws, nothing is kept either.
+   * throws, nothing is kept either; when the connection fails during the commit, nobody knows
+   * (PriceBookCommitUnknownError).
    */
   async inTransaction<T>(work: (tx: PriceBookTransaction) => Promise<T>, { commit = true } = {}): Promise<T> {
     const runner = this.dataSource.createQueryRunner();
@@ -240,7 +242,7 @@ export class PriceBookRepository {
     try {
       await runner.startTransaction();
       const result = await work(runner.manager);
-      if (commit) await runner.commitTransaction();
+      if (commit) await commitOrSayUnknown(runner);
       else await runner.rollbackTransaction();
       return result;
     } catch (error) {
@@ -625,5 +627,24 @@ async function inBatches<T>(
 ): Promise<void> {
   for (let start = 0; start < items.length; start += BATCH) {
     await write(items.slice(start, start + BATCH), start);
+  }
+}
+
+/** A SQLSTATE: PostgreSQL answered, so a failed COMMIT was rolled back. */
+const SQLSTATE = /^[0-9A-Z]{5}$/;
+
+/**
+ * Commits; a failure that PostgreSQL did not answer (the connection went away while it committed)
+ * is PriceBookCommitUnknownError, since the change may be in force.
+ */
+async function commitOrSayUnknown(runner: QueryRunner): Promise<void> {
+  try {
+    await runner.commitTransaction();
+  } catch (error) {
+    const code =
+      (error as { driverError?: { code?: unknown }; code?: unknown }).driverError?.code ??
+      (error as { code?: unknown }).code;
+    if (typeof code === 'string' && SQLSTATE.test(code)) throw error;
+    throw new PriceBookCommitUnknownError(error);
   }
 }

@@ -100,3 +100,19 @@ export class PriceBookCommittedError extends Error {
     this.name = 'PriceBookCommittedError';
   }
 }
+
+/**
+ * The connection failed while a write was committing: PostgreSQL may have committed it or not,
+ * and this process cannot tell. The message says so, never "nothing was written": the operator
+ * looks (history, export, the version) before writing again.
+ */
+export class PriceBookCommitUnknownError extends Error {
+  constructor(override readonly cause: unknown) {
+    super(
+      `the connection to the database failed while the change was being committed, so it may or may not be ` +
+        `in force (${cause instanceof Error ? cause.message : String(cause)}); look with history or export ` +
+        `before writing it again`,
+    );
+    this.name = 'PriceBookCommitUnknownError';
+  }
+}
