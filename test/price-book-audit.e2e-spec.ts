@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { readFile, writeFile } from 'node:fs/promises';
+import { lstat, readFile, symlink, writeFile } from 'node:fs/promises';
 import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
@@ -519,6 +519,20 @@ describe('reviewed plans', () => {
       1,
       /from change 1 on: the plan has 0 \(none\), the book would now make 1/,
     );
+  });
+
+  it('writes a plan only to a new or regular file that is not the book: a link or the book itself is refused', async () => {
+    const file = await bookFile(book);
+    const link = join(temp.path, `link-${++fileCount}.json`);
+    await symlink(file, link);
+    await expectRefused(
+      ['import', '--dry-run', '--plan-out', link, file],
+      2,
+      `--plan-out "${link}": not a regular file`,
+    );
+    await expectRefused(['import', '--dry-run', '--plan-out', file, file], 2, `--plan-out "${file}": that is the book`);
+    expect(await readFile(file, 'utf8')).toBe(JSON.stringify(book, null, 2));
+    expect((await lstat(link)).isSymbolicLink()).toBe(true);
   });
 
   it.each<[string, unknown, RegExp]>([

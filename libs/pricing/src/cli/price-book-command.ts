@@ -1,3 +1,4 @@
+import { lstat, stat } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import type { DataSource } from 'typeorm';
 import { explainProductKey } from '../catalogue/catalogue';
@@ -181,6 +182,7 @@ export async function preparePriceBookCommand(
         throw new PriceBookUsageError('--plan-out is an option of import --dry-run');
       if (planPath === '') throw new PriceBookUsageError('--plan-out takes a file name');
       const checkedAuthor = author();
+      if (planPath !== undefined) await checkPlanTarget(planPath, args[0]);
       const { book, sha256 } = await readPriceBookFileAndDigest(args[0], { ...reading, maxBytes: maxBytes() });
       const planOut = planPath === undefined ? null : { path: planPath, bookSha256: sha256 };
       return { name: 'import', file: args[0], book, dryRun, json, planOut, author: checkedAuthor };
@@ -221,6 +223,28 @@ export async function preparePriceBookCommand(
     }
     default:
       throw new PriceBookUsageError(`unknown command ${quoteValue(command)}`);
+  }
+}
+
+/**
+ * Where `--plan-out` may write: a new file, or a regular file that is not the book (a plan is
+ * renamed over its target: a link, a device or the book itself would be replaced).
+ */
+async function checkPlanTarget(planPath: string, bookPath: string): Promise<void> {
+  const [target, book] = await Promise.all([
+    lstat(planPath).catch(() => undefined),
+    stat(bookPath).catch(() => undefined),
+  ]);
+  if (target === undefined) return;
+  if (!target.isFile()) {
+    throw new PriceBookUsageError(
+      `--plan-out ${quoteValue(planPath)}: not a regular file; a plan replaces one or makes a new one`,
+    );
+  }
+  if (book && target.dev === book.dev && target.ino === book.ino) {
+    throw new PriceBookUsageError(
+      `--plan-out ${quoteValue(planPath)}: that is the book; the plan goes to a file of its own`,
+    );
   }
 }
 
