@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { expectLinearTime, repeated } from '../../../../test/support/linear-time';
 import { outsideText } from '../../../../test/support/outside-text';
-import { actorProblem, MAX_REASON_LENGTH, reasonProblem } from './author';
+import { actorProblem, MAX_REASON_LENGTH, quoteReason, reasonProblem } from './author';
 
 // --actor, PRICING_ACTOR and --reason are whatever an operator (or a script) passes.
 
@@ -19,6 +19,8 @@ const UNPRINTABLE = [
   '\u2028',
   '\ufeff',
   '\ud800',
+  '\ue000', // private use
+  '\u0378', // unassigned
 ];
 
 describe('an actor', () => {
@@ -40,10 +42,10 @@ describe('an actor', () => {
 });
 
 describe('a reason', () => {
-  it('is accepted exactly when it is 1 to 500 code points, not blank, none of them unprintable', () => {
+  it('is accepted exactly when it is 1 to 500 code points, not blank, none of them unprintable (private use and unassigned included)', () => {
     fc.assert(
       fc.property(outsideText(UNPRINTABLE), (text) => {
-        const printable = !/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/u.test(text);
+        const printable = !/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\p{Co}\p{Cn}]/u.test(text);
         const fits = [...text].length <= MAX_REASON_LENGTH && text.trim() !== '';
         expect(reasonProblem(text) === undefined).toBe(printable && fits);
       }),
@@ -65,5 +67,22 @@ describe('a reason', () => {
   it('costs time in proportion to its text', () => {
     expectLinearTime(reasonProblem, (n) => repeated('a', n));
     expectLinearTime(actorProblem, (n) => repeated('a', n));
+  });
+});
+
+describe('a reason as printed', () => {
+  it('is a JSON string of the reason with nothing unprintable left in it, whatever the reason', () => {
+    fc.assert(
+      fc.property(fc.oneof(outsideText(UNPRINTABLE), fc.string({ unit: 'binary' })), (reason) => {
+        const quoted = quoteReason(reason);
+        expect(JSON.parse(quoted)).toBe(reason);
+        expect(quoted).not.toMatch(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\p{Co}\p{Cn}]/u);
+      }),
+    );
+    expect(quoteReason('approved by cfo \u202e0001-CRP')).toBe('"approved by cfo \\u202e0001-CRP"');
+  });
+
+  it('is quoted in linear time', () => {
+    expectLinearTime(quoteReason, (n) => repeated('a\u202e"', n));
   });
 });

@@ -13,9 +13,10 @@ export const MAX_REASON_LENGTH = 500;
 /**
  * What a printable line does not hold: control characters (line breaks and tabs included),
  * format characters (bidirectional overrides, zero-width spaces: text that reads other than it
- * is), line and paragraph separators, and lone surrogates.
+ * is), line and paragraph separators, lone surrogates, private-use and unassigned code points.
  */
-const UNPRINTABLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/u;
+const UNPRINTABLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\p{Co}\p{Cn}]/u;
+const UNPRINTABLE_ALL = new RegExp(UNPRINTABLE.source, 'gu');
 
 /** What is wrong with an actor, or `undefined`. Length first: a long text costs nothing. */
 export function actorProblem(actor: string): string | undefined {
@@ -32,4 +33,15 @@ export function reasonProblem(reason: string): string | undefined {
   }
   if (reason.trim() === '') return 'a reason, when given, is not empty';
   return UNPRINTABLE.test(reason) ? 'a reason is one line of printable characters' : undefined;
+}
+
+/**
+ * A reason as the CLI prints it: a JSON string whose unprintable characters are all escaped
+ * (`\u202e`), so that a reason written past the CLI's checks (the database's rule is looser:
+ * docs/decisions.md, "Who changed a price, and why") cannot reorder or hide what a terminal shows.
+ */
+export function quoteReason(reason: string): string {
+  return JSON.stringify(reason).replace(UNPRINTABLE_ALL, (text) =>
+    Array.from({ length: text.length }, (_, i) => `\\u${text.charCodeAt(i).toString(16).padStart(4, '0')}`).join(''),
+  );
 }

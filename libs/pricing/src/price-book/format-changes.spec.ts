@@ -39,6 +39,20 @@ describe('the changes command lines', () => {
     );
   });
 
+  it('says a price is withdrawn on every row of it once its record is gone, and escapes what a terminal would not show', () => {
+    const text = changeLines([
+      logged({ change: 'set', priceRecordId: '9', reason: 'entered by mistake \u202e' }),
+      logged({ change: 'end', priceRecordId: '9', reason: 'a\u200bb' }),
+    ]);
+    expect(text).toBe(
+      [
+        '2026-08-03T10:15:00.250Z  set             compute.g2.4              list              a scheduled price, withdrawn  ana@example.com  "entered by mistake \\u202e"',
+        '2026-08-03T10:15:00.250Z  end             compute.g2.4              list              a scheduled price, withdrawn  ana@example.com  "a\\u200bb"',
+        '',
+      ].join('\n'),
+    );
+  });
+
   it('keeps the key the third field for awk', () => {
     const lines = changeLines([logged({ change: 'end', record: price, reason: 'a b  c' })]).trimEnd();
     expect(lines.split(/\s+/)[2]).toBe('compute.g2.4');

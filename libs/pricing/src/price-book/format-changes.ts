@@ -1,4 +1,5 @@
 import { formatInstant } from '../core/instant';
+import { quoteReason } from './author';
 import { changeJson, type LoggedChange } from './format-history';
 
 /** Least widths of the columns that line up; a longer value pushes the rest, and stays one word. */
@@ -26,7 +27,7 @@ export function changeLines(changes: readonly LoggedChange[]): string {
       scope.padEnd(SCOPE_WIDTH),
       priceText(change),
       change.actor ?? '-',
-      ...(change.reason === null ? [] : [JSON.stringify(change.reason)]),
+      ...(change.reason === null ? [] : [quoteReason(change.reason)]),
     ];
     text += `${columns.join('  ')}\n`;
   }
@@ -45,5 +46,6 @@ function priceText(change: LoggedChange): string {
     const until = record.validUntil ? ` until ${formatInstant(record.validUntil)}` : '';
     return `${record.amount} per ${record.unitCount} ${record.unitType} from ${formatInstant(record.validFrom)}${until}`;
   }
-  return change.change === 'withdraw_price' ? 'a scheduled price, withdrawn' : '-';
+  // A record is gone only when withdrawn: its set and end rows say so too, as history's do.
+  return change.change === 'availability' ? '-' : 'a scheduled price, withdrawn';
 }

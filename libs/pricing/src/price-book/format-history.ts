@@ -1,4 +1,5 @@
 import { formatInstant } from '../core/instant';
+import { quoteReason } from './author';
 import { isInForce, type PriceRecord } from '../core/price-record';
 import { widest } from './text-parts';
 
@@ -115,7 +116,7 @@ const CHANGE_LABELS: Record<PriceChangeKind, string> = {
 /** `actor  "reason"`: who and why, the reason quoted (JSON); empty for a write recorded before actors. */
 export function authorColumns(change: Pick<PriceChange, 'actor' | 'reason'>): string {
   if (change.actor === null) return '';
-  return change.reason === null ? change.actor : `${change.actor}  ${JSON.stringify(change.reason)}`;
+  return change.reason === null ? change.actor : `${change.actor}  ${quoteReason(change.reason)}`;
 }
 
 /** The history as JSON (`history --json`): the records and the change log, with who and why. */
