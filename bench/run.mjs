@@ -8,10 +8,9 @@
 // BENCH_DURATION_S, BENCH_LATENCY_S, BENCH_CONNECTIONS, BENCH_LARGE_BODY_CONNECTIONS,
 // BENCH_LARGE_PRICES, BENCH_LIMITER_ADDRESSES, BENCH_APP_NODE_OPTIONS, BENCH_SERVER_NODE_OPTIONS,
 // DATABASE_URL.
-import { freePort, intEnv, log, median } from './support.mjs';
+import { freePort, intEnv, log, median, peakRssMiB, rssMiB } from './support.mjs';
 import { Buffer } from 'node:buffer';
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { Agent, request } from 'node:http';
 import { createRequire } from 'node:module';
@@ -619,9 +618,7 @@ function queryCount(proc) {
 
 function readRss(pid) {
   try {
-    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-    const kb = (field) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
-    return { rssMiB: kb('VmRSS') / 1024, peakMiB: kb('VmHWM') / 1024 };
+    return { rssMiB: rssMiB(pid), peakMiB: peakRssMiB(pid) };
   } catch {
     return { rssMiB: null, peakMiB: null };
   }

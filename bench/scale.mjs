@@ -12,7 +12,6 @@
 // costOfUsage calls per second in this process, on the same book.
 // Knobs (environment): BENCH_SCALE_SIZES (10000,100000,1000000), BENCH_SCALE_CHANGES (3),
 // DATABASE_URL (else a throwaway embedded PostgreSQL).
-import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
@@ -33,6 +32,7 @@ import {
   scratchDatabase,
   scratchDir,
   openDataSource,
+  peakRssMiB,
   startApp,
   withClient,
 } from './support.mjs';
@@ -133,11 +133,6 @@ async function oneChange(dir, i, validFrom) {
 
 /** Instants a day apart, from a year ahead: each change is a scheduled one the book accepts. */
 const ahead = (n) => new Date(Date.now() + (365 + n) * 86_400_000).toISOString().slice(0, 10) + 'T00:00:00Z';
-
-/** VmHWM of a process, MiB: the most it has held resident. */
-function highWaterMiB(pid) {
-  return Number(/^VmHWM:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024;
-}
 
 /** Calls of `work` per second over about half a second, after a warm-up. */
 function callsPerSecond(work) {
@@ -247,7 +242,7 @@ async function measureSize(size, dir, emptyUrl) {
   }
   await app.memory();
   const afterRss = rssMiB(app.child.pid);
-  const peakRss = highWaterMiB(app.child.pid);
+  const peakRss = peakRssMiB(app.child.pid);
   await app.stop();
 
   log(`${size}: reading and indexing the book in this process`);

@@ -255,10 +255,20 @@ export function load(options) {
   });
 }
 
+/** A memory field of a process's /proc status (VmRSS, VmHWM, ...), MiB. */
+function statusMiB(pid, field) {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)[1]) / 1024;
+}
+
 /** VmRSS of a process, MiB. */
 export function rssMiB(pid = process.pid) {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  return Number(/^VmRSS:\s+(\d+) kB/m.exec(status)[1]) / 1024;
+  return statusMiB(pid, 'VmRSS');
+}
+
+/** VmHWM of a process, MiB: the most it has held resident. */
+export function peakRssMiB(pid = process.pid) {
+  return statusMiB(pid, 'VmHWM');
 }
 
 /** CPU time of a process (all its threads), or of its main thread only (ms; Linux, in steps of 10 ms). */
