@@ -700,19 +700,9 @@ function limiterSummary({ heapBytes, size, usPerHit }, limiterOnlyUsPerHit) {
   return `heap ${(heapBytes / 2 ** 20).toFixed(1)} MiB, ${size.toLocaleString('en-US')} clients held, ${fmt.us(usPerHit)} µs a hit with its key computed${only}`;
 }
 
-function report({
-  cases,
-  queries,
-  rebuild,
-  transition,
-  propagation,
-  rss,
-  importTimes,
-  responses,
-  limiter,
-  loadAverage,
-  totalS,
-}) {
+function report(results) {
+  const { cases, queries, rebuild, transition, propagation, rss } = results;
+  const { importTimes, responses, limiter, loadAverage, totalS } = results;
   const targets = [];
   const variantVerdicts = [];
   const header = [

@@ -1,10 +1,9 @@
 import { Logger } from '@nestjs/common';
 import { MetricsServer } from '@app/control-plane';
 import { PricingService } from '@app/pricing';
-import type { DataSource } from 'typeorm';
-import { createTestDatabase, type TestDatabase } from '@app/pricing/testing';
 import { occupyPort, send } from './support/http';
-import { applyBook, openDataSource, startTestApp, type TestApp } from './support/test-app';
+import { useTestDatabase } from './support/fixtures';
+import { applyBook, startTestApp, type TestApp } from './support/test-app';
 
 const TOKEN = 'metrics-e2e-token-0123456789';
 const price = (product_key: string, amount: string) => ({
@@ -61,27 +60,15 @@ async function scrape(url: string): Promise<Sample[]> {
 }
 
 describe('metrics', () => {
-  let db: TestDatabase;
-  let dataSource: DataSource;
+  const t = useTestDatabase({
+    book: BOOK,
+    app: { env: { API_TOKENS: TOKEN, HOST: '127.0.0.1', METRICS_PORT: '0' }, listen: true },
+  });
   let app: TestApp;
   let metricsUrl: string;
-
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    dataSource = await openDataSource(db.url);
-    await applyBook(dataSource, BOOK);
-    app = await startTestApp({
-      databaseUrl: db.url,
-      env: { API_TOKENS: TOKEN, HOST: '127.0.0.1', METRICS_PORT: '0' },
-      listen: true,
-    });
+  beforeAll(() => {
+    app = t.app;
     metricsUrl = app.app.get(MetricsServer).url!;
-  });
-
-  afterAll(async () => {
-    await app?.close();
-    await dataSource?.destroy();
-    await db?.drop();
   });
 
   it('serves /metrics on METRICS_PORT only: the public port answers 404', async () => {
@@ -173,7 +160,7 @@ describe('metrics', () => {
     const age = valueOf(before, 'pricing_snapshot_age_seconds');
     expect(age).toBeGreaterThanOrEqual(0);
     expect(age).toBeLessThan(60);
-    await applyBook(dataSource, { prices: [price('compute.g2.16', '0.2440')] });
+    await applyBook(t.dataSource, { prices: [price('compute.g2.16', '0.2440')] });
     await app.app.get(PricingService).refresh();
     const after = await scrape(metricsUrl);
     expect(valueOf(after, 'pricing_list_prices')).toBe(3);
@@ -192,7 +179,7 @@ describe('metrics', () => {
 
   it('counts 429s, in an app of its own whose registry does not collide with this one', async () => {
     const limited = await startTestApp({
-      databaseUrl: db.url,
+      databaseUrl: t.db.url,
       // An hour's window: one that turned between the two requests would let the second through.
       env: { HOST: '127.0.0.1', METRICS_PORT: '0', PRICING_RATE_LIMIT: '1', PRICING_RATE_WINDOW_S: '3600' },
       listen: true,
@@ -216,7 +203,7 @@ describe('metrics', () => {
     let other: TestApp | undefined;
     try {
       other = await startTestApp({
-        databaseUrl: db.url,
+        databaseUrl: t.db.url,
         env: { HOST: '127.0.0.1', METRICS_PORT: String(taken.port) },
         listen: true,
       });
@@ -235,7 +222,7 @@ describe('metrics', () => {
   });
 
   it('serves no metrics with METRICS_PORT=off', async () => {
-    const off = await startTestApp({ databaseUrl: db.url, env: { HOST: '127.0.0.1', METRICS_PORT: 'off' } });
+    const off = await startTestApp({ databaseUrl: t.db.url, env: { HOST: '127.0.0.1', METRICS_PORT: 'off' } });
     try {
       expect(off.app.get(MetricsServer).url).toBeUndefined();
     } finally {

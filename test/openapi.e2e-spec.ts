@@ -3,9 +3,8 @@ import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import type { OpenAPIV3_1 } from 'openapi-types';
 import request from 'supertest';
-import type { DataSource } from 'typeorm';
-import { createTestDatabase, type TestDatabase } from '@app/pricing/testing';
-import { applyBook, openDataSource, startTestApp, type TestApp } from './support/test-app';
+import { useTestDatabase } from './support/fixtures';
+import type { TestApp } from './support/test-app';
 import { FAMILY_ORDER } from './support/contract';
 
 const TOKEN = 'openapi-e2e-token-0123456789';
@@ -49,8 +48,7 @@ interface SpoiltBody {
 }
 
 describe('the OpenAPI document', () => {
-  let db: TestDatabase;
-  let dataSource: DataSource;
+  const t = useTestDatabase({ book: BOOK, app: { env: { API_TOKENS: TOKEN } } });
   let app: TestApp;
   /** GET /openapi.json as served. */
   let document: Document;
@@ -59,10 +57,7 @@ describe('the OpenAPI document', () => {
   let ajv: Ajv2020;
 
   beforeAll(async () => {
-    db = await createTestDatabase();
-    dataSource = await openDataSource(db.url);
-    await applyBook(dataSource, BOOK);
-    app = await startTestApp({ databaseUrl: db.url, env: { API_TOKENS: TOKEN } });
+    app = t.app;
     const res = await request(app.server).get('/openapi.json').expect(200);
     expect(res.headers['content-type']).toMatch(/^application\/json\b/);
     document = res.body as Document;
@@ -70,12 +65,6 @@ describe('the OpenAPI document', () => {
     ajv = new Ajv2020({ allErrors: true });
     addFormats(ajv);
     ajv.addKeyword('example'); // OpenAPI's annotation, not a JSON Schema keyword
-  });
-
-  afterAll(async () => {
-    await app?.close();
-    await dataSource?.destroy();
-    await db?.drop();
   });
 
   const operation = (doc: Document, path: string, method: 'get' | 'post'): Operation => doc.paths![path]![method]!;

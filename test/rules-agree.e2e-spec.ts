@@ -1,10 +1,10 @@
-import { appDatabaseOptions, CreateVolumeDto } from '@app/control-plane';
-import { dataSourceOptions } from '@app/database';
+import { CreateVolumeDto } from '@app/control-plane';
 import { parsePriceBook, parseProductKey, PRODUCT_FAMILIES, STORAGE_CLASSES } from '@app/pricing';
-import { createTestDatabase, seededRandom, type TestDatabase } from '@app/pricing/testing';
+import { seededRandom } from '@app/pricing/testing';
 import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
-import { DataSource, type QueryRunner } from 'typeorm';
+import type { QueryRunner } from 'typeorm';
+import { useTestDatabase } from './support/fixtures';
 
 // The rules that exist twice, in TypeScript (the CLI and the API refuse with a message) and in
 // SQL (the database refuses whatever writes it): product keys, organization ids, volume names,
@@ -40,25 +40,22 @@ function mutations(valid: readonly string[]): string[] {
   ]);
 }
 
+// The app's settings, without logging every refused query.
+const t = useTestDatabase({ logging: false });
+
 describe('TypeScript and the database accept exactly the same values', () => {
-  let db: TestDatabase;
-  let dataSource: DataSource;
   let runner: QueryRunner;
 
   beforeAll(async () => {
-    db = await createTestDatabase();
-    dataSource = new DataSource({ ...dataSourceOptions(appDatabaseOptions(db.url)), logging: false });
-    await dataSource.initialize();
-    runner = dataSource.createQueryRunner();
+    runner = t.dataSource.createQueryRunner();
     await runner.connect();
     await runner.startTransaction(); // nothing is kept
   });
 
+  // Before the database is dropped: this describe's hooks run before the file's.
   afterAll(async () => {
     await runner?.rollbackTransaction();
     await runner?.release();
-    await dataSource?.destroy();
-    await db?.drop();
   });
 
   /** Whether the database takes a row: tried under a savepoint, undone either way. */

@@ -1,7 +1,5 @@
-import { DataSource, QueryFailedError } from 'typeorm';
-import { appDatabaseOptions } from '@app/control-plane';
-import { dataSourceOptions } from '@app/database';
-import { createTestDatabase, type TestDatabase } from '@app/pricing/testing';
+import { type DataSource, QueryFailedError } from 'typeorm';
+import { useTestDatabase } from './support/fixtures';
 
 // The pricing schema refuses, on its own, rows that break the rules of docs/decisions.md, "Rules the database holds": rows
 // are written with raw SQL here, past the price book CLI and its checks.
@@ -10,20 +8,10 @@ const CHECK = '23514';
 const EXCLUSION = '23P01';
 const INTEGRITY = '23000'; // raised by the history trigger
 
-let db: TestDatabase;
+// The app's settings, without logging every refused query.
+const t = useTestDatabase({ logging: false });
 let dataSource: DataSource;
-
-beforeAll(async () => {
-  db = await createTestDatabase();
-  // The app's settings, without logging every refused query.
-  dataSource = new DataSource({ ...dataSourceOptions(appDatabaseOptions(db.url)), logging: false });
-  await dataSource.initialize();
-});
-
-afterAll(async () => {
-  if (dataSource?.isInitialized) await dataSource.destroy();
-  await db?.drop();
-});
+beforeAll(() => (dataSource = t.dataSource));
 
 interface Row {
   product_key?: string;

@@ -3,38 +3,60 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DataSource } from 'typeorm';
-import { openDataSource } from './test-app';
+import { applyBook, openDataSource, startTestApp, type TestApp, type TestAppOptions } from './test-app';
 
 /** What a file's `beforeAll` makes, read once it has run. */
 export interface TestDatabaseFixture {
   readonly db: TestDatabase;
   readonly dataSource: DataSource;
+  /** The app on the database, when asked for with `app`. */
+  readonly app: TestApp;
+}
+
+export interface TestDatabaseOptions {
+  /** A price book written before the tests, or a function that reads it. */
+  readonly book?: unknown;
+  /** Log the DataSource's failed queries as the app does (default true); false for tests of refusals. */
+  readonly logging?: boolean;
+  /** Start the app on the database too (closed before the database is dropped). */
+  readonly app?: Omit<TestAppOptions, 'databaseUrl'>;
 }
 
 /**
  * A test database of the file's own (copied from the migrated template) and a DataSource on it,
- * made in `beforeAll` and dropped in `afterAll`.
+ * made in `beforeAll` and dropped in `afterAll`; optionally a book in it and the app on it.
  */
-export function useTestDatabase(): TestDatabaseFixture {
-  let made: TestDatabaseFixture | undefined;
+export function useTestDatabase(options: TestDatabaseOptions = {}): TestDatabaseFixture {
+  let db: TestDatabase | undefined;
+  let dataSource: DataSource | undefined;
+  let app: TestApp | undefined;
   beforeAll(async () => {
-    const db = await createTestDatabase();
-    made = { db, dataSource: await openDataSource(db.url) };
+    db = await createTestDatabase();
+    dataSource = await openDataSource(db.url, { logging: options.logging });
+    const { book } = options;
+    if (book !== undefined) {
+      await applyBook(dataSource, typeof book === 'function' ? await (book as () => Promise<unknown>)() : book);
+    }
+    if (options.app) app = await startTestApp({ ...options.app, databaseUrl: db.url });
   });
   afterAll(async () => {
-    if (made?.dataSource.isInitialized) await made.dataSource.destroy();
-    await made?.db.drop();
+    await app?.close();
+    if (dataSource?.isInitialized) await dataSource.destroy();
+    await db?.drop();
   });
-  const get = (): TestDatabaseFixture => {
-    if (!made) throw new Error('the test database is made in beforeAll');
-    return made;
+  const made = <T>(value: T | undefined, what: string): T => {
+    if (value === undefined) throw new Error(`${what} is made in beforeAll`);
+    return value;
   };
   return {
     get db() {
-      return get().db;
+      return made(db, 'the test database');
     },
     get dataSource() {
-      return get().dataSource;
+      return made(dataSource, 'the DataSource');
+    },
+    get app() {
+      return made(app, options.app ? 'the app' : 'no app was asked for; the app');
     },
   };
 }

@@ -57,9 +57,13 @@ export async function startTestApp(options: TestAppOptions): Promise<TestApp> {
   return { app, server: app.getHttpServer() as Server, url, close: () => app.close() };
 }
 
-/** A DataSource of the app's settings, for writing prices and reading rows in tests. */
-export async function openDataSource(databaseUrl: string): Promise<DataSource> {
-  const dataSource = new DataSource(dataSourceOptions(appDatabaseOptions(databaseUrl)));
+/**
+ * A DataSource of the app's settings, for writing prices and reading rows in tests; `logging: false`
+ * keeps the queries a test expects to be refused out of its output.
+ */
+export async function openDataSource(databaseUrl: string, options: { logging?: boolean } = {}): Promise<DataSource> {
+  const settings = dataSourceOptions(appDatabaseOptions(databaseUrl));
+  const dataSource = new DataSource(options.logging === false ? { ...settings, logging: false } : settings);
   await dataSource.initialize();
   return dataSource;
 }
