@@ -1,6 +1,9 @@
 import { priceRecord } from '../core/price-record.fixture';
 import { formatHistory, historyJson, statusAt, type PriceChange } from './format-history';
 
+/** 1 January of `year`, midnight UTC. */
+const jan1 = (year: number): string => `${year}-01-01T00:00:00Z`;
+
 const NOW = new Date('2026-06-01T12:00:00Z');
 const at = (text: string): Date => new Date(text);
 const change = (
@@ -14,30 +17,30 @@ describe('history of one key and scope', () => {
   const ended = priceRecord({
     id: '1',
     amount: '0.0500',
-    validFrom: '2025-01-01T00:00:00Z',
-    validUntil: '2026-01-01T00:00:00Z',
+    validFrom: jan1(2025),
+    validUntil: jan1(2026),
     supersededBy: '2',
     recordedAt: at('2024-12-01T09:00:00.120Z'),
   });
   const inForce = priceRecord({
     id: '2',
     amount: '0.0480',
-    validFrom: '2026-01-01T00:00:00Z',
-    validUntil: '2027-01-01T00:00:00Z',
+    validFrom: jan1(2026),
+    validUntil: jan1(2027),
     supersededBy: '3',
     recordedAt: at('2025-11-01T09:00:00Z'),
   });
   const scheduled = priceRecord({
     id: '3',
     amount: '0.0450',
-    validFrom: '2027-01-01T00:00:00Z',
+    validFrom: jan1(2027),
     recordedAt: at('2026-05-01T09:00:00Z'),
   });
 
   it('tells ended, in force and scheduled apart at an instant (valid_until exclusive)', () => {
     expect([ended, inForce, scheduled].map((r) => statusAt(r, NOW))).toEqual(['ended', 'in-force', 'scheduled']);
-    expect(statusAt(inForce, at('2027-01-01T00:00:00Z'))).toBe('ended');
-    expect(statusAt(scheduled, at('2027-01-01T00:00:00Z'))).toBe('in-force');
+    expect(statusAt(inForce, at(jan1(2027)))).toBe('ended');
+    expect(statusAt(scheduled, at(jan1(2027)))).toBe('in-force');
   });
 
   it('prints the records oldest first, then the change log with a withdrawn price', () => {
@@ -92,8 +95,8 @@ describe('history of one key and scope', () => {
 });
 
 describe('who changed a price, and why', () => {
-  const first = priceRecord({ id: '1', amount: '0.0500', validFrom: '2025-01-01T00:00:00Z', supersededBy: '2' });
-  const second = priceRecord({ id: '2', amount: '0.0480', validFrom: '2026-01-01T00:00:00Z' });
+  const first = priceRecord({ id: '1', amount: '0.0500', validFrom: jan1(2025), supersededBy: '2' });
+  const second = priceRecord({ id: '2', amount: '0.0480', validFrom: jan1(2026) });
   const history = {
     records: [first, second],
     changes: [
@@ -125,7 +128,7 @@ describe('who changed a price, and why', () => {
       unit_type: 'gib_hours',
       unit_count: 730,
       amount: '0.0480',
-      valid_from: '2026-01-01T00:00:00Z',
+      valid_from: jan1(2026),
       valid_until: null,
     });
   });
@@ -141,7 +144,7 @@ describe('history of a scope with many records', () => {
         validUntil: new Date(Date.UTC(2000, 0, 1) + (i + 1) * 60_000),
       }),
     );
-    const text = formatHistory({ records, changes: [] }, 'storage.gp1', null, new Date('2030-01-01T00:00:00Z'));
+    const text = formatHistory({ records, changes: [] }, 'storage.gp1', null, new Date(jan1(2030)));
     const lines = text.trimEnd().split('\n');
     expect(lines).toHaveLength(many + 1);
     expect(lines[0]).toMatch(/: 250000 records, oldest first$/);

@@ -4,6 +4,9 @@ import { heldPrice } from '../core/held-price.fixture';
 import type { PricingChanges, PricingData } from '../database/pricing-data';
 import { PricingSnapshot } from './pricing-snapshot';
 
+/** 1 January of `year`, midnight UTC. */
+const jan1 = (year: number): string => `${year}-01-01T00:00:00Z`;
+
 const ms = (iso: string): number => Date.parse(iso);
 const at = (iso: string): Date => new Date(iso);
 const LOADED = at('2026-06-01T00:00:00Z');
@@ -11,10 +14,10 @@ const LATER = at('2026-08-01T00:00:00Z');
 
 const gp1Ended = heldPrice({
   amount: '0.0400',
-  validFrom: '2025-01-01T00:00:00Z',
-  validUntil: '2026-01-01T00:00:00Z',
+  validFrom: jan1(2025),
+  validUntil: jan1(2026),
 });
-const gp1 = heldPrice({ amount: '0.0480', validFrom: '2026-01-01T00:00:00Z' });
+const gp1 = heldPrice({ amount: '0.0480', validFrom: jan1(2026) });
 const io1 = heldPrice({ productKey: 'storage.io1', amount: '0.1250', validFrom: '2025-06-01T00:00:00Z' });
 const io1Agreed = heldPrice({ productKey: 'storage.io1', organizationId: 'org_1', amount: '0.1000' });
 
@@ -22,7 +25,7 @@ function data(records: HeldPrice[], fields: Partial<PricingData> = {}): PricingD
   return {
     records,
     availability: new Map(),
-    listWrites: [ms('2025-01-01T00:00:00Z')],
+    listWrites: [ms(jan1(2025))],
     version: '3',
     lastChangeId: '10',
     ...fields,
@@ -49,7 +52,7 @@ function changes(fields: Partial<PricingChanges> = {}): { changes: PricingChange
     },
     after: data([gp1Ended, gp1, ended, next], {
       availability: new Map([['storage.io1', false]]),
-      listWrites: [ms('2025-01-01T00:00:00Z'), ...writes],
+      listWrites: [ms(jan1(2025)), ...writes],
       version: '4',
       lastChangeId: '13',
     }),
@@ -62,7 +65,7 @@ describe('PricingSnapshot', () => {
   it('holds for the public list only what can still be listed, and what last_changed needs', () => {
     expect(held.listHistory.records).toEqual([gp1, io1]);
     // The ended gp1 price and the write of 2025: the two latest of their instants.
-    expect(held.listHistory.writes).toEqual([ms('2025-01-01T00:00:00Z'), ms('2026-01-01T00:00:00Z')]);
+    expect(held.listHistory.writes).toEqual([ms(jan1(2025)), ms(jan1(2026))]);
   });
 
   it('answers lookups over the whole history, organization prices included', () => {
@@ -77,7 +80,7 @@ describe('PricingSnapshot', () => {
       productKey: 'storage.io1',
       organizationId: 'org_2',
       amount: '0.0900',
-      validFrom: '2025-01-01T00:00:00Z',
+      validFrom: jan1(2025),
       validUntil: '2026-07-01T00:00:00Z',
     });
     const next = heldPrice({
@@ -88,7 +91,7 @@ describe('PricingSnapshot', () => {
     });
     const snapshot = PricingSnapshot.of(data([next, io1, io1Agreed, ended]), LOADED);
     expect(snapshot.organizationPriceAt('storage.io1', 'org_1', LATER)).toBe(io1Agreed);
-    expect(snapshot.organizationPriceAt('storage.io1', 'org_1', at('2024-01-01T00:00:00Z'))).toBeUndefined();
+    expect(snapshot.organizationPriceAt('storage.io1', 'org_1', at(jan1(2024)))).toBeUndefined();
     expect(snapshot.organizationPriceAt('storage.io1', 'org_2', LOADED)).toBe(ended);
     expect(snapshot.organizationPriceAt('storage.io1', 'org_2', LATER)).toBe(next);
     expect(snapshot.applicablePrices('storage.io1', 'org_1')).toEqual({ list: [io1], organization: [io1Agreed] });
@@ -98,7 +101,7 @@ describe('PricingSnapshot', () => {
 
   it('builds the list before the instant it was compacted at from the whole history', () => {
     const before = at('2025-06-01T00:00:00Z');
-    const whole = { records: [gp1Ended, gp1, io1], writes: [ms('2025-01-01T00:00:00Z')] };
+    const whole = { records: [gp1Ended, gp1, io1], writes: [ms(jan1(2025))] };
     expect(buildPriceList(held.listHistoryAt(before), before)).toEqual(buildPriceList(whole, before));
     expect(held.listHistoryAt(LATER)).toBe(held.listHistory);
   });
