@@ -3,11 +3,11 @@ import { Test, type TestingModule } from '@nestjs/testing';
 import { appDatabaseOptions } from '@app/control-plane';
 import { DatabaseModule } from '@app/database';
 import { PricingModule, PricingService, sumCosts, type UsageCost } from '@app/pricing';
-import { createTestDatabase, listPrice, type TestDatabase } from '@app/pricing/testing';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { listPrice } from '@app/pricing/testing';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { runCli } from './support/cli';
+import { useTempDir, useTestDatabase } from './support/fixtures';
 
 // Another team's billing, wired as they would: PricingModule.forRoot() in the root module and
 // nothing else for pricing; whenReady() before the run; only @app/pricing (and its testing entry
@@ -32,16 +32,16 @@ class InvoiceService {
 @Module({ providers: [InvoiceService], exports: [InvoiceService] })
 class BillingModule {}
 
+const database = useTestDatabase();
+const dir = useTempDir('billing');
+
 describe('a billing module prices a month of a volume across a price change', () => {
-  let db: TestDatabase;
-  let dir: string;
   let moduleRef: TestingModule;
 
   beforeAll(async () => {
-    db = await createTestDatabase();
-    dir = await mkdtemp(join(tmpdir(), 'billing-'));
+    const db = database.db;
     // A backfill of a key without records: its history, with the change on 1 February.
-    const file = join(dir, 'book.json');
+    const file = join(dir.path, 'book.json');
     await writeFile(
       file,
       JSON.stringify({
@@ -61,11 +61,8 @@ describe('a billing module prices a month of a volume across a price change', ()
     await moduleRef.get(PricingService).whenReady();
   });
 
-  afterAll(async () => {
-    await moduleRef?.close();
-    await db?.drop();
-    await rm(dir, { recursive: true, force: true });
-  });
+  // Before the file's database is dropped: this describe's hooks run first.
+  afterAll(() => moduleRef?.close());
 
   it('100 GiB from 20 January to 15 February: part at the old price, part at the new one, exactly', () => {
     const line = moduleRef

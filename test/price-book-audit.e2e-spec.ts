@@ -299,34 +299,19 @@ describe('reading the log', () => {
     expectOk(result);
     const lines = result.stdout.split('\n');
     expect(lines.pop()).toBe('');
+    const row = (change: string, scope: string, price: RegExp, actor: string, reason: string): unknown[] => [
+      expect.stringMatching(/^\S+Z$/),
+      change,
+      'compute.g9.4',
+      scope,
+      expect.stringMatching(price),
+      actor,
+      reason,
+    ];
     expect(lines.map((line) => line.split(/ {2,}/))).toEqual([
-      [
-        expect.stringMatching(/^\S+Z$/),
-        'set',
-        'compute.g9.4',
-        'list',
-        expect.stringMatching(/^1\.10 per 3600 seconds from \S+Z$/),
-        'ana@example.com',
-        '"cost up 10%"',
-      ],
-      [
-        expect.stringMatching(/^\S+Z$/),
-        'end',
-        'compute.g9.4',
-        'list',
-        expect.stringMatching(/^1\.00 per 3600 seconds from \S+Z until \S+Z$/),
-        'ana@example.com',
-        '"cost up 10%"',
-      ],
-      [
-        expect.stringMatching(/^\S+Z$/),
-        'set',
-        'compute.g9.4',
-        'org:org_9',
-        expect.stringMatching(/^0\.80 per 3600 seconds from \S+Z$/),
-        'bea',
-        '"contract 2026-117"',
-      ],
+      row('set', 'list', /^1\.10 per 3600 seconds from \S+Z$/, 'ana@example.com', '"cost up 10%"'),
+      row('end', 'list', /^1\.00 per 3600 seconds from \S+Z until \S+Z$/, 'ana@example.com', '"cost up 10%"'),
+      row('set', 'org:org_9', /^0\.80 per 3600 seconds from \S+Z$/, 'bea', '"contract 2026-117"'),
     ]);
     for (const line of lines) {
       const at = line.slice(0, 24);

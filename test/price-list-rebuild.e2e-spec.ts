@@ -5,10 +5,11 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { DataSource } from 'typeorm';
 import { runBuiltCli } from './support/cli';
+import { useTestResources } from './support/fixtures';
 import { watchEventLoop, type EventLoopHolds } from './support/event-loop';
 import { send, waitFor } from './support/http';
-import { applyBook, openDataSource, startTestApp, type TestApp } from './support/test-app';
-import { createTestDatabase, listPrice, organizationPrice, type TestDatabase } from '@app/pricing/testing';
+import { applyBook, type TestApp } from './support/test-app';
+import { listPrice, organizationPrice } from '@app/pricing/testing';
 
 // Rebuilds of the public list: a change read from the database reaches the list and the lookups
 // exactly as a full read would, and a rebuild of 100,000 prices never holds the event loop long
@@ -50,29 +51,9 @@ async function moveVersion(dataSource: DataSource): Promise<string> {
 }
 
 describe('rebuilding the price list', () => {
-  const databases: TestDatabase[] = [];
-  const dataSources: DataSource[] = [];
-  const apps: TestApp[] = [];
-
-  async function database(): Promise<{ db: TestDatabase; dataSource: DataSource }> {
-    const db = await createTestDatabase();
-    databases.push(db);
-    const dataSource = await openDataSource(db.url);
-    dataSources.push(dataSource);
-    return { db, dataSource };
-  }
-
-  async function start(databaseUrl: string): Promise<TestApp> {
-    const app = await startTestApp({ databaseUrl, listen: true, env: { PRICING_RATE_LIMIT: '1000000' } });
-    apps.push(app);
-    return app;
-  }
-
-  afterAll(async () => {
-    for (const app of apps.splice(0)) await app.close();
-    for (const dataSource of dataSources.splice(0)) await dataSource.destroy();
-    for (const db of databases.splice(0)) await db.drop();
-  });
+  const resources = useTestResources();
+  const database = () => resources.database();
+  const start = (databaseUrl: string) => resources.start({ databaseUrl, env: { PRICING_RATE_LIMIT: '1000000' } });
 
   /** Has the app read the database now; resolves with the version it then holds. */
   async function reload(app: TestApp): Promise<string | null> {

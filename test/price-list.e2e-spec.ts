@@ -7,9 +7,10 @@ import { join } from 'node:path';
 import request from 'supertest';
 import type { DataSource } from 'typeorm';
 import { runBuiltCli } from './support/cli';
+import { useTestResources } from './support/fixtures';
 import { send, waitFor, type RawResponse } from './support/http';
-import { applyBook, openDataSource, startTestApp, type TestApp } from './support/test-app';
-import { createTestDatabase, listPrice, ManualClock, type TestDatabase } from '@app/pricing/testing';
+import { applyBook, type TestApp } from './support/test-app';
+import { listPrice, ManualClock, type TestDatabase } from '@app/pricing/testing';
 
 // GET /v1/pricing end to end: the real app in-process on a real PostgreSQL.
 // docs/price-list-api.md is the contract; docs/decisions.md ("The public endpoint") what it leaves open.
@@ -116,35 +117,7 @@ async function untilListening(dataSource: DataSource): Promise<void> {
 }
 
 describe('GET /v1/pricing', () => {
-  const databases: TestDatabase[] = [];
-  const dataSources: DataSource[] = [];
-  const apps: TestApp[] = [];
-
-  async function database(book?: unknown): Promise<{ db: TestDatabase; dataSource: DataSource }> {
-    const db = await createTestDatabase();
-    databases.push(db);
-    const dataSource = await openDataSource(db.url);
-    dataSources.push(dataSource);
-    if (book) await applyBook(dataSource, book);
-    return { db, dataSource };
-  }
-
-  async function start(options: Parameters<typeof startTestApp>[0]): Promise<TestApp> {
-    const app = await startTestApp({ listen: true, ...options });
-    apps.push(app);
-    return app;
-  }
-
-  async function stop(app: TestApp): Promise<void> {
-    apps.splice(apps.indexOf(app), 1);
-    await app.close();
-  }
-
-  afterAll(async () => {
-    for (const app of apps.splice(0)) await app.close();
-    for (const dataSource of dataSources.splice(0)) await dataSource.destroy();
-    for (const db of databases.splice(0)) await db.drop();
-  });
+  const { database, start, stop } = useTestResources();
 
   describe('the document and its headers (known book, clock at T)', () => {
     let known: { db: TestDatabase; dataSource: DataSource };
@@ -647,32 +620,21 @@ describe('GET /v1/pricing', () => {
         (JSON.parse(res.body.toString('utf8')) as { families: { family: string; prices: unknown[] }[] }).families.find(
           (f) => f.family === 'compute_instance',
         )?.prices;
+      const g24 = (amount: string, valid_from: string, valid_until: string | null) => ({
+        product_key: 'compute.g2.4',
+        dimensions: { instance_type: 'g2.4' },
+        unit_type: 'seconds',
+        unit_count: 3600,
+        amount,
+        valid_from,
+        valid_until,
+      });
       clock.set('2029-12-31T23:59:59.999Z');
       const before = await send(app);
-      expect(compute(before)).toEqual([
-        {
-          product_key: 'compute.g2.4',
-          dimensions: { instance_type: 'g2.4' },
-          unit_type: 'seconds',
-          unit_count: 3600,
-          amount: '0.2400',
-          valid_from: '2025-01-01T00:00:00Z',
-          valid_until: '2030-01-01T00:00:00Z',
-        },
-      ]);
+      expect(compute(before)).toEqual([g24('0.2400', '2025-01-01T00:00:00Z', '2030-01-01T00:00:00Z')]);
       clock.advance(1);
       const at = await send(app);
-      expect(compute(at)).toEqual([
-        {
-          product_key: 'compute.g2.4',
-          dimensions: { instance_type: 'g2.4' },
-          unit_type: 'seconds',
-          unit_count: 3600,
-          amount: '0.2600',
-          valid_from: '2030-01-01T00:00:00Z',
-          valid_until: null,
-        },
-      ]);
+      expect(compute(at)).toEqual([g24('0.2600', '2030-01-01T00:00:00Z', null)]);
       expect(lastChanged(at)).toBe('2030-01-01T00:00:00Z');
       expect(at.headers.etag).not.toBe(before.headers.etag);
     });

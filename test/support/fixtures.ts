@@ -73,3 +73,44 @@ export function useTempDir(prefix: string): { readonly path: string } {
     },
   };
 }
+
+/** What useTestResources gives a describe. */
+export interface TestResources {
+  /** A test database of its own and a DataSource on it, with `book` applied if given. */
+  database(book?: unknown): Promise<{ db: TestDatabase; dataSource: DataSource }>;
+  /** The app, listening on loopback unless told otherwise. */
+  start(options: TestAppOptions): Promise<TestApp>;
+  /** Closes an app before the describe ends. */
+  stop(app: TestApp): Promise<void>;
+}
+
+/** Databases and apps a describe makes as it goes, all closed after its tests (apps first). */
+export function useTestResources(): TestResources {
+  const databases: TestDatabase[] = [];
+  const dataSources: DataSource[] = [];
+  const apps: TestApp[] = [];
+  afterAll(async () => {
+    for (const app of apps.splice(0)) await app.close();
+    for (const dataSource of dataSources.splice(0)) await dataSource.destroy();
+    for (const db of databases.splice(0)) await db.drop();
+  });
+  return {
+    async database(book) {
+      const db = await createTestDatabase();
+      databases.push(db);
+      const dataSource = await openDataSource(db.url);
+      dataSources.push(dataSource);
+      if (book !== undefined) await applyBook(dataSource, book);
+      return { db, dataSource };
+    },
+    async start(options) {
+      const app = await startTestApp({ listen: true, ...options });
+      apps.push(app);
+      return app;
+    },
+    async stop(app) {
+      apps.splice(apps.indexOf(app), 1);
+      await app.close();
+    },
+  };
+}

@@ -77,15 +77,20 @@ describe('answerPriceListRequest', () => {
     expect(answer.headers.allow).toBe('GET, HEAD');
   });
 
+  /** What a 503 and a 429 share: not stored, readable across origins with their Retry-After. */
+  const RETRY_LATER = {
+    'cache-control': 'no-store',
+    'access-control-allow-origin': '*',
+    'access-control-expose-headers': 'Retry-After',
+  };
+
   it('answers 503 with Retry-After: 30 and no-store when no list can be served', () => {
     const answer = answerPriceListRequest('GET', {}, undefined);
     expect(answer.status).toBe(503);
     expect(answer.headers).toMatchObject({
+      ...RETRY_LATER,
       'retry-after': '30',
-      'cache-control': 'no-store',
       'content-type': 'text/plain; charset=utf-8',
-      'access-control-allow-origin': '*',
-      'access-control-expose-headers': 'Retry-After',
     });
     expect(answer.body?.toString()).toBe('The price list is temporarily unavailable. Retry after 30 seconds.\n');
   });
@@ -93,12 +98,7 @@ describe('answerPriceListRequest', () => {
   it('answers 429 with whole seconds to wait', () => {
     const answer = tooManyRequests(12.2);
     expect(answer.status).toBe(429);
-    expect(answer.headers).toMatchObject({
-      'retry-after': '13',
-      'cache-control': 'no-store',
-      'access-control-allow-origin': '*',
-      'access-control-expose-headers': 'Retry-After',
-    });
+    expect(answer.headers).toMatchObject({ ...RETRY_LATER, 'retry-after': '13' });
     expect(tooManyRequests(0).headers['retry-after']).toBe('1');
   });
 });
