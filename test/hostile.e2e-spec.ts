@@ -1,7 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
 import { connect, type Socket } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { listPrice, type TestDatabase } from '@app/pricing/testing';
@@ -10,6 +8,7 @@ import { waitFor } from './support/http';
 import { rawExchange, rawRequest, type RawResponse } from './support/raw-http';
 import { startService, waitUntilReady, type Service } from './support/service';
 import { createDatabaseWithBook } from './support/test-app';
+import { useTempDir } from './support/temp-dir';
 
 // What an attacker can send, against the service as `npm start` runs it (README, "Security"):
 // 14 KB request-targets and headers on every route, absolute-form targets, odd methods, heads
@@ -37,33 +36,43 @@ async function timed<T>(work: Promise<T>): Promise<Timed<T>> {
   return { value, ms: performance.now() - started };
 }
 
+/** The service as npm start runs it, on a database of its own holding BOOK, for the enclosing describe. */
+function useService(env: Record<string, string>): { readonly service: Service } {
+  let db: TestDatabase | undefined;
+  let service: Service | undefined;
+  beforeAll(async () => {
+    db = await createDatabaseWithBook(BOOK);
+    service = await startService({ DATABASE_URL: db.url, TRUST_PROXY: 'loopback', METRICS_PORT: 'off', ...env });
+    await waitUntilReady(service);
+  });
+  afterAll(async () => {
+    await service?.stop();
+    await db?.drop();
+  });
+  return {
+    get service() {
+      if (!service) throw new Error('the service is started in beforeAll');
+      return service;
+    },
+  };
+}
+
 function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)];
 }
 
 describe('hostile input, against the service as npm start runs it', () => {
-  let db: TestDatabase;
+  const started = useService({
+    API_TOKENS: TOKEN,
+    PRICING_RATE_LIMIT: '1000000',
+    HTTP_HEADERS_TIMEOUT_S: String(HEADERS_TIMEOUT_S),
+  });
   let service: Service;
   let port: number;
-
-  beforeAll(async () => {
-    db = await createDatabaseWithBook(BOOK);
-    service = await startService({
-      DATABASE_URL: db.url,
-      API_TOKENS: TOKEN,
-      TRUST_PROXY: 'loopback',
-      PRICING_RATE_LIMIT: '1000000',
-      HTTP_HEADERS_TIMEOUT_S: String(HEADERS_TIMEOUT_S),
-      METRICS_PORT: 'off',
-    });
+  beforeAll(() => {
+    service = started.service;
     port = service.port;
-    await waitUntilReady(service);
-  });
-
-  afterAll(async () => {
-    await service?.stop();
-    await db?.drop();
   });
 
   const probe = (): Promise<RawResponse> => rawRequest(port, 'GET', '/health/live');
@@ -238,25 +247,9 @@ describe('hostile input, against the service as npm start runs it', () => {
 });
 
 describe('X-Forwarded-For from proxies that append a port', () => {
-  let db: TestDatabase;
+  const started = useService({ PRICING_RATE_LIMIT: '2', PRICING_RATE_WINDOW_S: '3600' });
   let service: Service;
-
-  beforeAll(async () => {
-    db = await createDatabaseWithBook(BOOK);
-    service = await startService({
-      DATABASE_URL: db.url,
-      TRUST_PROXY: 'loopback',
-      PRICING_RATE_LIMIT: '2',
-      PRICING_RATE_WINDOW_S: '3600',
-      METRICS_PORT: 'off',
-    });
-    await waitUntilReady(service);
-  });
-
-  afterAll(async () => {
-    await service?.stop();
-    await db?.drop();
-  });
+  beforeAll(() => (service = started.service));
 
   it('limits each client by its address, not the proxy’s, and warns once of an element that is no address', async () => {
     const from = (forwardedFor: string) =>
@@ -282,18 +275,10 @@ describe('X-Forwarded-For from proxies that append a port', () => {
 });
 
 describe('a process started without its configuration', () => {
-  let dir: string;
-
-  beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'hostile-no-config-'));
-  });
-
-  afterAll(async () => {
-    await rm(dir, { recursive: true, force: true });
-  });
+  const dir = useTempDir('hostile-no-config');
 
   it('refuses NODE_ENV=production without DATABASE_URL, naming it: no embedded PostgreSQL, no sample prices', async () => {
-    const dataDir = join(dir, 'data');
+    const dataDir = join(dir.path, 'data');
     const service = await startService({ NODE_ENV: 'production', DATA_DIR: dataDir, METRICS_PORT: 'off' });
     expect(await service.exited).toBe(1);
     expect(service.stderr()).toContain('DATABASE_URL is required when NODE_ENV=production');

@@ -52,6 +52,13 @@ function valueOf(all: Sample[], name: string, labels: Record<string, string> = {
   return found[0]?.value ?? 0;
 }
 
+const TIMED = 'http_server_request_duration_seconds_count';
+
+/** How many requests of the given labels were timed between two scrapes. */
+function timedBetween(before: Sample[], after: Sample[]): (labels: Record<string, string>) => number {
+  return (labels) => valueOf(after, TIMED, labels) - valueOf(before, TIMED, labels);
+}
+
 async function scrape(url: string): Promise<Sample[]> {
   const res = await fetch(url);
   expect(res.status).toBe(200);
@@ -132,8 +139,7 @@ describe('metrics', () => {
     await send(app, 'GET', {}, '/no/such/path');
     await send(app, 'GET', {}, '/health/live');
     const after = await scrape(metricsUrl);
-    const timed = 'http_server_request_duration_seconds_count';
-    const moved = (labels: Record<string, string>) => valueOf(after, timed, labels) - valueOf(before, timed, labels);
+    const moved = timedBetween(before, after);
     expect(moved({ method: 'GET', route: '/v1/volumes/:id', status_code: '404' })).toBe(1);
     expect(moved({ method: 'GET', route: '/v1/volumes/:id', status_code: '401' })).toBe(1);
     expect(moved({ method: 'GET', route: 'unmatched', status_code: '404' })).toBe(1);
@@ -146,11 +152,10 @@ describe('metrics', () => {
     for (const method of ['PROPFIND', 'PURGE', 'MKCOL']) await send(app, method, {}, '/v1/pricing');
     await send(app, 'PATCH', {}, '/v1/pricing');
     const after = await scrape(metricsUrl);
-    const timed = 'http_server_request_duration_seconds_count';
-    const moved = (labels: Record<string, string>) => valueOf(after, timed, labels) - valueOf(before, timed, labels);
+    const moved = timedBetween(before, after);
     expect(moved({ method: '_OTHER', route: '/v1/pricing', status_code: '405' })).toBe(3);
     expect(moved({ method: 'PATCH', route: '/v1/pricing', status_code: '405' })).toBe(1);
-    const methods = new Set(after.filter((s) => s.name === timed).map((s) => s.labels.method));
+    const methods = new Set(after.filter((s) => s.name === TIMED).map((s) => s.labels.method));
     expect([...methods].filter((m) => !['GET', 'HEAD', 'POST', 'PATCH', 'OPTIONS', '_OTHER'].includes(m))).toEqual([]);
   });
 

@@ -10,6 +10,7 @@ import { CLI, runBuiltCli, runCli, runCommand, type CliResult } from './support/
 import { applyBook, dumpDatabase, openDataSource, startTestApp, TEST_ACTOR } from './support/test-app';
 import { createTestDatabase, type TestDatabase } from '@app/pricing/testing';
 import { FAMILY_ORDER } from './support/contract';
+import { useTempDir } from './support/temp-dir';
 
 // End-to-end tests of the price book CLI (docs/price-book-cli.md), through the built CLI
 // (dist/), against a database of their own. Every refusal is checked to leave the database as it was.
@@ -26,20 +27,12 @@ const EMPTY_BOOK = {
 };
 const DAY = 86_400_000;
 
-let workDir: string;
+const workDir = useTempDir('price-book-cli');
 let fileCount = 0;
-
-beforeAll(async () => {
-  workDir = await mkdtemp(join(tmpdir(), 'price-book-cli-'));
-});
-
-afterAll(async () => {
-  if (workDir) await rm(workDir, { recursive: true, force: true });
-});
 
 /** Writes a price book (an object as JSON, or raw text) to a file of its own. */
 async function bookFile(book: unknown): Promise<string> {
-  const path = join(workDir, `book-${++fileCount}.json`);
+  const path = join(workDir.path, `book-${++fileCount}.json`);
   await writeFile(path, typeof book === 'string' ? book : JSON.stringify(book, null, 2));
   return path;
 }
@@ -344,7 +337,7 @@ describe('refused price books: exit 1, the entry named, nothing written', () => 
   });
 
   it('refuses a missing file', async () => {
-    const file = join(workDir, 'no-such-book.json');
+    const file = join(workDir.path, 'no-such-book.json');
     await f.expectRefused(['import', file], `cannot read ${file}: no such file`);
   });
 
@@ -1507,8 +1500,8 @@ describe('progress of a large book', () => {
   script(
     'shows reading, checking and writing on a terminal, on stderr only: stdout stays clean',
     async () => {
-      const out = join(workDir, 'tty-stdout.txt');
-      const log = join(workDir, 'tty-terminal.txt');
+      const out = join(workDir.path, 'tty-stdout.txt');
+      const log = join(workDir.path, 'tty-terminal.txt');
       const second = await bookFile({
         prices: prices.map((p) => ({ ...p, amount: '0.0200', valid_from: inDays(10) })),
       });

@@ -234,6 +234,7 @@ describe('volumes API', () => {
   });
 
   describe('400 INVALID_REQUEST', () => {
+    const NOT_A_CLASS = { storage_class: ['storage_class must be one of gp1, st1, io1'] };
     it.each<[string, unknown, Record<string, string[]>]>([
       ['an unknown field', { ...VALID, color: 'red' }, { color: ['unknown field'] }],
       [
@@ -241,21 +242,9 @@ describe('volumes API', () => {
         { ...VALID, id: '00000000-0000-4000-8000-000000000000' },
         { id: ['unknown field'] },
       ],
-      [
-        'a storage class other than gp1/st1/io1',
-        { ...VALID, storage_class: 'gp2' },
-        { storage_class: ['storage_class must be one of gp1, st1, io1'] },
-      ],
-      [
-        'an upper-case storage class',
-        { ...VALID, storage_class: 'GP1' },
-        { storage_class: ['storage_class must be one of gp1, st1, io1'] },
-      ],
-      [
-        'a product key as storage class',
-        { ...VALID, storage_class: 'storage.gp1' },
-        { storage_class: ['storage_class must be one of gp1, st1, io1'] },
-      ],
+      ['a storage class other than gp1/st1/io1', { ...VALID, storage_class: 'gp2' }, NOT_A_CLASS],
+      ['an upper-case storage class', { ...VALID, storage_class: 'GP1' }, NOT_A_CLASS],
+      ['a product key as storage class', { ...VALID, storage_class: 'storage.gp1' }, NOT_A_CLASS],
       ['size_gib 0', { ...VALID, size_gib: 0 }, { size_gib: ['size_gib must be from 1 to 16384'] }],
       ['size_gib 16385', { ...VALID, size_gib: 16385 }, { size_gib: ['size_gib must be from 1 to 16384'] }],
       ['size_gib -1', { ...VALID, size_gib: -1 }, { size_gib: ['size_gib must be from 1 to 16384'] }],

@@ -14,6 +14,17 @@ import { startTestRedis, type TestRedis } from './redis-server';
 
 const LIMIT = 6;
 
+/** Waits until the rate limit logs that Redis answers again (one line at the `log` level). */
+function redisAnswersAgain(logger: RecordingLogger, timeoutMs: number): Promise<unknown> {
+  return waitFor(
+    'Redis to answer again',
+    () => Promise.resolve(logger.of('log', 'PricingRateLimit')),
+    (l) => l.length > 0,
+    timeoutMs,
+    50,
+  );
+}
+
 describe('the shared rate limit, on a real Redis', () => {
   let redis: TestRedis;
   let db: TestDatabase;
@@ -93,13 +104,7 @@ describe('the shared rate limit, on a real Redis', () => {
       // In memory this client starts at 0: LIMIT more, then refused.
       expect(during).toEqual([...Array(LIMIT).fill(200), ...Array(10 - LIMIT).fill(429)]);
       expect(logger.of('warn', 'PricingRateLimit')).toHaveLength(1);
-      await waitFor(
-        'Redis to answer again',
-        () => Promise.resolve(logger.of('log', 'PricingRateLimit')),
-        (l) => l.length > 0,
-        5_000,
-        50,
-      );
+      await redisAnswersAgain(logger, 5_000);
       // Shared again. Redis holds this client's request of before the pause, and maybe the one that
       // timed out: a paused Redis runs it when the pause ends, unless its connection was replaced first.
       const after: number[] = [];
@@ -130,13 +135,7 @@ describe('the shared rate limit, on a real Redis', () => {
       expect(during.filter((s) => s === 200)).toHaveLength(LIMIT);
       expect(logger.of('warn', 'PricingRateLimit')).toHaveLength(1);
       proxy.heal();
-      await waitFor(
-        'Redis to answer again',
-        () => Promise.resolve(logger.of('log', 'PricingRateLimit')),
-        (l) => l.length > 0,
-        10_000,
-        50,
-      );
+      await redisAnswersAgain(logger, 10_000);
       expect(logger.of('warn', 'PricingRateLimit')).toHaveLength(1);
       const after: number[] = [];
       for (let i = 0; i < LIMIT; i++) after.push(await from(app));

@@ -1,8 +1,6 @@
 import { createTestDatabase, type TestDatabase } from '@app/pricing/testing';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { DataSource } from 'typeorm';
+export { useTempDir } from './temp-dir';
 import { applyBook, openDataSource, startTestApp, type TestApp, type TestAppOptions } from './test-app';
 
 /** What a file's `beforeAll` makes, read once it has run. */
@@ -57,19 +55,6 @@ export function useTestDatabase(options: TestDatabaseOptions = {}): TestDatabase
     },
     get app() {
       return made(app, options.app ? 'the app' : 'no app was asked for; the app');
-    },
-  };
-}
-
-/** A directory of the file's own under the system's temporary one, removed in `afterAll`. */
-export function useTempDir(prefix: string): { readonly path: string } {
-  let path: string | undefined;
-  beforeAll(async () => (path = await mkdtemp(join(tmpdir(), `${prefix}-`))));
-  afterAll(() => (path ? rm(path, { recursive: true, force: true }) : undefined));
-  return {
-    get path() {
-      if (!path) throw new Error('the directory is made in beforeAll');
-      return path;
     },
   };
 }

@@ -1,10 +1,10 @@
 import { execFileSync } from 'node:child_process';
 import { appendFileSync } from 'node:fs';
-import { mkdir, mkdtemp, rm, truncate, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, truncate, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Progress } from '../price-book/progress';
 import { PriceBookFileError, readPriceBookFile } from './price-book-file';
+import { useTempDir } from '../../../../test/support/temp-dir';
 
 const PRICE = {
   product_key: 'compute.g2.4',
@@ -15,19 +15,11 @@ const PRICE = {
 };
 const BOOK = JSON.stringify({ prices: [PRICE] });
 
-let dir: string;
+const dir = useTempDir('price-book-file');
 let count = 0;
 
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'price-book-file-'));
-});
-
-afterAll(async () => {
-  if (dir) await rm(dir, { recursive: true, force: true });
-});
-
 async function file(content: string | Buffer): Promise<string> {
-  const path = join(dir, `book-${++count}.json`);
+  const path = join(dir.path, `book-${++count}.json`);
   await writeFile(path, content);
   return path;
 }
@@ -66,7 +58,7 @@ describe('readPriceBookFile: what it reads', () => {
   });
 
   it('refuses a FIFO at once, without waiting for a writer', async () => {
-    const fifo = join(dir, 'fifo.json');
+    const fifo = join(dir.path, 'fifo.json');
     execFileSync('mkfifo', [fifo]);
     const started = Date.now();
     expect(await refusal(readPriceBookFile(fifo))).toBe(
@@ -76,7 +68,7 @@ describe('readPriceBookFile: what it reads', () => {
   }, 5000);
 
   it('refuses a directory', async () => {
-    const path = join(dir, 'a-directory.json');
+    const path = join(dir.path, 'a-directory.json');
     await mkdir(path);
     expect(await refusal(readPriceBookFile(path))).toBe(
       `cannot read ${path}: it is a directory, not a regular file; only a regular file is read`,
@@ -139,7 +131,7 @@ describe('readPriceBookFile: what it reads', () => {
   });
 
   it('names a missing file', async () => {
-    const path = join(dir, 'missing.json');
+    const path = join(dir.path, 'missing.json');
     expect(await refusal(readPriceBookFile(path))).toBe(`cannot read ${path}: no such file`);
   });
 });

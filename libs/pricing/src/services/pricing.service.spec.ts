@@ -471,6 +471,15 @@ describe('PricingService.quote', () => {
     expect(costOf(service.quote('storage.gp1', '1000000'))).toBe('65.75342465753424657534');
   });
 
+  /** The cost of `quantity` GB of egress at `amount` per `count` GB, quoted through the service. */
+  const egressCost = (amount: string, quantity: string | bigint, count = 1): string | undefined =>
+    costOf(
+      serviceOf([record({ key: 'network.vpc_egress', unit: 'gb', count, amount, from })]).service.quote(
+        'network.vpc_egress',
+        quantity,
+      ),
+    );
+
   it.each([
     ['0.1', '3', 1, '0.3'], // 0.1 * 3 === 0.30000000000000004 in floats
     ['0.07', '100', 1, '7'], // 0.07 * 100 === 7.000000000000001
@@ -478,72 +487,58 @@ describe('PricingService.quote', () => {
     ['1.1', '1.1', 1, '1.21'], // 1.1 * 1.1 === 1.2100000000000002
     ['0.3', '1', 3, '0.1'], // 0.3 / 3 === 0.09999999999999999
   ])('computes %s × %s / %i exactly as %s, where floats would round', (amount, quantity, count, cost) => {
-    const { service } = serviceOf([record({ key: 'network.vpc_egress', unit: 'gb', count, amount, from })]);
-    expect(costOf(service.quote('network.vpc_egress', quantity))).toBe(cost);
+    expect(egressCost(amount, quantity, count)).toBe(cost);
   });
 
-  it('keeps tiny amounts exact and never in exponent form', () => {
-    const egress = (amount: string) =>
-      serviceOf([record({ key: 'network.vpc_egress', unit: 'gb', count: 1, amount, from })]).service;
-    expect(costOf(egress('0.000000012').quote('network.vpc_egress', '1'))).toBe('0.000000012');
-    expect(costOf(egress('0.000000012').quote('network.vpc_egress', '0.000000001'))).toBe('0.000000000000000012');
-    expect(costOf(egress('0.000000012').quote('network.vpc_egress', '0'))).toBe('0');
-    // 1.2e-20 has 21 decimal places: rounded once to 20.
-    expect(costOf(egress('0.000000012').quote('network.vpc_egress', '0.000000000001'))).toBe('0.00000000000000000001');
-  });
-
-  it('keeps huge amounts and quantities exact (30+ digits)', () => {
-    const huge = record({
-      key: 'network.vpc_egress',
-      unit: 'gb',
-      count: 1,
-      amount: '123456789012345678901234567890.12345678',
-      from,
-    });
-    const { service } = serviceOf([huge]);
-    expect(costOf(service.quote('network.vpc_egress', '987654321098765432109876543210'))).toBe(
+  // Amount, quantity, unit count and the exact cost: one rounding, half-even, to 20 decimal places.
+  it.each<[string, string, string | bigint, number, string]>([
+    ['tiny amounts, never in exponent form', '0.000000012', '1', 1, '0.000000012'],
+    ['a tiny quantity', '0.000000012', '0.000000001', 1, '0.000000000000000012'],
+    ['a zero quantity', '0.000000012', '0', 1, '0'],
+    ['21 decimal places, rounded once to 20', '0.000000012', '0.000000000001', 1, '0.00000000000000000001'],
+    [
+      'huge amounts and quantities (30+ digits)',
+      '123456789012345678901234567890.12345678',
+      '987654321098765432109876543210',
+      1,
       '121932631137021795226185032733744855954473403443334857491122.2374638',
-    );
-    expect(costOf(service.quote('network.vpc_egress', 987654321098765432109876543210n))).toBe(
+    ],
+    [
+      'a huge bigint quantity',
+      '123456789012345678901234567890.12345678',
+      987654321098765432109876543210n,
+      1,
       '121932631137021795226185032733744855954473403443334857491122.2374638',
-    );
+    ],
+    [
+      'a 40-character amount, a 60-digit quantity and the largest unit count',
+      '123456789012345678901234567890.12345678',
+      '987654321098765432109876543210.987654321098765432109876543210',
+      2147483647,
+      '56779306006525224648746781694988520015310004937402.46047324428464891331',
+    ],
+    [
+      'the largest amount and quantity',
+      '99999999999999999999999999999999999999.9',
+      '9'.repeat(60),
+      7,
+      '14285714285714285714285714285714285714271428571428571428571414285714285714285714285714285714285714.3',
+    ],
+    ['the largest unit count', '1', '1', 2147483647, '0.00000000046566128752'],
+    ['a third', '1', '1', 3, '0.33333333333333333333'],
+    ['two thirds, rounded up', '2', '1', 3, '0.66666666666666666667'],
+    ['a third three times: 1, not 0.99999999999999999999', '1', '3', 3, '1'],
+    ['a tie rounded down to even', '0.000000000000000000025', '1', 1, '0.00000000000000000002'],
+    ['a tie rounded up to even', '0.000000000000000000035', '1', 1, '0.00000000000000000004'],
+    ['a tie at 15', '0.000000000000000000015', '1', 1, '0.00000000000000000002'],
+    ['past a tie', '0.0000000000000000000251', '1', 1, '0.00000000000000000003'],
+  ])('stays exact: %s', (_what, amount, quantity, count, cost) => {
+    expect(egressCost(amount, quantity, count)).toBe(cost);
   });
 
-  it('stays exact at the limits: a 40-character amount, a 60-digit quantity and the largest unit count', () => {
-    const egress = (amount: string, count: number) =>
-      serviceOf([record({ key: 'network.vpc_egress', unit: 'gb', count, amount, from })]).service;
-    expect(
-      costOf(
-        egress('123456789012345678901234567890.12345678', 2147483647).quote(
-          'network.vpc_egress',
-          '987654321098765432109876543210.987654321098765432109876543210',
-        ),
-      ),
-    ).toBe('56779306006525224648746781694988520015310004937402.46047324428464891331');
-    expect(
-      costOf(egress('99999999999999999999999999999999999999.9', 7).quote('network.vpc_egress', '9'.repeat(60))),
-    ).toBe('14285714285714285714285714285714285714271428571428571428571414285714285714285714285714285714285714.3');
-    expect(costOf(egress('1', 2147483647).quote('network.vpc_egress', '1'))).toBe('0.00000000046566128752');
-  });
-
-  it('rounds a division that does not terminate once, half-even, to 20 decimal places', () => {
-    const per3 = (amount: string) =>
-      serviceOf([record({ key: 'network.vpc_egress', unit: 'gb', count: 3, amount, from })]).service;
-    expect(costOf(per3('1').quote('network.vpc_egress', '1'))).toBe('0.33333333333333333333');
-    expect(costOf(per3('2').quote('network.vpc_egress', '1'))).toBe('0.66666666666666666667');
-    // One rounding, at the end: 1/3 × 3 is 1, not 0.99999999999999999999.
-    expect(costOf(per3('1').quote('network.vpc_egress', '3'))).toBe('1');
+  it('rounds a division that does not terminate once, to 20 decimal places, for seconds too', () => {
     const per3600 = serviceOf([record({ key: 'compute.g2.4', unit: 'seconds', count: 3600, amount: '0.0610', from })]);
     expect(costOf(per3600.service.quote('compute.g2.4', '1'))).toBe('0.00001694444444444444');
-  });
-
-  it('rounds ties to even at the 20th decimal place', () => {
-    const egress = (amount: string) =>
-      serviceOf([record({ key: 'network.vpc_egress', unit: 'gb', count: 1, amount, from })]).service;
-    expect(costOf(egress('0.000000000000000000025').quote('network.vpc_egress', '1'))).toBe('0.00000000000000000002');
-    expect(costOf(egress('0.000000000000000000035').quote('network.vpc_egress', '1'))).toBe('0.00000000000000000004');
-    expect(costOf(egress('0.000000000000000000015').quote('network.vpc_egress', '1'))).toBe('0.00000000000000000002');
-    expect(costOf(egress('0.0000000000000000000251').quote('network.vpc_egress', '1'))).toBe('0.00000000000000000003');
   });
 
   it('takes bigint and string quantities, and reports the quantity as a decimal string', () => {
