@@ -24,4 +24,5 @@ export const ALL_MIGRATIONS = [
   'ExclusionByKeyHash1764000003000',
   'PriceRecordScopeIndex1764000004000',
   'ChangeLogAuthors1764000005000',
+  'HistoryCheckByScope1764000006000',
 ];

@@ -3,6 +3,7 @@ import { DatabaseSideIntegrity1764000002000 } from './1764000002000-database-sid
 import { ExclusionByKeyHash1764000003000 } from './1764000003000-exclusion-by-key-hash';
 import { PriceRecordScopeIndex1764000004000 } from './1764000004000-price-record-scope-index';
 import { ChangeLogAuthors1764000005000 } from './1764000005000-change-log-authors';
+import { HistoryCheckByScope1764000006000 } from './1764000006000-history-check-by-scope';
 
 /** The pricing library's migrations, in order; the host app runs them with its own. */
 export const pricingMigrations = [
@@ -11,4 +12,5 @@ export const pricingMigrations = [
   ExclusionByKeyHash1764000003000,
   PriceRecordScopeIndex1764000004000,
   ChangeLogAuthors1764000005000,
+  HistoryCheckByScope1764000006000,
 ];
