@@ -14,9 +14,9 @@ const LINEAR_RATIO = 8;
 /** Each measurement is the best of this many batches: the least disturbed by GC and other processes. */
 const BATCHES = 7;
 /** Rounds of measurements, at most: a busy machine gets more chances, a quadratic parser none. */
-const ROUNDS = 6;
+const ROUNDS = 10;
 /** No round starts after this long (ms): a quadratic parser is slow to measure, and fails anyway. */
-const BUDGET_MS = 2_000;
+const BUDGET_MS = 4_000;
 /** A batch repeats the call until it lasts at least this long, so that the timer's resolution does not matter. */
 const MIN_BATCH_MS = 2;
 
