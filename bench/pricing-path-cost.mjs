@@ -12,9 +12,13 @@
 // If-None-Match with the ETag instead. BENCH_CPU pins every child to that CPU (taskset), which
 // steadies the figures on a machine with other work. Prints the median and minimum µs per request
 // of each and the difference to the first.
+// BENCH_SIDE_BY_SIDE=1, for a machine whose load changes from one turn to the next: every build's
+// child starts at once (on BENCH_CPU if set), warms up, then all time BENCH_REQUESTS requests
+// (10,000) at the same signal, BENCH_RUNS times (12); prints each build's median µs and the median
+// and quartiles of its ratio to the first build within each run, which a change of load hits alike.
 // Used for "Cost of metrics and logs" and "What is left on the public route's path" in docs/benchmarks.md.
 import { Buffer } from 'node:buffer';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { channel } from 'node:diagnostics_channel';
 import { readFileSync, writeFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { IncomingMessage, ServerResponse, createServer } from 'node:http';
@@ -22,9 +26,11 @@ import { createRequire } from 'node:module';
 import { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
-const requests = Number(process.env.BENCH_REQUESTS ?? 30_000);
+const sideBySide = process.env.BENCH_SIDE_BY_SIDE === '1';
+const requests = Number(process.env.BENCH_REQUESTS ?? (sideBySide ? 10_000 : 30_000));
 const status = Number(process.env.BENCH_STATUS ?? 200);
 const REFERENCES = ['express', 'floor'];
 
@@ -53,6 +59,14 @@ if (process.argv[2] === '--child') {
     ).toString();
   // The first build's answer, for the references to serve.
   writeFileSync(answerFile, /^answer: (.*)$/m.exec(run(['--child', 'capture', resolve(dists[0][1])]))[1]);
+  if (sideBySide) {
+    try {
+      await sideBySideRuns(builds, dists, answerFile);
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+    }
+    process.exit(0);
+  }
   const samples = new Map(builds.map(([name]) => [name, []]));
   try {
     for (let round = 0; round < Number(process.env.BENCH_ROUNDS ?? 4); round++) {
@@ -74,6 +88,48 @@ if (process.argv[2] === '--child') {
     const diff = m - median(samples.get(first));
     console.log(
       `${name}\tmedian ${m.toFixed(2)} µs\tmin ${Math.min(...xs).toFixed(2)} µs\t${diff >= 0 ? '+' : ''}${diff.toFixed(2)} µs (${((m / median(samples.get(first)) - 1) * 100).toFixed(1)} %)\tn=${xs.length}`,
+    );
+  }
+}
+
+/** BENCH_SIDE_BY_SIDE: every build's child at once, timing the same runs at the same signals. */
+async function sideBySideRuns(builds, dists, answerFile) {
+  const children = builds.map(([name, dist]) => {
+    const kind = REFERENCES.includes(dist) ? dist : 'app';
+    const args = [
+      fileURLToPath(import.meta.url),
+      '--child',
+      kind,
+      resolve(kind === 'app' ? dist : dists[0][1]),
+      answerFile,
+    ];
+    const proc = process.env.BENCH_CPU
+      ? spawn('taskset', ['-c', process.env.BENCH_CPU, process.execPath, ...args], {
+          stdio: ['pipe', 'pipe', 'ignore'],
+        })
+      : spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'ignore'] });
+    const lines = createInterface({ input: proc.stdout })[Symbol.asyncIterator]();
+    return { name, proc, line: async () => (await lines.next()).value };
+  });
+  for (const child of children) if ((await child.line()) !== 'ready') throw new Error(`${child.name} did not start`);
+  const times = new Map(builds.map(([name]) => [name, []]));
+  const ratios = new Map(builds.map(([name]) => [name, []]));
+  for (let run = 0; run < Number(process.env.BENCH_RUNS ?? 12); run++) {
+    for (const child of children) child.proc.stdin.write('go\n');
+    const got = await Promise.all(children.map((child) => child.line().then(Number)));
+    got.forEach((µs, i) => {
+      times.get(builds[i][0]).push(µs);
+      ratios.get(builds[i][0]).push(µs / got[0]);
+    });
+    console.error(`run ${run + 1}: ${got.map((µs, i) => `${builds[i][0]} ${µs}`).join('  ')} µs`);
+  }
+  for (const child of children) child.proc.stdin.end();
+  const sorted = (xs) => [...xs].sort((a, b) => a - b);
+  const at = (xs, q) => sorted(xs)[Math.floor(xs.length * q)];
+  for (const [name, xs] of times) {
+    const r = ratios.get(name);
+    console.log(
+      `${name}\tmedian ${at(xs, 0.5).toFixed(2)} µs\tmin ${Math.min(...xs).toFixed(2)} µs\t÷ ${builds[0][0]}: ${at(r, 0.5).toFixed(3)} (quartiles ${at(r, 0.25).toFixed(3)}–${at(r, 0.75).toFixed(3)})\tn=${xs.length}`,
     );
   }
 }
@@ -182,6 +238,22 @@ async function child(kind, dist, answerFile) {
   } else {
     const headers = status === 304 ? { 'if-none-match': answer.etag } : {};
     for (let i = 0; i < 20_000; i++) await send('/v1/pricing', headers);
+    if (sideBySide) {
+      // One run at each `go` from the parent, its µs per request written back.
+      process.stdout.write('ready\n');
+      for await (const line of createInterface({ input: process.stdin })) {
+        if (line !== 'go') break;
+        const before = process.cpuUsage();
+        for (let i = 0; i < requests; i++) {
+          const { status: got } = await send('/v1/pricing', headers);
+          if (got !== status) throw new Error(`${got}, not ${status}`);
+        }
+        const used = process.cpuUsage(before);
+        process.stdout.write(`${((used.user + used.system) / requests).toFixed(2)}\n`);
+      }
+      await close();
+      process.exit(0);
+    }
     const times = [];
     for (let run = 0; run < 5; run++) {
       const before = process.cpuUsage();

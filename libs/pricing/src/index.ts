@@ -5,6 +5,7 @@ export type { PricingModuleOptions, TrustProxy } from './options/pricing-options
 export { PricingService } from './services/pricing.service';
 export { PriceBookService } from './services/price-book.service';
 export { PricingController, PRICE_LIST_PATH } from './http/pricing.controller';
+export { PriceListMiddleware } from './http/price-list.middleware';
 export { PricingMetrics } from './metrics/pricing-metrics';
 export { pricingMigrations } from './database/migrations';
 

@@ -47,6 +47,8 @@ const PROVIDERS: Provider[] = [
   PriceListAnswerCounts,
   PriceListRateLimiter,
   PriceListRateLimitGuard,
+  // A provider too, for a host to mount ahead of its router (price-list.middleware.ts).
+  PriceListMiddleware,
   PricingService,
   PriceBookService,
   PricingMetrics,
@@ -93,6 +95,6 @@ function withPricing(module: DynamicModule): DynamicModule {
     module: PricingRootModule,
     controllers: [PricingController],
     providers: [...(module.providers ?? []), ...PROVIDERS],
-    exports: [PricingService, PriceBookService, PricingMetrics],
+    exports: [PricingService, PriceBookService, PricingMetrics, PriceListMiddleware],
   };
 }

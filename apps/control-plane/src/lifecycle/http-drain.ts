@@ -1,5 +1,5 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import { Server as NetServer } from 'node:net';
+import { Server as NetServer, type Socket } from 'node:net';
 
 /** How long a keep-alive connection idle at the stop signal may still bring one more request. */
 export const IDLE_GRACE_MS = 1_000;
@@ -13,23 +13,22 @@ export const IDLE_GRACE_MS = 1_000;
  * process, open.
  */
 export class HttpDrain {
-  private readonly inFlight = new Set<ServerResponse>();
-  private draining = false;
+  /**
+   * The open connections. Connections, not requests, are tracked: a keep-alive connection brings
+   * many requests, and nothing is added to a request's path (a listener and a set entry per
+   * request cost the price list about 2 % of its CPU in process: docs/benchmarks.md).
+   */
+  private readonly connections = new Set<Socket>();
 
   constructor(private readonly server: Server) {
-    const inFlight = this.inFlight;
-    // One listener for every response (`this` is the response): no closure per request.
-    function untrack(this: ServerResponse): void {
-      inFlight.delete(this);
+    const connections = this.connections;
+    // One listener for every connection (`this` is the socket): no closure per connection.
+    function untrack(this: Socket): void {
+      connections.delete(this);
     }
-    // Before the app's own listener, so that the header is set before any handler writes.
-    server.prependListener('request', (_request: IncomingMessage, response: ServerResponse) => {
-      if (this.draining) {
-        response.setHeader('Connection', 'close');
-        return;
-      }
-      inFlight.add(response);
-      response.on('close', untrack);
+    server.on('connection', (socket: Socket) => {
+      connections.add(socket);
+      socket.once('close', untrack);
     });
   }
 
@@ -38,9 +37,17 @@ export class HttpDrain {
    * when the ones still open are closed (`forced`).
    */
   async close(deadlineMs: number): Promise<{ forced: boolean }> {
-    this.draining = true;
-    for (const response of this.inFlight) closeAfter(response);
-    this.inFlight.clear();
+    // Every request from now on is answered with Connection: close. Before the app's own
+    // listener, so that the header is set before any handler writes.
+    this.server.prependListener('request', (_request: IncomingMessage, response: ServerResponse) =>
+      response.setHeader('Connection', 'close'),
+    );
+    for (const socket of this.connections) {
+      // The response being written on the connection, if any: Node's own record of it, which
+      // http.Server#closeIdleConnections reads too (cleared once the response has finished).
+      const inFlight = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
+      if (inFlight) closeAfter(inFlight);
+    }
     // Stops accepting. Not through http.Server#close(): it also closes the idle connections at
     // once, and the server's side of a client that never pauses is idle most of the time, with
     // its next request already on the way; that request would meet a reset connection. A

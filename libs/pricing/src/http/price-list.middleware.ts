@@ -12,6 +12,10 @@ import type { RateVerdict } from './fixed-window-limiter';
  * without Nest's guard and handler steps, which cost a request more than the answer itself (about
  * six promises: docs/benchmarks.md, "What is left on the public route's path"). The route is
  * public, so no other guard has anything to decide.
+ *
+ * A host that can mount an Express route before Nest's (the control plane's configure-express.ts)
+ * mounts `use` itself, ahead of everything else: Nest's wrapper around a middleware (a WeakSet of
+ * the requests it ran for, an async proxy) and the layers before it cost as much again.
  */
 @Injectable()
 export class PriceListMiddleware implements NestMiddleware {
