@@ -115,7 +115,11 @@ function summary(runs) {
 
 async function measureRebuilds(url) {
   const { PriceBookRepository } = lib('libs/pricing/src/database/price-book.repository.js');
-  const { pricesInMemory } = lib('libs/pricing/src/snapshot/prices-in-memory.fixture.js');
+  const { PriceBookLoader } = lib('libs/pricing/src/snapshot/price-book-loader.js');
+  const { PriceListSchedule } = lib('libs/pricing/src/snapshot/price-list-schedule.js');
+  const { PriceListRenderer } = lib('libs/pricing/src/snapshot/price-list-renderer.js');
+  const { PricingState } = lib('libs/pricing/src/snapshot/pricing-state.js');
+  const { resolvePricingOptions } = lib('libs/pricing/src/options/pricing-options.js');
   const { PricingSnapshot } = lib('libs/pricing/src/snapshot/pricing-snapshot.js');
   const { buildPriceList } = lib('libs/pricing/src/core/build-price-list.js');
   const { encodePriceList } = lib('libs/pricing/src/rendering/price-list-response.js');
@@ -146,8 +150,14 @@ async function measureRebuilds(url) {
       }),
     );
 
-    // The loader, the list's schedule and the state served, as PricingModule wires them.
-    const prices = pricesInMemory(repository, new SystemClock());
+    // The loader, the list's schedule and the state served, as PricingModule wires them (the specs'
+    // prices-in-memory.fixture.ts, which the build leaves out); the database connection is only
+    // asked for its state at bootstrap, which is not run here.
+    const clock = new SystemClock();
+    const options = resolvePricingOptions({});
+    const schedule = new PriceListSchedule(new PriceListRenderer(), clock);
+    const loader = new PriceBookLoader(options, repository, {}, schedule, clock);
+    const prices = { loader, state: new PricingState(options, loader, schedule, clock) };
     try {
       rounds.fullRead.push(await watched(() => prices.loader.check()));
       await importBook(
@@ -164,7 +174,8 @@ async function measureRebuilds(url) {
       rounds.fullReadAgain.push(await watched(() => prices.loader.check()));
       bodies = prices.state.current().priceList.bodies;
     } finally {
-      await prices.close();
+      loader.onApplicationShutdown();
+      await schedule.onApplicationShutdown();
     }
     log(
       `round ${round}: ${Object.entries(rounds)
