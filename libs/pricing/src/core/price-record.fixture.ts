@@ -2,6 +2,9 @@ import type { PriceRecord } from './price-record';
 
 let nextId = 1;
 
+/** 1 January of `year`, midnight UTC, as the fixtures take instants. */
+export const jan1 = (year: number): string => `${year}-01-01T00:00:00Z`;
+
 /** A price record for unit specs: a list price of storage.gp1 from 2026-01-01, open. */
 export function priceRecord(
   fields: Partial<Omit<PriceRecord, 'validFrom' | 'validUntil'>> & {

@@ -1,8 +1,5 @@
-import { priceRecord } from '../core/price-record.fixture';
+import { jan1, priceRecord } from '../core/price-record.fixture';
 import { formatHistory, historyJson, statusAt, type PriceChange } from './format-history';
-
-/** 1 January of `year`, midnight UTC. */
-const jan1 = (year: number): string => `${year}-01-01T00:00:00Z`;
 
 const NOW = new Date('2026-06-01T12:00:00Z');
 const at = (text: string): Date => new Date(text);

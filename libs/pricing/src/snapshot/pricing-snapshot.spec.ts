@@ -1,11 +1,9 @@
 import { buildPriceList } from '../core/build-price-list';
 import type { HeldPrice } from '../core/held-price';
 import { heldPrice } from '../core/held-price.fixture';
+import { jan1 } from '../core/price-record.fixture';
 import type { PricingChanges, PricingData } from '../database/pricing-data';
 import { PricingSnapshot } from './pricing-snapshot';
-
-/** 1 January of `year`, midnight UTC. */
-const jan1 = (year: number): string => `${year}-01-01T00:00:00Z`;
 
 const ms = (iso: string): number => Date.parse(iso);
 const at = (iso: string): Date => new Date(iso);
