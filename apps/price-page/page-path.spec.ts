@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { expectLinearTime, repeated } from '../../test/support/linear-time';
 import { PAGE_PATHS, pageTarget, type PageTarget } from './page-path.mjs';
+import { anyCodePoint } from '../../test/support/outside-text';
 
 // page-path.mjs turns any request-target into a page path, 400 or 404; serve.mjs trusts it to
 // never throw and never name anything outside PAGE_PATHS.
@@ -102,7 +103,7 @@ describe('pageTarget', () => {
 
   it('never throws and names only page paths, whatever the string', () => {
     fc.assert(
-      fc.property(fc.oneof(fc.string({ unit: 'binary', maxLength: 200 }), fc.string({ unit: hostileChar })), (target) =>
+      fc.property(fc.oneof(fc.string({ unit: anyCodePoint, maxLength: 200 }), fc.string({ unit: hostileChar })), (target) =>
         expectWellFormed(pageTarget(target)),
       ),
       { numRuns: 2_000 },
@@ -127,7 +128,7 @@ describe('pageTarget', () => {
   it('refuses a target that is neither origin-form nor http(s) absolute-form', () => {
     fc.assert(
       fc.property(
-        fc.string({ unit: 'binary' }).filter((s) => !s.startsWith('/') && !/^https?:\/\//i.test(s)),
+        fc.string({ unit: anyCodePoint }).filter((s) => !s.startsWith('/') && !/^https?:\/\//i.test(s)),
         (target) => {
           expect(pageTarget(target)).toEqual({ status: 400 });
         },
@@ -163,7 +164,7 @@ describe('pageTarget', () => {
 
   it('names a page path under any query', () => {
     fc.assert(
-      fc.property(fc.constantFrom(...ALLOWED), fc.string({ unit: 'binary' }), (path, query) => {
+      fc.property(fc.constantFrom(...ALLOWED), fc.string({ unit: anyCodePoint }), (path, query) => {
         expect(pageTarget(`${path}?${query}`)).toEqual({ status: 200, path });
       }),
     );
