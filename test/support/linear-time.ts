@@ -11,6 +11,12 @@ const LONG = 16 * 1024;
 const MAX_RATIO = 20;
 /** What a linear parser gives: measuring stops once the longer input is within it. */
 const LINEAR_RATIO = 8;
+/**
+ * Beyond this ratio after CERTAIN_AFTER rounds, measuring stops: the best of that many batches of
+ * each size is not a disturbance but the parser's own growth (a quadratic one measures 60× here).
+ */
+const CERTAIN_RATIO = 2 * MAX_RATIO;
+const CERTAIN_AFTER = 3;
 /** Each measurement is the best of this many batches: the least disturbed by GC and other processes. */
 const BATCHES = 7;
 /** Rounds of measurements, at most: a busy machine gets more chances, a quadratic parser none. */
@@ -70,7 +76,10 @@ export function measureGrowth(
   let longMs = Infinity;
   const started = performance.now();
   const again = (round: number) =>
-    round < ROUNDS && longMs > shortMs * MAX_RATIO && performance.now() - started < BUDGET_MS;
+    round < ROUNDS &&
+    longMs > shortMs * MAX_RATIO &&
+    !(round >= CERTAIN_AFTER && longMs > shortMs * CERTAIN_RATIO) &&
+    performance.now() - started < BUDGET_MS;
   for (let round = 0; round === 0 || again(round); round++) {
     shortMs = Math.min(shortMs, bestTimePerCall(work, short, calls));
     longMs = Math.min(
