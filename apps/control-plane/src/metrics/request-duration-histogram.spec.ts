@@ -20,6 +20,7 @@ describe('RequestDurationHistogram', () => {
       ['POST', '/v1/volumes', 201, 0.2],
       ['GET', '/v1/pricing', 200, 7], // above every bound: +Inf only
       ['GET', 'unmatched', 404, 0.003],
+      ['HEAD', '/v1/pricing', 200, 0.002], // a route seen before, a new series: exposed last, as prom-client does
       ['GET', '/v1/pricing', 200, 0.0099],
     ];
     for (const [method, route, status, seconds] of observations) {
