@@ -103,8 +103,9 @@ describe('pageTarget', () => {
 
   it('never throws and names only page paths, whatever the string', () => {
     fc.assert(
-      fc.property(fc.oneof(fc.string({ unit: anyCodePoint, maxLength: 200 }), fc.string({ unit: hostileChar })), (target) =>
-        expectWellFormed(pageTarget(target)),
+      fc.property(
+        fc.oneof(fc.string({ unit: anyCodePoint, maxLength: 200 }), fc.string({ unit: hostileChar })),
+        (target) => expectWellFormed(pageTarget(target)),
       ),
       { numRuns: 2_000 },
     );
