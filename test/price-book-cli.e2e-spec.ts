@@ -328,7 +328,7 @@ describe('refused price books: exit 1, the entry named, nothing written', () => 
 
   it('none of those bad books wrote anything', () => {
     expect(dumpAfter).toBe(dumpBefore);
-    expect(dumpAfter).toContain('{"singleton":true,"version":2}');
+    expect(dumpAfter).toContain('{"singleton":true,"version":2,"record_count":21}');
   });
 
   it('refuses malformed JSON', async () => {

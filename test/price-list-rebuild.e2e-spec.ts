@@ -7,6 +7,7 @@ import type { DataSource } from 'typeorm';
 import { runBuiltCli } from './support/cli';
 import { useTestResources } from './support/fixtures';
 import { watchEventLoop, type EventLoopHolds } from './support/event-loop';
+import { RecordingLogger } from './support/recording-logger';
 import { send, waitFor } from './support/http';
 import { applyBook, type TestApp } from './support/test-app';
 import { listPrice, organizationPrice } from '@app/pricing/testing';
@@ -53,7 +54,8 @@ async function moveVersion(dataSource: DataSource): Promise<string> {
 describe('rebuilding the price list', () => {
   const resources = useTestResources();
   const database = () => resources.database();
-  const start = (databaseUrl: string) => resources.start({ databaseUrl, env: { PRICING_RATE_LIMIT: '1000000' } });
+  const start = (databaseUrl: string, logger?: RecordingLogger) =>
+    resources.start({ databaseUrl, env: { PRICING_RATE_LIMIT: '1000000' }, logger });
 
   /** Has the app read the database now; resolves with the version it then holds. */
   async function reload(app: TestApp): Promise<string | null> {
@@ -66,6 +68,13 @@ describe('rebuilding the price list', () => {
     let dataSource: DataSource;
     let url: string;
     let running: TestApp;
+    // Every app of this describe logs here: Nest's Logger writes to the logger of the app created
+    // last, whichever app's class logs.
+    const logs = new RecordingLogger();
+    const fresh = () => start(url, logs);
+    /** The loaders' word that the changes read did not follow what they held (price-book-loader.ts). */
+    const readEverything = () =>
+      logs.of('log', 'PriceBookLoader').filter((line) => line.includes('reading every price again'));
 
     /** The list, and lookups across history and scopes, as a running app answers them. */
     async function answers(app: TestApp): Promise<unknown> {
@@ -93,7 +102,7 @@ describe('rebuilding the price list', () => {
           organizationPrice('org_1', 'storage.gp1', 'gib_hours', 730, '0.0300', '2025-01-01T00:00:00Z'),
         ],
       });
-      running = await start(url);
+      running = await start(url, logs);
     });
 
     it.each([
@@ -110,7 +119,9 @@ describe('rebuilding the price list', () => {
     ])('%s', async (_, book) => {
       const applied = await applyBook(dataSource, book);
       expect(await reload(running)).toBe(applied.version);
-      expect(await answers(running)).toEqual(await answers(await start(url)));
+      expect(await answers(running)).toEqual(await answers(await fresh()));
+      // Read as changes, by every app: the records, the version and the record count kept by the writes agree.
+      expect(readEverything()).toEqual([]);
     });
 
     it('a withdrawal of a scheduled price', async () => {
@@ -120,7 +131,21 @@ describe('rebuilding the price list', () => {
         validFrom: new Date('2031-01-01T00:00:00Z'),
       });
       expect(await reload(running)).toBe(withdrawn.version);
-      expect(await answers(running)).toEqual(await answers(await start(url)));
+      expect(await answers(running)).toEqual(await answers(await fresh()));
+      expect(readEverything()).toEqual([]);
+    });
+
+    it('a change beside a record inserted by hand: the counts differ, everything is read again', async () => {
+      // The change log names compute.g2.4 only; the row of compute.hand.1 comes with no change.
+      await dataSource.query(`INSERT INTO price_record (product_key, unit_type, unit_count, amount, valid_from)
+                              VALUES ('compute.hand.1', 'seconds', 3600, 0.5, '2031-01-01')`);
+      const applied = await applyBook(dataSource, {
+        prices: [listPrice('compute.g2.4', 'seconds', 3600, '0.2500', '2031-06-01T00:00:00Z')],
+      });
+      expect(await reload(running)).toBe(applied.version);
+      expect(readEverything().length).toBeGreaterThan(0);
+      const served = await answers(running);
+      expect(served).toEqual(await answers(await fresh()));
     });
 
     it('a version moved without a change it can read: everything is read again', async () => {
@@ -132,7 +157,7 @@ describe('rebuilding the price list', () => {
       expect(await reload(running)).toBe(version);
       const served = await answers(running);
       expect(JSON.stringify(served)).toContain('2032-01-01');
-      expect(served).toEqual(await answers(await start(url)));
+      expect(served).toEqual(await answers(await fresh()));
     });
   });
 

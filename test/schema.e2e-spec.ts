@@ -546,14 +546,43 @@ describe('other tables', () => {
 
   it('keeps a single version row', async () => {
     await expectRefused(
-      dataSource.query(`INSERT INTO price_book_version (singleton, version) VALUES (false, 2)`),
+      dataSource.query(`INSERT INTO price_book_version (singleton, version, record_count) VALUES (false, 2, 0)`),
       CHECK,
       {
         constraint: 'price_book_version_singleton_check',
       },
     );
-    await expectRefused(dataSource.query(`INSERT INTO price_book_version (version) VALUES (2)`), '23505', {
-      constraint: 'price_book_version_pkey',
-    });
+    await expectRefused(
+      dataSource.query(`INSERT INTO price_book_version (version, record_count) VALUES (2, 0)`),
+      '23505',
+      {
+        constraint: 'price_book_version_pkey',
+      },
+    );
+  });
+});
+
+describe('the record count (triggers)', () => {
+  async function stored(): Promise<number> {
+    const rows: { n: number }[] = await dataSource.query(`SELECT record_count::int AS n FROM price_book_version`);
+    return rows[0].n;
+  }
+
+  it('follows every insert and delete, of one row or many, and a TRUNCATE', async () => {
+    // After every write of the tests above, the refused ones included (rolled back, uncounted).
+    expect(await count()).toBeGreaterThan(0);
+    expect(await stored()).toBe(await count());
+    await dataSource.query(
+      `INSERT INTO price_record (product_key, unit_type, unit_count, amount, valid_from)
+       SELECT 'compute.count' || g || '.4', 'seconds', 3600, 0.1, '2100-01-01' FROM generate_series(1, 3) g`,
+    );
+    expect(await stored()).toBe(await count());
+    await insert({ product_key: 'compute.count9.4', valid_from: '2100-01-01T00:00:00Z' });
+    expect(await stored()).toBe(await count());
+    await dataSource.query(`DELETE FROM price_record WHERE product_key LIKE 'compute.count%' AND valid_from > now()`);
+    expect(await stored()).toBe(await count());
+    await dataSource.query(`TRUNCATE price_record`);
+    expect(await count()).toBe(0);
+    expect(await stored()).toBe(0);
   });
 });

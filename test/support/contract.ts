@@ -25,4 +25,5 @@ export const ALL_MIGRATIONS = [
   'PriceRecordScopeIndex1764000004000',
   'ChangeLogAuthors1764000005000',
   'HistoryCheckByScope1764000006000',
+  'RecordCount1764000007000',
 ];

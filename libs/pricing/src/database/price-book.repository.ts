@@ -199,7 +199,7 @@ export class PriceBookRepository {
         db,
         `SELECT coalesce(max(id), $1::bigint)::text AS last_change_id,
                 count(DISTINCT changed_at)::int AS writes,
-                (SELECT count(*) FROM price_record)::int AS records
+                (SELECT record_count FROM price_book_version)::int AS records
            FROM price_change WHERE id > $1::bigint`,
         [sinceChangeId],
       );

@@ -4,6 +4,7 @@ import { ExclusionByKeyHash1764000003000 } from './1764000003000-exclusion-by-ke
 import { PriceRecordScopeIndex1764000004000 } from './1764000004000-price-record-scope-index';
 import { ChangeLogAuthors1764000005000 } from './1764000005000-change-log-authors';
 import { HistoryCheckByScope1764000006000 } from './1764000006000-history-check-by-scope';
+import { RecordCount1764000007000 } from './1764000007000-record-count';
 
 /** The pricing library's migrations, in order; the host app runs them with its own. */
 export const pricingMigrations = [
@@ -13,4 +14,5 @@ export const pricingMigrations = [
   PriceRecordScopeIndex1764000004000,
   ChangeLogAuthors1764000005000,
   HistoryCheckByScope1764000006000,
+  RecordCount1764000007000,
 ];

@@ -1,0 +1,55 @@
+import type { MigrationInterface, QueryRunner } from 'typeorm';
+
+/**
+ * The number of rows of price_record, kept beside the version by statement triggers: an instance
+ * that applies a change checks its records against it (PricingSnapshot), and `count(*)` read the
+ * whole table for that, 100–130 ms of every reload at 1,000,000 records (docs/benchmarks.md,
+ * "A large price book"). The triggers count every write, the library's and one by hand alike,
+ * TRUNCATE too, so the check still catches a write outside the price book's rules. Writes of the
+ * price book already hold the version's row (they move the version), so the count adds no lock.
+ */
+export class RecordCount1764000007000 implements MigrationInterface {
+  name = 'RecordCount1764000007000';
+
+  async up(db: QueryRunner): Promise<void> {
+    await db.query(`ALTER TABLE price_book_version ADD COLUMN record_count bigint`);
+    await db.query(`UPDATE price_book_version SET record_count = (SELECT count(*) FROM price_record)`);
+    await db.query(`ALTER TABLE price_book_version ALTER COLUMN record_count SET NOT NULL`);
+    // PostgreSQL gives a trigger with transition tables one event: one function per event.
+    await db.query(`
+      CREATE FUNCTION price_record_count_inserted() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        UPDATE price_book_version SET record_count = record_count + (SELECT count(*) FROM inserted);
+        RETURN NULL;
+      END $$`);
+    await db.query(`
+      CREATE FUNCTION price_record_count_deleted() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        UPDATE price_book_version SET record_count = record_count - (SELECT count(*) FROM deleted);
+        RETURN NULL;
+      END $$`);
+    await db.query(`
+      CREATE FUNCTION price_record_count_truncated() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        UPDATE price_book_version SET record_count = 0;
+        RETURN NULL;
+      END $$`);
+    await db.query(`
+      CREATE TRIGGER price_record_count_inserted AFTER INSERT ON price_record
+        REFERENCING NEW TABLE AS inserted FOR EACH STATEMENT EXECUTE FUNCTION price_record_count_inserted()`);
+    await db.query(`
+      CREATE TRIGGER price_record_count_deleted AFTER DELETE ON price_record
+        REFERENCING OLD TABLE AS deleted FOR EACH STATEMENT EXECUTE FUNCTION price_record_count_deleted()`);
+    await db.query(`
+      CREATE TRIGGER price_record_count_truncated AFTER TRUNCATE ON price_record
+        FOR EACH STATEMENT EXECUTE FUNCTION price_record_count_truncated()`);
+  }
+
+  async down(db: QueryRunner): Promise<void> {
+    for (const event of ['inserted', 'deleted', 'truncated']) {
+      await db.query(`DROP TRIGGER price_record_count_${event} ON price_record`);
+      await db.query(`DROP FUNCTION price_record_count_${event}()`);
+    }
+    await db.query(`ALTER TABLE price_book_version DROP COLUMN record_count`);
+  }
+}
