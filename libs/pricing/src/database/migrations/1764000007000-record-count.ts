@@ -15,41 +15,37 @@ export class RecordCount1764000007000 implements MigrationInterface {
     await db.query(`ALTER TABLE price_book_version ADD COLUMN record_count bigint`);
     await db.query(`UPDATE price_book_version SET record_count = (SELECT count(*) FROM price_record)`);
     await db.query(`ALTER TABLE price_book_version ALTER COLUMN record_count SET NOT NULL`);
-    // PostgreSQL gives a trigger with transition tables one event: one function per event.
+    // One function for the three triggers: PostgreSQL gives a trigger with transition tables one
+    // event, and PL/pgSQL plans a statement only when it runs it, so each branch names the
+    // transition table of its own trigger.
     await db.query(`
-      CREATE FUNCTION price_record_count_inserted() RETURNS trigger LANGUAGE plpgsql AS $$
+      CREATE FUNCTION price_record_count() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN
-        UPDATE price_book_version SET record_count = record_count + (SELECT count(*) FROM inserted);
-        RETURN NULL;
-      END $$`);
-    await db.query(`
-      CREATE FUNCTION price_record_count_deleted() RETURNS trigger LANGUAGE plpgsql AS $$
-      BEGIN
-        UPDATE price_book_version SET record_count = record_count - (SELECT count(*) FROM deleted);
-        RETURN NULL;
-      END $$`);
-    await db.query(`
-      CREATE FUNCTION price_record_count_truncated() RETURNS trigger LANGUAGE plpgsql AS $$
-      BEGIN
-        UPDATE price_book_version SET record_count = 0;
+        IF TG_OP = 'INSERT' THEN
+          UPDATE price_book_version SET record_count = record_count + (SELECT count(*) FROM inserted);
+        ELSIF TG_OP = 'DELETE' THEN
+          UPDATE price_book_version SET record_count = record_count - (SELECT count(*) FROM deleted);
+        ELSE
+          UPDATE price_book_version SET record_count = 0;
+        END IF;
         RETURN NULL;
       END $$`);
     await db.query(`
       CREATE TRIGGER price_record_count_inserted AFTER INSERT ON price_record
-        REFERENCING NEW TABLE AS inserted FOR EACH STATEMENT EXECUTE FUNCTION price_record_count_inserted()`);
+        REFERENCING NEW TABLE AS inserted FOR EACH STATEMENT EXECUTE FUNCTION price_record_count()`);
     await db.query(`
       CREATE TRIGGER price_record_count_deleted AFTER DELETE ON price_record
-        REFERENCING OLD TABLE AS deleted FOR EACH STATEMENT EXECUTE FUNCTION price_record_count_deleted()`);
+        REFERENCING OLD TABLE AS deleted FOR EACH STATEMENT EXECUTE FUNCTION price_record_count()`);
     await db.query(`
       CREATE TRIGGER price_record_count_truncated AFTER TRUNCATE ON price_record
-        FOR EACH STATEMENT EXECUTE FUNCTION price_record_count_truncated()`);
+        FOR EACH STATEMENT EXECUTE FUNCTION price_record_count()`);
   }
 
   async down(db: QueryRunner): Promise<void> {
     for (const event of ['inserted', 'deleted', 'truncated']) {
       await db.query(`DROP TRIGGER price_record_count_${event} ON price_record`);
-      await db.query(`DROP FUNCTION price_record_count_${event}()`);
     }
+    await db.query(`DROP FUNCTION price_record_count()`);
     await db.query(`ALTER TABLE price_book_version DROP COLUMN record_count`);
   }
 }
