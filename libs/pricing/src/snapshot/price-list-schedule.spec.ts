@@ -56,7 +56,14 @@ describe('PriceListSchedule around a scheduled instant', () => {
     rendered.mockClear();
   }
 
-  beforeEach(() => jest.useFakeTimers());
+  // Only the timers the schedule arms are fake: loading and rendering give the event loop a turn
+  // (setImmediate, libs/pricing/src/snapshot/slices.ts) whenever a slice lasts 8 ms of real time,
+  // which a loaded machine reaches even for three records; a fake setImmediate would never fire.
+  beforeEach(() =>
+    jest.useFakeTimers({
+      doNotFake: ['setImmediate', 'clearImmediate', 'nextTick', 'queueMicrotask', 'performance', 'hrtime'],
+    }),
+  );
 
   afterEach(async () => {
     await prices.close();
