@@ -25,16 +25,22 @@ import { listPrice, organizationPrice } from '@app/pricing/testing';
 const MAX_HOLD_MS = 150;
 const LARGE = 100_000;
 
-function largeBook(count: number): unknown {
-  return {
-    prices: Array.from({ length: count }, (_, i) => ({
-      product_key: `compute.rebuild${Math.floor(i / 1000)}.${i % 1000}`,
-      unit_type: 'seconds',
-      unit_count: 3600,
-      amount: `0.${String(i + 1).padStart(6, '0')}`,
-      valid_from: '2026-01-01T00:00:00Z',
-    })),
-  };
+/**
+ * `count` list prices (compute.rebuildN.M, 0.000001 upwards) written by SQL, as a book imported by
+ * hand would be: the import's planning is not what these tests measure, and the statements take
+ * about a third of the library's time. In statements of 10,000 rows, each well within the
+ * DataSource's per-query timeout while the other test files load the machine.
+ */
+async function writeLargeBook(dataSource: DataSource, count: number): Promise<void> {
+  for (let first = 0; first < count; first += 10_000) {
+    await dataSource.query(
+      `INSERT INTO price_record (product_key, unit_type, unit_count, amount, valid_from)
+       SELECT 'compute.rebuild' || (i / 1000) || '.' || (i % 1000), 'seconds', 3600,
+              ('0.' || lpad((i + 1)::text, 6, '0'))::numeric, '2026-01-01T00:00:00Z'
+         FROM generate_series($1::int, least($1::int + 10000, $2::int) - 1) AS i`,
+      [first, count],
+    );
+  }
 }
 
 async function storedVersion(dataSource: DataSource): Promise<string> {
@@ -174,7 +180,7 @@ describe('rebuilding the price list', () => {
       url = created.db.url;
       tmp = await mkdtemp(join(tmpdir(), 'pricing-rebuild-'));
       bookFile = join(tmp, 'change.json');
-      await applyBook(dataSource, largeBook(LARGE));
+      await writeLargeBook(dataSource, LARGE);
       app = await start(url);
     }, 180_000);
 
