@@ -109,6 +109,8 @@ describe('loadConfig', () => {
     ['PRICE_BOOK_MAX_BYTES', '1MiB'],
     ['PRICE_BOOK_MAX_BYTES', '1e6'],
     ['DATABASE_URL', 'mysql://x'],
+    ['DATABASE_URL', 'postgres://u:pw@127.0.0.1:99999/pricing'], // pg's new URL() refuses it
+    ['DATABASE_URL', 'postgres://u:pw@[::1/pricing'],
     ['REDIS_URL', 'localhost:6379'],
     ['API_TOKENS', 'short'],
     ['API_TOKENS', 'token-aaaaaaaaaaaaaaaa,,token-bbbbbbbbbbbbbbbb'],

@@ -51,6 +51,15 @@ export class AppConfig {
         ? 'DATABASE_URL is required when NODE_ENV=production: the embedded PostgreSQL and its sample prices are for development only'
         : 'DATABASE_URL must be a postgres:// or postgresql:// URL',
   })
+  // pg reads it with `new URL`: a URL it cannot parse (a port above 65535, an unclosed `[`) would
+  // fail every connection attempt, retried forever, rather than the start.
+  @ValidateBy(
+    {
+      name: 'isParsableUrl',
+      validator: { validate: (value: unknown) => typeof value !== 'string' || URL.canParse(value) },
+    },
+    { message: 'DATABASE_URL is not a URL that can be parsed (check its port and brackets)' },
+  )
   readonly databaseUrl?: string;
 
   /** `production` refuses the development defaults (the embedded PostgreSQL); any other value changes nothing. */
