@@ -346,6 +346,19 @@ describe('volumes API', () => {
       },
     );
 
+    it('refuses a body nested deeper than 32 levels, naming the field, and stores nothing', async () => {
+      await nothingStored(async () => {
+        const res = await request(app.server)
+          .post('/v1/volumes')
+          .set('Authorization', `Bearer ${TOKEN}`)
+          .set('Content-Type', 'application/json')
+          .send(`{"name":"data-1","size_gib":${'['.repeat(5_000)}${']'.repeat(5_000)},"storage_class":"gp1"}`);
+        expect(envelope(res, 400, 'INVALID_REQUEST').details).toEqual({
+          fields: { size_gib: ['nested more than 32 levels deep'] },
+        });
+      });
+    });
+
     it.each([
       ['an empty body', undefined],
       ['a JSON array', []],

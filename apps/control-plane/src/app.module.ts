@@ -12,7 +12,7 @@ import { HealthModule } from './health/health.module';
 import { RequestLogging } from './logging/request-logging';
 import { MetricsModule } from './metrics/metrics.module';
 import { ApiDocs } from './openapi';
-import { bodyValidationPipe, RefuseReservedKeysPipe } from './validation';
+import { bodyValidationPipe, RefuseDeepBodiesPipe, RefuseReservedKeysPipe } from './validation';
 import { VolumesModule } from './volumes/volumes.module';
 
 /**
@@ -50,6 +50,7 @@ export class AppModule {
       ],
       providers: [
         { provide: APP_GUARD, useExisting: BearerAuthGuard },
+        { provide: APP_PIPE, useClass: RefuseDeepBodiesPipe },
         { provide: APP_PIPE, useClass: RefuseReservedKeysPipe },
         { provide: APP_PIPE, useFactory: bodyValidationPipe },
         { provide: APP_FILTER, useClass: ApiExceptionFilter },

@@ -44,3 +44,41 @@ export class RefuseReservedKeysPipe implements PipeTransform {
     return value;
   }
 }
+
+/** How deep a request body may nest: the bodies of the API are flat, an object of scalars. */
+export const MAX_BODY_DEPTH = 32;
+
+/**
+ * How deep `value` nests (a scalar 0, `{}` and `[]` 1, `[[1]]` 2), counted without recursion and
+ * given up once past `limit`: each value is visited once, so the work is bounded by the body's size.
+ */
+export function nestingDepth(value: unknown, limit: number): number {
+  let deepest = 0;
+  const pending: [unknown, number][] = [[value, 0]];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const [item, depth] = next;
+    if (typeof item !== 'object' || item === null) continue;
+    deepest = Math.max(deepest, depth + 1);
+    if (deepest > limit) return deepest;
+    for (const child of Object.values(item)) pending.push([child, depth + 1]);
+  }
+  return deepest;
+}
+
+/**
+ * class-transformer walks a body by recursion: a body nested thousands of levels deep (100 kB of
+ * `[`) overflows its stack after a long walk, a 500 and a stalled event loop. Refuse it first,
+ * naming the fields nested too deep (or `body`, for an array).
+ */
+export class RefuseDeepBodiesPipe implements PipeTransform {
+  transform(value: unknown, metadata: ArgumentMetadata): unknown {
+    if (metadata.type !== 'body' || typeof value !== 'object' || value === null) return value;
+    // An array body is itself the value nested too deep; in an object, each field may go one level less.
+    const fields = Array.isArray(value)
+      ? [['body', value] as const].filter(([, item]) => nestingDepth(item, MAX_BODY_DEPTH) > MAX_BODY_DEPTH)
+      : Object.entries(value).filter(([, item]) => nestingDepth(item, MAX_BODY_DEPTH - 1) > MAX_BODY_DEPTH - 1);
+    if (fields.length === 0) return value;
+    const message = [`nested more than ${MAX_BODY_DEPTH} levels deep`];
+    throw invalidFields(Object.fromEntries(fields.map(([field]) => [field, message])));
+  }
+}
