@@ -141,6 +141,40 @@ describe('messages quote values of the book and the command line within bounds',
     expect(longestLine(stderr)).toBeLessThan(MAX_LINE);
   });
 
+  it.each([
+    [
+      'the same product twice in one entry',
+      '{"products":[{"product_key":"storage.io1",\n"on_sale":false,\n"on_sale":true}]}',
+      'on_sale',
+      3,
+    ],
+    ['two lists of prices', `{"prices":${goodBook('compute.z9.1').slice(10, -1)},\n"prices":[]}`, 'prices', 2],
+    ['an amount twice, one escaped', '{"prices":[{"amount":"1",\n"\\u0061mount":"2"}]}', 'amount', 2],
+  ])(
+    'refuses a book with %s, naming the key and its line, on a dry run and an import',
+    async (_what, text, key, line) => {
+      const file = await bookFile(`duplicate-${key}.json`, text);
+      for (const args of [
+        ['import', '--dry-run', file],
+        ['import', file],
+      ]) {
+        const { stderr } = await expectRefused(args);
+        expect(stderr).toContain(`${file} has the key "${key}" twice in one object (line ${line})`);
+      }
+    },
+  );
+
+  it('refuses a plan file with a key twice, and applies nothing', async () => {
+    const book = await bookFile('planned.json', goodBook('compute.z9.2'));
+    const plan = join(workDir, 'planned.plan.json');
+    const planned = await cli(['import', '--dry-run', '--plan-out', plan, book]);
+    expect(planned.code).toBe(0);
+    const edited = (await readFile(plan, 'utf8')).replace('"changes":', '"changes": [],\n  "changes":');
+    await writeFile(plan, edited);
+    const { stderr } = await expectRefused(['apply', plan, book]);
+    expect(stderr).toContain(`${plan} has the key "changes" twice in one object`);
+  });
+
   it('does not repeat the text of a book that is not JSON', async () => {
     const file = await bookFile('garbage.json', `{"prices": ${'\u001b[2J'.repeat(100_000)}`);
     const { stderr } = await expectRefused(['import', file]);

@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import { constants, type Stats } from 'node:fs';
 import { open, stat, type FileHandle } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { foreignMessage, listProblems } from '../errors/bounded-text';
+import { foreignMessage, listProblems, quoteValue } from '../errors/bounded-text';
+import { findDuplicateKey } from './json-duplicate-keys';
 import { parsePriceBook, type PriceBook } from '../price-book/price-book';
 import { NO_PROGRESS, type Progress } from '../price-book/progress';
 
@@ -151,17 +152,29 @@ function kindOf(stats: Stats): string {
   return 'neither a file nor a directory';
 }
 
-/** Runs a step of reading the file, its failure a PriceBookFileError that names the file. */
-/** The JSON of the file `path` (PriceBookFileError when it is not JSON). */
+/**
+ * The JSON of the file `path`: PriceBookFileError when it is not JSON, or when an object of it has
+ * a key twice (JSON.parse would keep the last one without a word).
+ */
 export function parseJsonText(text: string, path: string): unknown {
+  let json: unknown;
   try {
-    return JSON.parse(text);
+    json = JSON.parse(text);
   } catch (error) {
     // V8's message quotes part of the text: bounded, as every quote of the book is.
     throw new PriceBookFileError(`${path} is not valid JSON: ${foreignMessage((error as Error).message)}`);
   }
+  const duplicate = findDuplicateKey(text);
+  if (duplicate) {
+    throw new PriceBookFileError(
+      `${path} has the key ${quoteValue(duplicate.key)} twice in one object (line ${duplicate.line}): ` +
+        'JSON readers keep either one, so the file is refused',
+    );
+  }
+  return json;
 }
 
+/** Runs a step of reading the file, its failure a PriceBookFileError that names the file. */
 async function readingStep<T>(path: string, step: () => Promise<T>): Promise<T> {
   try {
     return await step();
