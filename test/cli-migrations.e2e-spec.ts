@@ -1,8 +1,12 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { appDatabaseOptions, SAMPLE_PRICE_BOOK } from '@app/control-plane';
+import { dataSourceOptions } from '@app/database';
 import { createTestDatabase, withDatabase, type TestDatabase } from '@app/pricing/testing';
+import { DataSource, type MigrationInterface } from 'typeorm';
 import { runCli } from './support/cli';
+import { applyBook } from './support/test-app';
 import { queryAt } from './support/sql';
 import { ALL_MIGRATIONS } from './support/contract';
 
@@ -20,6 +24,59 @@ async function schemaOf(url: string): Promise<string[]> {
      ORDER BY 1`,
   );
   return rows.map((row) => row.name);
+}
+
+/**
+ * The whole shape of the schema, one line per object: relations, columns, constraints, indexes,
+ * triggers, our functions (by their source) and extensions (not their functions). Two databases
+ * with the same lines have the same schema.
+ */
+async function shapeOf(url: string): Promise<string[]> {
+  const rows = await queryAt<{ line: string }>(
+    url,
+    `SELECT 'relation ' || relname || ' ' || relkind::text AS line FROM pg_class WHERE relnamespace = 'public'::regnamespace
+     UNION ALL SELECT 'column ' || attrelid::regclass || '.' || attname || ' ' || format_type(atttypid, atttypmod)
+                      || CASE WHEN attnotnull THEN ' not null' ELSE '' END
+                      || coalesce(' default ' || pg_get_expr(d.adbin, d.adrelid), '')
+                 FROM pg_attribute
+                 JOIN pg_class ON pg_class.oid = attrelid AND relnamespace = 'public'::regnamespace AND relkind = 'r'
+                 LEFT JOIN pg_attrdef AS d ON d.adrelid = attrelid AND d.adnum = attnum
+                WHERE attnum > 0 AND NOT attisdropped
+     UNION ALL SELECT 'constraint ' || conrelid::regclass || ' ' || conname || ' ' || pg_get_constraintdef(oid)
+                 FROM pg_constraint WHERE connamespace = 'public'::regnamespace
+     UNION ALL SELECT 'index ' || pg_get_indexdef(indexrelid) FROM pg_index
+                 JOIN pg_class ON pg_class.oid = indrelid AND relnamespace = 'public'::regnamespace
+     UNION ALL SELECT 'trigger ' || pg_get_triggerdef(oid) FROM pg_trigger WHERE NOT tgisinternal
+     UNION ALL SELECT 'function ' || oid::regprocedure || ' ' || md5(prosrc) FROM pg_proc
+                WHERE pronamespace = 'public'::regnamespace
+                  AND NOT EXISTS (SELECT FROM pg_depend WHERE objid = pg_proc.oid AND deptype = 'e')
+     UNION ALL SELECT 'extension ' || extname FROM pg_extension
+     ORDER BY 1`,
+  );
+  return rows.map((row) => row.line);
+}
+
+/** The app's migrations in the order TypeORM runs them: by the timestamp that ends their names. */
+function appMigrationsInOrder(): (new () => MigrationInterface)[] {
+  const all = (appDatabaseOptions('postgres://unused').migrations ?? []) as (new () => MigrationInterface)[];
+  return [...all].sort((a, b) => Number(a.name.slice(-13)) - Number(b.name.slice(-13)));
+}
+
+/** Runs `work` on a DataSource at `url` that knows `migrations` (of the app's, in their order). */
+async function withMigrations<T>(
+  url: string,
+  migrations: readonly (new () => MigrationInterface)[],
+  work: (dataSource: DataSource) => Promise<T>,
+): Promise<T> {
+  const dataSource = new DataSource({
+    ...dataSourceOptions({ ...appDatabaseOptions(url), migrations: [...migrations] }),
+  });
+  await dataSource.initialize();
+  try {
+    return await work(dataSource);
+  } finally {
+    await dataSource.destroy();
+  }
 }
 
 describe('the price book CLI and migrations', () => {
@@ -87,5 +144,60 @@ describe('the price book CLI and migrations', () => {
     const applied = await queryAt<{ name: string }>(emptyUrl(), `SELECT name FROM migrations ORDER BY id`);
     expect(applied.map((row) => row.name)).toEqual(ALL_MIGRATIONS);
     expect((await runCli(['export'], { DATABASE_URL: emptyUrl() })).stdout).toContain('"amount": "0.0480"');
+  });
+
+  it('every migration’s down undoes its up, in order, on a database with a book in it', async () => {
+    const ordered = appMigrationsInOrder();
+    expect(ordered.map((migration) => migration.name)).toEqual(ALL_MIGRATIONS);
+    // The shape after the first k migrations, going up one at a time (k = 0: TypeORM's table alone).
+    const shapes: string[][] = [];
+    for (let k = 0; k <= ordered.length; k++) {
+      await withMigrations(emptyUrl(), ordered.slice(0, k), (dataSource) => dataSource.runMigrations());
+      shapes.push(await shapeOf(emptyUrl()));
+    }
+    expect(new Set(shapes.map((shape) => shape.join('\n'))).size).toBe(ordered.length + 1); // each changes something
+
+    await withMigrations(emptyUrl(), ordered, async (dataSource) => {
+      await applyBook(dataSource, JSON.parse(await readFile(SAMPLE_PRICE_BOOK, 'utf8')));
+      for (let k = ordered.length; k > 0; k--) {
+        await dataSource.undoLastMigration();
+        // The first migration's down leaves btree_gist, which its up made only if missing (it may
+        // have been there before: template1 of the server may hold it).
+        const expected = k === 1 ? [...new Set([...shapes[0], 'extension btree_gist'])] : shapes[k - 1];
+        expect({ undone: ordered[k - 1].name, shape: (await shapeOf(emptyUrl())).sort() }).toEqual({
+          undone: ordered[k - 1].name,
+          shape: [...expected].sort(),
+        });
+      }
+      expect(await dataSource.showMigrations()).toBe(true); // every one pending again
+      await dataSource.runMigrations();
+    });
+    expect(await shapeOf(emptyUrl())).toEqual(shapes[ordered.length]);
+  }, 60_000);
+
+  it('AvailabilityInChangeLog1764000008000 takes a log with availability rows written before it; they say nothing of what they set', async () => {
+    const before = ALL_MIGRATIONS.indexOf('AvailabilityInChangeLog1764000008000');
+    const ordered = appMigrationsInOrder();
+    await withMigrations(emptyUrl(), ordered.slice(0, before), (dataSource) => dataSource.runMigrations());
+    // An availability change as the writes before the migration recorded it: no on_sale.
+    await queryAt(
+      emptyUrl(),
+      `UPDATE product_availability SET on_sale = true WHERE product_key = 'storage.io1';
+       INSERT INTO price_change (changed_at, product_key, change, actor) VALUES (now(), 'storage.io1', 'availability', 'ana')`,
+    );
+    const off = join(dir, 'off.json');
+    await writeFile(off, JSON.stringify({ products: [{ product_key: 'storage.io1', on_sale: false }] }));
+    const imported = await runCli(['import', off, '--actor', 'bea'], { DATABASE_URL: emptyUrl() }); // migrates first
+    expect({ code: imported.code, stderr: imported.stderr }).toEqual({ code: 0, stderr: '' });
+    const changes = await runCli(['changes'], { DATABASE_URL: emptyUrl() });
+    expect(changes.stdout.split('\n').map((line) => line.split(/ {2,}/).slice(1))).toEqual([
+      ['availability', 'storage.io1', '-', '-', 'ana'],
+      ['availability', 'storage.io1', '-', 'off-sale', 'bea'],
+      [],
+    ]);
+    const json = JSON.parse((await runCli(['changes', '--json'], { DATABASE_URL: emptyUrl() })).stdout) as {
+      changes: { on_sale: boolean | null }[];
+    };
+    expect(json.changes.map((change) => change.on_sale)).toEqual([null, false]);
   });
 });

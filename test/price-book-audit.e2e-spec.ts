@@ -539,3 +539,40 @@ describe('reviewed plans', () => {
     await expectRefused(['apply', path, await bookFile(book)], 1, message);
   });
 });
+
+describe('availability changes in the log', () => {
+  it('say what they set: on sale or off, in changes and changes --json', async () => {
+    const products = (onSale: boolean) => ({ products: [{ product_key: 'storage.io1', on_sale: onSale }] });
+    // Off sale first, whatever the tests above left: an import writes only what changes.
+    expectOk(await cli(['import', await bookFile(products(false))]));
+    // Just after that write, by the database's clock, which stamps the changes.
+    const [{ from }] = await test.dataSource.query<{ from: string }[]>(
+      `SELECT to_char((max(changed_at) + interval '1 millisecond') AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS from
+         FROM price_change`,
+    );
+    expectOk(await cli(['import', await bookFile(products(true)), '--actor', 'ana', '--reason', 'io1 launch']));
+    expectOk(await cli(['import', await bookFile(products(false)), '--actor', 'bea']));
+    const lines = (await cli(['changes', '--since', from])).stdout.split('\n').slice(0, -1);
+    expect(lines.map((line) => line.split(/ {2,}/).slice(1))).toEqual([
+      ['availability', 'storage.io1', '-', 'on-sale', 'ana', '"io1 launch"'],
+      ['availability', 'storage.io1', '-', 'off-sale', 'bea'],
+    ]);
+    const document = JSON.parse((await cli(['changes', '--since', from, '--json'])).stdout);
+    expect(document.changes).toEqual([
+      expect.objectContaining({ change: 'availability', product_key: 'storage.io1', price: null, on_sale: true }),
+      expect.objectContaining({ change: 'availability', product_key: 'storage.io1', price: null, on_sale: false }),
+    ]);
+  });
+
+  it('the database refuses an availability row without what it set, and a price row with one', async () => {
+    const insert = (change: string, onSale: boolean | null) =>
+      test.dataSource.query(
+        `INSERT INTO price_change (changed_at, product_key, change, actor, on_sale) VALUES (now(), 'storage.io1', $1, 'ana', $2)`,
+        [change, onSale],
+      );
+    const before = await dumpDatabase(test.dataSource);
+    await expect(insert('availability', null)).rejects.toThrow(/price_change_on_sale_recorded/);
+    await expect(insert('set', true)).rejects.toThrow(/price_change_on_sale_of_availability/);
+    expect(await dumpDatabase(test.dataSource)).toBe(before);
+  });
+});

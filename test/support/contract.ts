@@ -26,4 +26,5 @@ export const ALL_MIGRATIONS = [
   'ChangeLogAuthors1764000005000',
   'HistoryCheckByScope1764000006000',
   'RecordCount1764000007000',
+  'AvailabilityInChangeLog1764000008000',
 ];

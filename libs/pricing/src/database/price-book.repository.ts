@@ -96,6 +96,7 @@ interface LoggedChangeRow extends PriceChangeRow, Partial<Omit<PriceRecordRow, '
   readonly change_id: number;
   readonly product_key: string;
   readonly organization_id: string | null;
+  readonly on_sale: boolean | null;
 }
 
 function toLoggedChange(row: LoggedChangeRow): LoggedChange {
@@ -103,7 +104,13 @@ function toLoggedChange(row: LoggedChangeRow): LoggedChange {
     row.price_record_id !== null && row.valid_from !== undefined && row.valid_from !== null
       ? toPriceRecord({ ...(row as unknown as PriceRecordRow), id: row.price_record_id, superseded_by: null })
       : null;
-  return { ...toPriceChange(row), productKey: row.product_key, organizationId: row.organization_id, record };
+  return {
+    ...toPriceChange(row),
+    productKey: row.product_key,
+    organizationId: row.organization_id,
+    record,
+    onSale: row.on_sale,
+  };
 }
 
 function toPriceChange(row: PriceChangeRow): PriceChange {
@@ -416,7 +423,7 @@ export class PriceBookRepository {
         const page = await rows<LoggedChangeRow>(
           db,
           `SELECT c.id::float8 AS change_id, ${epochMs('c.changed_at', 'changed_at')},
-                  c.change, c.price_record_id::text, c.actor, c.reason, c.product_key, c.organization_id,
+                  c.change, c.price_record_id::text, c.actor, c.reason, c.product_key, c.organization_id, c.on_sale,
                   r.unit_type, r.unit_count, r.amount::text AS amount, ${epochMs('r.valid_from', 'valid_from')},
                   ${epochMs('r.valid_until', 'valid_until')}, ${epochMs('r.recorded_at', 'recorded_at')}
              FROM price_change c LEFT JOIN price_record r ON r.id = c.price_record_id
@@ -598,15 +605,23 @@ async function writePlan(
     advance(batch.length);
   });
 
+  // One change-log row per write; only an availability row says what it set (on_sale).
+  const row = (key: string, org: string | null, change: string, id: string | null, onSale: boolean | null = null) => ({
+    key,
+    org,
+    change,
+    id,
+    onSale,
+  });
   const changes = [
-    ...plan.inserts.map((p, i) => ({ key: p.productKey, org: p.organizationId, change: 'set', id: ids[i] })),
-    ...plan.ends.map((e) => ({ key: e.record.productKey, org: e.record.organizationId, change: 'end', id: e.id })),
-    ...plan.availability.map((a) => ({ key: a.productKey, org: null, change: 'availability', id: null })),
+    ...plan.inserts.map((p, i) => row(p.productKey, p.organizationId, 'set', ids[i])),
+    ...plan.ends.map((e) => row(e.record.productKey, e.record.organizationId, 'end', e.id)),
+    ...plan.availability.map((a) => row(a.productKey, null, 'availability', null, a.onSale)),
   ];
   await inBatches(changes, (batch) =>
     db.query(
-      `INSERT INTO price_change (changed_at, actor, reason, product_key, organization_id, change, price_record_id)
-       SELECT $1, $2, $3, * FROM unnest($4::text[], $5::text[], $6::text[], $7::bigint[])`,
+      `INSERT INTO price_change (changed_at, actor, reason, product_key, organization_id, change, price_record_id, on_sale)
+       SELECT $1, $2, $3, * FROM unnest($4::text[], $5::text[], $6::text[], $7::bigint[], $8::boolean[])`,
       [
         instant,
         author.actor,
@@ -615,6 +630,7 @@ async function writePlan(
         batch.map((c) => c.org),
         batch.map((c) => c.change),
         batch.map((c) => c.id),
+        batch.map((c) => c.onSale),
       ],
     ),
   );

@@ -10,6 +10,7 @@ const logged = (change: Partial<LoggedChange> & Pick<LoggedChange, 'change'>): L
   productKey: 'compute.g2.4',
   organizationId: null,
   record: null,
+  onSale: null,
   ...change,
 });
 
@@ -26,13 +27,17 @@ describe('the changes command lines', () => {
   it('gives instant, kind, key, scope, price, actor and reason, the first four lined up', () => {
     const text = changeLines([
       logged({ change: 'set', priceRecordId: '7', record: price, reason: 'Q3 review, "g2" family' }),
-      logged({ change: 'availability', productKey: 'storage.io1', actor: 'ops-bot' }),
+      logged({ change: 'availability', productKey: 'storage.io1', actor: 'ops-bot', onSale: true }),
+      logged({ change: 'availability', productKey: 'storage.st1', actor: 'ops-bot', onSale: false }),
+      logged({ change: 'availability', productKey: 'storage.io1', actor: null }), // before the log kept it
       logged({ change: 'withdraw_price', organizationId: 'org_42', priceRecordId: '9', actor: null }),
     ]);
     expect(text).toBe(
       [
         '2026-08-03T10:15:00.250Z  set             compute.g2.4              list              0.0590 per 3600 seconds from 2026-09-01T00:00:00Z  ana@example.com  "Q3 review, \\"g2\\" family"',
-        '2026-08-03T10:15:00.250Z  availability    storage.io1               -                 -  ops-bot',
+        '2026-08-03T10:15:00.250Z  availability    storage.io1               -                 on-sale  ops-bot',
+        '2026-08-03T10:15:00.250Z  availability    storage.st1               -                 off-sale  ops-bot',
+        '2026-08-03T10:15:00.250Z  availability    storage.io1               -                 -  -',
         '2026-08-03T10:15:00.250Z  withdraw_price  compute.g2.4              org:org_42        a scheduled price, withdrawn  -',
         '',
       ].join('\n'),
@@ -73,6 +78,22 @@ describe('the changes command lines', () => {
         valid_from: '2026-09-01T00:00:00Z',
         valid_until: null,
       },
+      on_sale: null,
     });
+  });
+
+  it('gives an availability change as JSON with what it set', () => {
+    for (const onSale of [true, false, null]) {
+      expect(loggedChangeJson(logged({ change: 'availability', productKey: 'storage.io1', onSale }))).toEqual({
+        at: '2026-08-03T10:15:00.250Z',
+        change: 'availability',
+        product_key: 'storage.io1',
+        organization_id: null,
+        actor: 'ana@example.com',
+        reason: null,
+        price: null,
+        on_sale: onSale,
+      });
+    }
   });
 });

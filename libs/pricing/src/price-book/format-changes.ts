@@ -10,7 +10,8 @@ const SCOPE_WIDTH = 16;
 /**
  * The change log of every key and scope as the `changes` command prints it, one line per change,
  * oldest first (docs/price-book-cli.md, "changes"): instant (to the millisecond), kind, product key, scope (`list`,
- * `org:<id>`, `-` for availability), the price the change names as it is now, actor (`-` for a
+ * `org:<id>`, `-` for availability), the price the change names as it is now (for availability,
+ * `on-sale` or `off-sale`, what it set, `-` when recorded before the log kept it), actor (`-` for a
  * write recorded before actors were), and the reason quoted as a JSON string. Columns are apart by
  * at least two spaces, words within one by one; the first four have no spaces and line up, as the
  * plan lines' do, so that `awk '$3 == "compute.g2.4"'` picks a key's changes.
@@ -37,7 +38,14 @@ export function changeLines(changes: readonly LoggedChange[]): string {
 /** A change as `changes --json` gives it: changeJson with the key and the scope. */
 export function loggedChangeJson(change: LoggedChange): Record<string, unknown> {
   const { at, change: kind, ...rest } = changeJson(change, change.record);
-  return { at, change: kind, product_key: change.productKey, organization_id: change.organizationId, ...rest };
+  return {
+    at,
+    change: kind,
+    product_key: change.productKey,
+    organization_id: change.organizationId,
+    ...rest,
+    on_sale: change.onSale,
+  };
 }
 
 function priceText(change: LoggedChange): string {
@@ -46,6 +54,8 @@ function priceText(change: LoggedChange): string {
     const until = record.validUntil ? ` until ${formatInstant(record.validUntil)}` : '';
     return `${record.amount} per ${record.unitCount} ${record.unitType} from ${formatInstant(record.validFrom)}${until}`;
   }
+  // What an availability change set, in the plan lines' words; `-` when recorded before the log kept it.
+  if (change.change === 'availability') return change.onSale === null ? '-' : change.onSale ? 'on-sale' : 'off-sale';
   // A record is gone only when withdrawn: its set and end rows say so too, as history's do.
-  return change.change === 'availability' ? '-' : 'a scheduled price, withdrawn';
+  return 'a scheduled price, withdrawn';
 }

@@ -22,6 +22,11 @@ export interface LoggedChange extends PriceChange {
   readonly organizationId: string | null;
   /** `null` for a withdrawn price (its record is gone) and for availability. */
   readonly record: PriceRecord | null;
+  /**
+   * What an availability change set (on sale or not); `null` for the other kinds, and for an
+   * availability change recorded before the log kept it (migration 1764000008000).
+   */
+  readonly onSale: boolean | null;
 }
 
 /** Every record of one key and scope, by `valid_from`, and the change log of that key and scope, oldest first. */

@@ -138,5 +138,6 @@ export class PricingSchema1764000000000 implements MigrationInterface {
     await db.query(`DROP TABLE price_record`);
     await db.query(`DROP FUNCTION price_record_keep_history()`);
     await db.query(`DROP FUNCTION pricing_unit_type_of(text)`);
+    // btree_gist stays: up creates it only if missing, and other schemas of the database may use it.
   }
 }

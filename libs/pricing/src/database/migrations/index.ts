@@ -5,6 +5,7 @@ import { PriceRecordScopeIndex1764000004000 } from './1764000004000-price-record
 import { ChangeLogAuthors1764000005000 } from './1764000005000-change-log-authors';
 import { HistoryCheckByScope1764000006000 } from './1764000006000-history-check-by-scope';
 import { RecordCount1764000007000 } from './1764000007000-record-count';
+import { AvailabilityInChangeLog1764000008000 } from './1764000008000-availability-in-change-log';
 
 /** The pricing library's migrations, in order; the host app runs them with its own. */
 export const pricingMigrations = [
@@ -15,4 +16,5 @@ export const pricingMigrations = [
   ChangeLogAuthors1764000005000,
   HistoryCheckByScope1764000006000,
   RecordCount1764000007000,
+  AvailabilityInChangeLog1764000008000,
 ];
