@@ -4,9 +4,9 @@ import { PinoLogger } from 'nestjs-pino';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import parseurl from 'parseurl';
-import type pino from 'pino';
 import { pinoHttp } from 'pino-http';
 import { AppConfig } from '../config/app-config';
+import { isRoutable } from '../request-target';
 import { loggedUrl } from './log-text';
 import { loggerParams } from './logging';
 
@@ -31,14 +31,18 @@ export function requestIdOf(req: IncomingMessage, res: ServerResponse): string {
   return id;
 }
 
-/** Only the request fields an operator searches by, the URL cut: never headers (authorization) or bodies. */
-const requestFields = (req: pino.SerializedRequest) => ({
+/**
+ * Only the request fields an operator searches by, the URL cut: never headers (authorization) or
+ * bodies. Read from the request itself (`wrapSerializers: false`): pino's own serializer reads
+ * Express's `req.query`, which throws on a target url.parse cannot read (`GET http://[::1/`).
+ */
+const requestFields = (req: IncomingMessage & { id?: unknown; originalUrl?: string }) => ({
   id: req.id,
   method: req.method,
-  url: loggedUrl(req.url),
-  remoteAddress: req.remoteAddress,
+  url: loggedUrl(req.originalUrl ?? req.url),
+  remoteAddress: req.socket?.remoteAddress,
 });
-const responseFields = (res: pino.SerializedResponse) => ({ statusCode: res.statusCode });
+const responseFields = (res: ServerResponse) => ({ statusCode: res.statusCode });
 
 /** The price list's path: `/v1/pricing`, with a trailing slash, any case (as Express routes it). */
 const PRICE_LIST = new RegExp(`^${PRICE_LIST_PATH}/?$`, 'i');
@@ -50,6 +54,7 @@ const PRICE_LIST = new RegExp(`^${PRICE_LIST_PATH}/?$`, 'i');
  * url.parse throws, and Express's router takes it as no path, as here).
  */
 function routedPath(req: IncomingMessage): string | undefined {
+  if (!isRoutable(req.url ?? '')) return undefined; // never handed to url.parse (request-target.ts)
   try {
     return parseurl(req)?.pathname ?? undefined;
   } catch {
@@ -81,6 +86,7 @@ export class RequestLogging {
       genReqId: requestIdOf,
       customAttributeKeys: { reqId: 'request_id' },
       quietReqLogger: true,
+      wrapSerializers: false,
       serializers: { req: requestFields, res: responseFields },
       autoLogging: { ignore: isHealthCheck },
       customLogLevel: (_req, res, error) => (error || res.statusCode >= 500 ? 'error' : 'info'),
