@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { listPrice, type TestDatabase } from '@app/pricing/testing';
 import { runBuiltCli } from './support/cli';
+import { processCpuMs } from './support/event-loop';
 import { waitFor } from './support/http';
 import { rawExchange, rawRequest, type RawResponse } from './support/raw-http';
 import { startService, waitUntilReady, type Service } from './support/service';
@@ -77,6 +78,31 @@ describe('hostile input, against the service as npm start runs it', () => {
 
   const probe = (): Promise<RawResponse> => rawRequest(port, 'GET', '/health/live');
 
+  /**
+   * Three rounds of eight `send()` at once, each with a probe of /health/live, timed. What each
+   * request cost the service in CPU time, which a busy machine does not inflate as it does the
+   * probe's wall time (the redaction this suite was written against spent 85-110 ms of it per
+   * long URL); 0 where there is no /proc to read it from.
+   */
+  async function eightAtOnce(
+    send: () => Promise<RawResponse>,
+  ): Promise<{ answers: Timed<RawResponse>[]; probes: number[]; cpuMsPerRequest: number }> {
+    const cpuBefore = processCpuMs(service.process.pid);
+    const answers: Timed<RawResponse>[] = [];
+    const probes: number[] = [];
+    for (let round = 0; round < 3; round++) {
+      const requests = Array.from({ length: 8 }, () => timed(send()));
+      const probed = timed(probe());
+      answers.push(...(await Promise.all(requests)));
+      const { value, ms } = await probed;
+      expect(value.status).toBe(200);
+      probes.push(ms);
+    }
+    const cpuAfter = processCpuMs(service.process.pid);
+    const cpuMsPerRequest = cpuBefore === undefined || cpuAfter === undefined ? 0 : (cpuAfter - cpuBefore) / 27;
+    return { answers, probes, cpuMsPerRequest };
+  }
+
   describe('14 KB request-targets and headers on every route', () => {
     const uuid = '6f1e0c1a-2b3c-4d5e-8f90-123456789abc';
     const cases: [string, string, string, Record<string, string>, number][] = [
@@ -101,20 +127,14 @@ describe('hostile input, against the service as npm start runs it', () => {
     ];
 
     it.each(cases)(
-      '%s: eight at once are each answered within 1 s, and /health/live meanwhile within 100 ms (median)',
+      '%s: eight at once are each answered within 1 s, costing the service under 20 ms of CPU each, and /health/live meanwhile within 250 ms (median)',
       async (_what, method, target, headers, status) => {
-        const probes: number[] = [];
-        for (let round = 0; round < 3; round++) {
-          const requests = Array.from({ length: 8 }, () => timed(rawRequest(port, method, target, headers)));
-          const probed = timed(probe());
-          const answers = await Promise.all(requests);
-          probes.push((await probed).ms);
-          for (const { value, ms } of answers) {
-            expect({ status: value.status, withinOneSecond: ms < 1_000 }).toEqual({ status, withinOneSecond: true });
-          }
-          expect((await probed).value.status).toBe(200);
+        const { answers, probes, cpuMsPerRequest } = await eightAtOnce(() => rawRequest(port, method, target, headers));
+        for (const { value, ms } of answers) {
+          expect({ status: value.status, withinOneSecond: ms < 1_000 }).toEqual({ status, withinOneSecond: true });
         }
-        expect(median(probes)).toBeLessThan(100);
+        expect(cpuMsPerRequest).toBeLessThan(20);
+        expect(median(probes)).toBeLessThan(250);
       },
     );
   });
@@ -130,23 +150,17 @@ describe('hostile input, against the service as npm start runs it', () => {
           `Content-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
       );
 
-    it('is a 400 naming the field; eight at once are each answered within 1 s, /health/live meanwhile within 400 ms (median)', async () => {
-      const probes: number[] = [];
-      for (let round = 0; round < 3; round++) {
-        const requests = Array.from({ length: 8 }, () => timed(post()));
-        const probed = timed(probe());
-        for (const { value, ms } of await Promise.all(requests)) {
-          expect({ status: value.status, withinOneSecond: ms < 1_000 }).toEqual({ status: 400, withinOneSecond: true });
-          expect(JSON.parse(value.body.toString('utf8'))).toMatchObject({
-            error: { code: 'INVALID_REQUEST', details: { fields: { name: ['nested more than 32 levels deep'] } } },
-          });
-        }
-        probes.push((await probed).ms);
-        expect((await probed).value.status).toBe(200);
+    it('is a 400 naming the field; eight at once are each answered within 1 s, costing the service under 40 ms of CPU each, /health/live meanwhile within 400 ms (median)', async () => {
+      const { answers, probes, cpuMsPerRequest } = await eightAtOnce(post);
+      for (const { value, ms } of answers) {
+        expect({ status: value.status, withinOneSecond: ms < 1_000 }).toEqual({ status: 400, withinOneSecond: true });
+        expect(JSON.parse(value.body.toString('utf8'))).toMatchObject({
+          error: { code: 'INVALID_REQUEST', details: { fields: { name: ['nested more than 32 levels deep'] } } },
+        });
       }
-      // JSON.parse alone takes 5-25 ms for each of these bodies on a busy 2-core machine (three
-      // times a flat body of the same size), and the probe waits behind eight of them; without the
-      // pipe the probe waited 1.5-1.9 s.
+      // JSON.parse alone takes 5-25 ms of each of these bodies (three times a flat body of the same
+      // size), and the probe waits behind eight of them; without the pipe it waited 1.5-1.9 s.
+      expect(cpuMsPerRequest).toBeLessThan(40);
       expect(median(probes)).toBeLessThan(400);
     });
   });
@@ -228,7 +242,7 @@ describe('hostile input, against the service as npm start runs it', () => {
           probes.push((await timed(probe())).ms);
           await new Promise((resolve) => setTimeout(resolve, 100));
         }
-        expect(median(probes)).toBeLessThan(100);
+        expect(median(probes)).toBeLessThan(250);
         expect(Math.max(...probes)).toBeLessThan(1_000);
         // Node checks the timeout every second (configure-express.ts): all are gone within it.
         const closedAt = await Promise.all(closed);

@@ -1,18 +1,35 @@
 import { readFileSync } from 'node:fs';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 
+/** utime + stime (ms) of a /proc `stat` file (Linux; USER_HZ = 100, so 10 ms steps). */
+function cpuMsOfStat(path: string): number {
+  const stat = readFileSync(path, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10; // in clock ticks
+}
+
 /**
- * CPU time (ms) of this process's main thread, from /proc (Linux; USER_HZ = 100, so 10 ms
- * steps). Elsewhere, the whole process's (worker threads included: a looser measure).
+ * CPU time (ms) of this process's main thread, from /proc. Elsewhere, the whole process's
+ * (worker threads included: a looser measure).
  */
 function mainThreadCpuMs(): number {
   try {
-    const stat = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * 10; // utime + stime, in clock ticks
+    return cpuMsOfStat(`/proc/self/task/${process.pid}/stat`);
   } catch {
     const { user, system } = process.cpuUsage();
     return (user + system) / 1000;
+  }
+}
+
+/**
+ * CPU time (ms) another process has used, all its threads, from /proc; undefined where there is
+ * none. Unlike a request's wall time, it does not grow when other processes take the cores.
+ */
+export function processCpuMs(pid: number | undefined): number | undefined {
+  try {
+    return cpuMsOfStat(`/proc/${pid}/stat`);
+  } catch {
+    return undefined;
   }
 }
 
