@@ -184,6 +184,17 @@ it('answers OPTIONS * with 405 and Allow: GET, HEAD', async () => {
   expect([response.status, response.headers.allow]).toEqual([405, 'GET, HEAD']);
 });
 
+it('answers CONNECT (which Node.js drops unanswered without a listener) with 405 and Allow: GET, HEAD', async () => {
+  const response = await request('CONNECT', 'page.test:443');
+  expect([response.status, response.headers.allow, response.body.toString()]).toEqual([
+    405,
+    'GET, HEAD',
+    'Method not allowed\n',
+  ]);
+  expectSecurityHeaders(response);
+  await expectAlive();
+});
+
 it("leaves a method token Node.js's parser refuses (FOO) to Node.js's own 400", async () => {
   const response = await request('FOO', '/');
   expect(response.status).toBe(400);

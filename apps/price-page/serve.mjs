@@ -131,6 +131,15 @@ async function startPageServer(config) {
         res.writeHead(500, { ...headers, 'content-type': TEXT, 'cache-control': 'no-cache' }).end('Internal error\n');
     }
   });
+  // Node gives a CONNECT to 'connect' listeners and, with none, drops the connection unanswered:
+  // the page answers it as any other method it does not serve.
+  server.on('connect', (_req, socket) => {
+    socket.on('error', () => {});
+    const body = 'Method not allowed\n';
+    const head = { ...headers, allow: 'GET, HEAD', 'content-type': TEXT, 'content-length': body.length };
+    const lines = Object.entries({ ...head, 'cache-control': 'no-cache', connection: 'close' });
+    socket.end(`HTTP/1.1 405 Method Not Allowed\r\n${lines.map(([n, v]) => `${n}: ${v}\r\n`).join('')}\r\n${body}`);
+  });
   server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
   server.timeout = SOCKET_TIMEOUT_MS;
 
