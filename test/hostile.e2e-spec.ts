@@ -184,6 +184,12 @@ describe('hostile input, against the service as npm start runs it', () => {
       ['a scheme and a port that is no number', 'GET', 'foo:bar:abc', [400]],
       ['a user and a port that is no number after //', 'GET', '//a@api.test:abc/#f', [400]],
       ['a user name url.parse cannot decode (WHATWG can)', 'GET', 'http://%@api.test/v1/pricing', [400]],
+      ['a fragment, which no request-target has', 'GET', '/v1/volumes#f', [400]],
+      // What the /docs mount strips to `//u@host…#`, which url.parse read a host in: a 500, and
+      // swagger-ui-dist's stock index.html for `//u@api.test/#`.
+      ['a host after /docs, with a fragment', 'GET', '/docs//u@[::1/#', [400]],
+      ['a host after /docs that names its index', 'GET', '/docs//u@api.test/#', [400]],
+      ['a path that looks like a host and port', 'GET', '//api.test:abc/', [404]],
       ['a method beyond HTTP’s own on the price list', 'PROPFIND', '/v1/pricing', [405]],
       ['PURGE of the price list', 'PURGE', '/v1/pricing', [405]],
       ['a method beyond HTTP’s own elsewhere', 'MKCOL', '/v1/volumes', [401, 404, 405]],
@@ -297,9 +303,10 @@ describe('hostile input, against the service as npm start runs it', () => {
     await rawRequest(port, 'GET', `http://[::1/${long('c.')}`);
     await rawRequest(port, 'GET', `http://api.test:abc/${long('d.')}`);
     await rawRequest(port, 'GET', `//a@api.test:abc/${long('d.')}#f`);
+    await rawRequest(port, 'GET', `/docs//u@api.test:abc/${long('e.')}#`);
     expect(await service.stop()).toBe(0);
     // Node's url.parse warned on stderr quoting such a target whole (DEP0170): it never reads one now.
-    expect(service.stderr()).not.toMatch(/DEP0170|c\.c\.c\.|d\.d\.d\./);
+    expect(service.stderr()).not.toMatch(/DEP0170|c\.c\.c\.|d\.d\.d\.|e\.e\.e\./);
     const lines = service.stdout().split('\n').filter(Boolean);
     for (const line of lines) expect(Buffer.byteLength(line) + 1).toBeLessThanOrEqual(4096);
     const parsed = lines.map(

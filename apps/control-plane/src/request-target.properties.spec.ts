@@ -1,5 +1,7 @@
 import fc from 'fast-check';
+import type { IncomingMessage } from 'node:http';
 import { parse } from 'node:url';
+import parseurl from 'parseurl';
 import { expectLinearTime, repeated } from '../../../test/support/linear-time';
 import { outsideText } from '../../../test/support/outside-text';
 import { isRoutable } from './request-target';
@@ -20,25 +22,32 @@ describe('isRoutable, on any request-target', () => {
     ['api.test:443', false],
     ['//v1/pricing', true],
     ['/:abc/v1/pricing', true],
+    ['//a@api.test:abc/', true], // a path: parseurl reads it, url.parse never sees it
     ['//[@[#x', false],
     ['//a@api.test:abc/#x', false],
     ['/\\a@api.test:abc/#x', false],
+    ['/docs//u@api.test:abc/#', false], // what the /docs mount strips to `//u@…#`
+    ['/v1/pricing#f', false],
+    ['http://api.test/v1/pricing#f', false],
   ])('%s: %s', (target, routable) => expect(isRoutable(target)).toBe(routable));
 
   it('never throws on any text', () => {
     fc.assert(fc.property(outsideText(['http://', '[', ']', ':', '/', '%']), (target) => void isRoutable(target)));
   });
 
-  // A scheme, an authority of URL pieces, a path: url.parse throws on some (`http://[::1/`, and
-  // `http://%@host/`, which WHATWG reads: Express's final handler answers those, configure-express.ts)
-  // and warns quoting the target on others (a port that is no port, DEP0170).
-  const urlLike = fc
-    .tuple(
-      fc.constantFrom('http://', 'HTTPS://', 'ftp://', 'foo:', 'api.test:', '//', '/\\', '/', ''),
-      fc.array(fc.constantFrom('[', ']', '::1', ':', '@', 'api.test', ':99999', ':abc', '%', ' '), { maxLength: 5 }),
-      fc.constantFrom('', '/', '/v1/pricing', '?q', '#f', '/#f'),
-    )
-    .map(([scheme, authority, path]) => scheme + authority.join('') + path);
+  // A scheme or a mount, an authority of URL pieces, a path: url.parse throws on some
+  // (`http://[::1/`, and `http://%@host/`, which WHATWG reads: Express's final handler answers
+  // those, configure-express.ts) and warns quoting the target on others (a port that is no port).
+  const targetsOf = (starts: string[]) =>
+    fc
+      .tuple(
+        fc.constantFrom(...starts),
+        fc.array(fc.constantFrom('[', ']', '::1', ':', '@', 'api.test', ':99999', ':abc', '%', '#'), { maxLength: 5 }),
+        fc.constantFrom('', '/', '/v1/pricing', '?q', '#f', '/#f'),
+      )
+      .map(([start, authority, path]) => start + authority.join('') + path);
+  const paths = targetsOf(['//', '/\\', '/', '/docs//', '/docs/\\']);
+  const urls = targetsOf(['http://', 'HTTPS://', 'ftp://', 'foo:', 'api.test:', '']);
 
   /**
    * Whether url.parse cut the host it read at a `:` that begins no port: what it warns of quoting
@@ -50,9 +59,21 @@ describe('isRoutable, on any request-target', () => {
     return target.toLowerCase().includes(hostname + pathname.slice(1).toLowerCase());
   }
 
-  it('lets through no host url.parse would warn of', () => {
+  it('lets through no path that Express would read a host in, whole or once /docs strips its prefix', () => {
     fc.assert(
-      fc.property(urlLike, (target) => {
+      fc.property(paths, (target) => {
+        fc.pre(isRoutable(target));
+        for (const path of [target, target.replace(/^\/docs(?=\/)/, '')]) {
+          expect(parseurl({ url: path } as IncomingMessage)?.pathname).toBe(path.split('?')[0]);
+        }
+      }),
+      { numRuns: 1_000 },
+    );
+  });
+
+  it('lets through no URL whose host url.parse would warn of', () => {
+    fc.assert(
+      fc.property(urls, (target) => {
         fc.pre(isRoutable(target));
         try {
           expect(cutsHostAtColon(target)).toBe(false);
