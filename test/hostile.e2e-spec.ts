@@ -295,6 +295,16 @@ describe('hostile input, against the service as npm start runs it', () => {
       expect(JSON.parse(answer.value.body.toString())).toMatchObject({ error: { code: 'UNAUTHENTICATED' } });
       expect(answer.ms).toBeLessThan(1_000);
     });
+
+    it('refuses, with a token, a body declared over 100 KB before reading any of it, and closes the connection', async () => {
+      const head =
+        `POST /v1/volumes HTTP/1.1\r\nHost: api.test\r\nAuthorization: Bearer ${TOKEN}\r\n` +
+        'Content-Type: application/json\r\nContent-Length: 99999999\r\n\r\n';
+      const answer = await timed(rawExchange(port, head, 3_000)); // the body never comes
+      expect([answer.value.status, answer.value.headers.connection]).toEqual([413, 'close']);
+      expect(JSON.parse(answer.value.body.toString())).toMatchObject({ error: { code: 'PAYLOAD_TOO_LARGE' } });
+      expect(answer.ms).toBeLessThan(1_000);
+    });
   });
 
   it('writes log lines of at most 4 KB, URLs cut to 1,024 characters, no request text in a message', async () => {

@@ -1,5 +1,22 @@
 import { ValidationPipe, type ArgumentMetadata, type PipeTransform, type ValidationError } from '@nestjs/common';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApiError, ApiErrorCode } from './errors/api-error';
+
+/** The largest request body the API reads: its bodies are a few fields. */
+export const MAX_BODY_BYTES = 100 * 1024;
+
+/**
+ * A body declared larger than MAX_BODY_BYTES (Content-Length) is refused before any of it is
+ * read, and its connection closed: body-parser would read it to its end before answering 413, to
+ * keep the connection, for as long as HTTP_REQUEST_TIMEOUT_S allows.
+ */
+export function refuseDeclaredOversizeBodies(req: IncomingMessage, res: ServerResponse, next: () => void): void {
+  if (Number(req.headers['content-length']) > MAX_BODY_BYTES) {
+    res.setHeader('Connection', 'close');
+    throw new ApiError(ApiErrorCode.PayloadTooLarge, 'the request body is too large');
+  }
+  next();
+}
 
 /** 400 INVALID_REQUEST naming every field and what is wrong with it. */
 export function invalidFields(fields: Record<string, string[]>): ApiError {

@@ -2,6 +2,7 @@ import { Module, type MiddlewareConsumer, type NestModule } from '@nestjs/common
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { BearerAuthMiddleware } from '@app/auth';
 import { json } from 'express';
+import { MAX_BODY_BYTES, refuseDeclaredOversizeBodies } from '../validation';
 import { VolumeEntity } from './volume.entity';
 import { VolumesController } from './volumes.controller';
 import { VolumesService } from './volumes.service';
@@ -14,9 +15,12 @@ import { VolumesService } from './volumes.service';
 export class VolumesModule implements NestModule {
   /**
    * The app parses bodies only on the routes that take one (main.ts: bodyParser false), and only
-   * once the request is authenticated: a client without a token never has its body read.
+   * once the request is authenticated: a client without a token never has its body read, nor a
+   * client that declares a body too large.
    */
   configure(consumer: MiddlewareConsumer): void {
-    consumer.apply(BearerAuthMiddleware, json({ limit: '100kb' })).forRoutes(VolumesController);
+    consumer
+      .apply(BearerAuthMiddleware, refuseDeclaredOversizeBodies, json({ limit: MAX_BODY_BYTES }))
+      .forRoutes(VolumesController);
   }
 }
