@@ -305,6 +305,19 @@ describe('hostile input, against the service as npm start runs it', () => {
       expect(JSON.parse(answer.value.body.toString())).toMatchObject({ error: { code: 'PAYLOAD_TOO_LARGE' } });
       expect(answer.ms).toBeLessThan(1_000);
     });
+
+    it('refuses, with a token, a body sent in chunks with no length before reading any of it, and closes the connection', async () => {
+      // body-parser read such a body to its end (10 MB in 30 s, then Node's 408) before its 413.
+      const head =
+        `POST /v1/volumes HTTP/1.1\r\nHost: api.test\r\nAuthorization: Bearer ${TOKEN}\r\n` +
+        'Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n9\r\n{"name":"\r\n';
+      const answer = await timed(rawExchange(port, head, 3_000)); // the rest never comes
+      expect([answer.value.status, answer.value.headers.connection]).toEqual([411, 'close']);
+      expect(JSON.parse(answer.value.body.toString())).toEqual({
+        error: { code: 'LENGTH_REQUIRED', message: 'a request body needs a Content-Length', details: {} },
+      });
+      expect(answer.ms).toBeLessThan(1_000);
+    });
   });
 
   it('writes log lines of at most 4 KB, URLs cut to 1,024 characters, no request text in a message', async () => {

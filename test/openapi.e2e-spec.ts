@@ -203,7 +203,7 @@ describe('the OpenAPI document', () => {
     expect(dto.required!.sort()).toEqual(['name', 'size_gib', 'storage_class']);
     expect(dto.properties!.storage_class).toMatchObject({ enum: ['gp1', 'st1', 'io1'] });
     expect(dto.properties!.size_gib).toMatchObject({ type: 'integer', minimum: 1, maximum: 16384 });
-    expect(Object.keys(create.responses!).sort()).toEqual(['201', '400', '401', '409', '413', '503']);
+    expect(Object.keys(create.responses!).sort()).toEqual(['201', '400', '401', '409', '411', '413', '503']);
 
     // Live answers validate against what the document says about them.
     const created = await request(app.server)

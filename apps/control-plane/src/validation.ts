@@ -6,11 +6,16 @@ import { ApiError, ApiErrorCode } from './errors/api-error';
 export const MAX_BODY_BYTES = 100 * 1024;
 
 /**
- * A body declared larger than MAX_BODY_BYTES (Content-Length) is refused before any of it is
- * read, and its connection closed: body-parser would read it to its end before answering 413, to
- * keep the connection, for as long as HTTP_REQUEST_TIMEOUT_S allows.
+ * A body is read only when its length is declared (Content-Length) and within MAX_BODY_BYTES:
+ * body-parser reads a body to its end before answering 413 (to keep the connection), so one
+ * declared larger, or sent in chunks with no length, would be read for as long as
+ * HTTP_REQUEST_TIMEOUT_S allows. Both are refused before any of it is read, the connection closed.
  */
-export function refuseDeclaredOversizeBodies(req: IncomingMessage, res: ServerResponse, next: () => void): void {
+export function refuseUnboundedBodies(req: IncomingMessage, res: ServerResponse, next: () => void): void {
+  if (req.headers['transfer-encoding'] !== undefined) {
+    res.setHeader('Connection', 'close');
+    throw new ApiError(ApiErrorCode.LengthRequired, 'a request body needs a Content-Length');
+  }
   if (Number(req.headers['content-length']) > MAX_BODY_BYTES) {
     res.setHeader('Connection', 'close');
     throw new ApiError(ApiErrorCode.PayloadTooLarge, 'the request body is too large');

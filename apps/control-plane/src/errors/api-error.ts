@@ -4,6 +4,7 @@ import { CodedError } from '@app/errors';
 export enum ApiErrorCode {
   InvalidRequest = 'INVALID_REQUEST',
   PayloadTooLarge = 'PAYLOAD_TOO_LARGE',
+  LengthRequired = 'LENGTH_REQUIRED',
   NotFound = 'NOT_FOUND',
   MethodNotAllowed = 'METHOD_NOT_ALLOWED',
   ServiceUnavailable = 'SERVICE_UNAVAILABLE',

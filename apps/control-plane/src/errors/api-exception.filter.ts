@@ -13,6 +13,7 @@ type Code = ApiErrorCode | AuthErrorCode | PricingErrorCode;
 const STATUS_OF: Record<Code, number> = {
   [ApiErrorCode.InvalidRequest]: HttpStatus.BAD_REQUEST,
   [ApiErrorCode.PayloadTooLarge]: HttpStatus.PAYLOAD_TOO_LARGE,
+  [ApiErrorCode.LengthRequired]: HttpStatus.LENGTH_REQUIRED,
   [AuthErrorCode.Unauthenticated]: HttpStatus.UNAUTHORIZED,
   [ApiErrorCode.NotFound]: HttpStatus.NOT_FOUND,
   [ApiErrorCode.MethodNotAllowed]: HttpStatus.METHOD_NOT_ALLOWED,

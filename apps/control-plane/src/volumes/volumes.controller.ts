@@ -46,6 +46,7 @@ export class VolumesController {
     400: 'INVALID_REQUEST: the body is not JSON, has unknown fields, or a field breaks its rule; `details.fields` names them.',
     401: UNAUTHENTICATED,
     409: 'PRODUCT_UNAVAILABLE: the storage class is priced but not on sale, or has no current price; `details.product_key` names it.',
+    411: 'LENGTH_REQUIRED: the body came in chunks with no Content-Length.',
     413: 'PAYLOAD_TOO_LARGE: the body is over 100 kB.',
     503: UNAVAILABLE,
   })
