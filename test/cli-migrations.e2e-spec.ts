@@ -200,4 +200,59 @@ describe('the price book CLI and migrations', () => {
     };
     expect(json.changes.map((change) => change.on_sale)).toEqual([null, false]);
   });
+
+  it('ChangeLogAuthors1764000005000 takes a log written before it; its rows keep no actor in changes and history', async () => {
+    const before = ALL_MIGRATIONS.indexOf('ChangeLogAuthors1764000005000');
+    await withMigrations(emptyUrl(), appMigrationsInOrder().slice(0, before), (dataSource) =>
+      dataSource.runMigrations(),
+    );
+    // A price set as the writes before the migration recorded it: a record and its log row, no
+    // actor or reason (there were no such columns).
+    await queryAt(
+      emptyUrl(),
+      `WITH record AS (
+         INSERT INTO price_record (product_key, unit_type, unit_count, amount, valid_from)
+         VALUES ('compute.g2.4', 'seconds', 3600, 0.0610, now()) RETURNING id, recorded_at)
+       INSERT INTO price_change (changed_at, product_key, change, price_record_id)
+       SELECT recorded_at, 'compute.g2.4', 'set', id FROM record;
+       UPDATE price_book_version SET version = version + 1`,
+    );
+    const book = join(dir, 'g2.json');
+    await writeFile(
+      book,
+      JSON.stringify({
+        prices: [{ product_key: 'compute.g2.4', unit_type: 'seconds', unit_count: 3600, amount: '0.0590' }],
+      }),
+    );
+    const env = { DATABASE_URL: emptyUrl() };
+    const imported = await runCli(['import', book, '--actor', 'bea', '--reason', 'Q3 review'], env); // migrates first
+    expect({ code: imported.code, stderr: imported.stderr }).toEqual({ code: 0, stderr: '' });
+
+    const changes = await runCli(['changes'], env);
+    expect(changes.stdout.split('\n').map((line) => line.split(/ {2,}/).slice(1))).toEqual([
+      ['set', 'compute.g2.4', 'list', expect.stringMatching(/^0\.0610 per 3600 seconds from \S+Z until \S+Z$/), '-'],
+      ['set', 'compute.g2.4', 'list', expect.stringMatching(/^0\.0590 /), 'bea', '"Q3 review"'],
+      ['end', 'compute.g2.4', 'list', expect.stringMatching(/^0\.0610 /), 'bea', '"Q3 review"'],
+      [],
+    ]);
+    const authors = (document: { changes: { actor: string | null; reason: string | null }[] }) =>
+      document.changes.map(({ actor, reason }) => ({ actor, reason }));
+    const signed = { actor: 'bea', reason: 'Q3 review' };
+    const unsigned = { actor: null, reason: null };
+    expect(authors(JSON.parse((await runCli(['changes', '--json'], env)).stdout))).toEqual([unsigned, signed, signed]);
+
+    const history = await runCli(['history', 'compute.g2.4'], env);
+    const lines = history.stdout.split('\n');
+    const changeLines = lines.slice(lines.indexOf('changes, oldest first:') + 1, -1);
+    expect(changeLines.map((line) => line.trim().split(/ {2,}/).slice(1))).toEqual([
+      ['set', expect.stringMatching(/^0\.0610 per 3600 seconds from \S+Z$/)],
+      ['set', expect.stringMatching(/^0\.0590 /), 'bea', '"Q3 review"'],
+      ['end set', expect.stringMatching(/^0\.0610 /), 'bea', '"Q3 review"'],
+    ]);
+    expect(authors(JSON.parse((await runCli(['history', 'compute.g2.4', '--json'], env)).stdout))).toEqual([
+      unsigned,
+      signed,
+      signed,
+    ]);
+  });
 });
