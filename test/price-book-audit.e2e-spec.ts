@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { lstat, readFile, symlink, writeFile } from 'node:fs/promises';
 import { userInfo } from 'node:os';
 import { join } from 'node:path';
+import { parsePriceBook, PriceBookService, PricingErrorCode, type PriceBook, type WriteOptions } from '@app/pricing';
 import { Client } from 'pg';
 import { CLI, runCli, runCommand, type CliResult } from './support/cli';
 import { useTempDir, useTestDatabase } from './support/fixtures';
@@ -155,6 +156,99 @@ describe('actor and reason on every write', () => {
     const since = await lastChangeId();
     expectOk(await cli(['import', await bookFile({ prices: [hour('compute.a5.1', '0.1')] }), '--reason', reason]));
     expect(await changesAfter(since)).toEqual([expect.objectContaining({ reason })]);
+  });
+});
+
+describe('PriceBookService: who and why, from code', () => {
+  // docs/using-pricing.md, "PriceBookService": every write takes { actor?, reason? }.
+  const service = (): PriceBookService => PriceBookService.on(test.dataSource);
+  const inAMonth = (): Date => new Date(Math.ceil(Date.now() / 1000) * 1000 + 30 * 86_400_000);
+  const checked = (book: unknown): PriceBook => {
+    const parsed = parsePriceBook(book);
+    if ('errors' in parsed) throw new Error(parsed.errors.join('\n'));
+    return parsed.book;
+  };
+
+  it('records the actor and reason of apply, applyBook and withdraw; history shows them', async () => {
+    const at = inAMonth();
+    await service().apply({ prices: [hour('compute.s1.1', '0.1000')] }, { actor: 'billing-sync', reason: 'sync "s1"' });
+    const scheduled = checked({ prices: [hour('compute.s1.1', '0.2000', { valid_from: at.toISOString() })] });
+    await service().applyBook(scheduled, { actor: 'billing-sync', reason: 'scheduled rise' });
+    await service().withdraw(
+      { productKey: 'compute.s1.1', organizationId: null, validFrom: at },
+      { actor: 'ops@example.com', reason: 'rise dropped' },
+    );
+    const history = await cli(['history', 'compute.s1.1', '--json']);
+    expectOk(history);
+    const authored = (change: string, actor: string, reason: string): unknown =>
+      expect.objectContaining({ change, actor, reason });
+    expect(JSON.parse(history.stdout).changes).toEqual([
+      authored('set', 'billing-sync', 'sync "s1"'),
+      authored('set', 'billing-sync', 'scheduled rise'),
+      authored('end', 'billing-sync', 'scheduled rise'),
+      authored('withdraw_price', 'ops@example.com', 'rise dropped'),
+    ]);
+    const text = await cli(['history', 'compute.s1.1']);
+    expect(text.stdout.split('\n').filter((line) => / {2}set {2}/.test(line))).toEqual([
+      expect.stringMatching(/ {2}billing-sync {2}"sync \\"s1\\""$/),
+      expect.stringMatching(/ {2}billing-sync {2}"scheduled rise"$/),
+    ]);
+  });
+
+  it('records the user name of the process when no actor is given, and no reason', async () => {
+    const since = await lastChangeId();
+    const at = inAMonth();
+    await service().apply({ prices: [hour('compute.s2.1', '0.1000', { valid_from: at.toISOString() })] });
+    await service().withdraw({ productKey: 'compute.s2.1', organizationId: null, validFrom: at });
+    expect(await changesAfter(since)).toEqual([
+      { change: 'set', product_key: 'compute.s2.1', actor: userInfo().username, reason: null },
+      { change: 'withdraw_price', product_key: 'compute.s2.1', actor: userInfo().username, reason: null },
+    ]);
+  });
+
+  describe('refuses a bad actor or reason with PRICE_BOOK_REFUSED, nothing written', () => {
+    const at = inAMonth();
+    beforeAll(async () => {
+      // Something each write would change, were its author right: a scheduled price to withdraw.
+      await service().apply({ prices: [hour('compute.s3.1', '0.1000', { valid_from: at.toISOString() })] });
+    });
+    const book = { prices: [hour('compute.s3.2', '0.1000')] };
+    const writes: [string, (options: WriteOptions) => Promise<unknown>][] = [
+      ['apply', (options) => service().apply(book, options)],
+      ['apply --dry-run', (options) => service().apply(book, { ...options, dryRun: true })],
+      ['applyBook', (options) => service().applyBook(checked(book), options)],
+      // The database has prices: this writes nothing whatever the author, and still refuses a bad one.
+      ['applyIfEmpty', (options) => service().applyIfEmpty(book, options)],
+      [
+        'withdraw',
+        (options) => service().withdraw({ productKey: 'compute.s3.1', organizationId: null, validFrom: at }, options),
+      ],
+    ];
+    const actor = 'author: an actor is 1 to 100 letters, digits or ". _ @ + -" (a user name or an e-mail address)';
+    const authors: [string, WriteOptions, string[]][] = [
+      ['an actor with a space', { actor: 'Ana Lima' }, [actor]],
+      ['an empty actor', { actor: '' }, [actor]],
+      [
+        'a reason of 501 characters',
+        { actor: 'ana', reason: 'r'.repeat(501) },
+        ['author: a reason has at most 500 characters'],
+      ],
+      ['a blank reason', { reason: '   ' }, ['author: a reason, when given, is not empty']],
+      [
+        'both',
+        { actor: 'Ana Lima', reason: 'a\u202eb' },
+        [actor, 'author: a reason is one line of printable characters'],
+      ],
+    ];
+    it.each(
+      writes.flatMap(([write, run]) =>
+        authors.map(([what, options, problems]) => [write, what, run, options, problems] as const),
+      ),
+    )('%s: %s', async (_write, _what, run, options, problems) => {
+      const before = await dumpDatabase(test.dataSource);
+      await expect(run(options)).rejects.toMatchObject({ code: PricingErrorCode.PriceBookRefused, problems });
+      expect(await dumpDatabase(test.dataSource)).toBe(before);
+    });
   });
 });
 

@@ -41,7 +41,7 @@ export type { TimeUsage, MeteredEvent } from './core/usage';
 export { sumCosts } from './core/usage';
 export { Exact as ExactDecimal, COST_DECIMAL_PLACES } from './core/quote';
 export { InvalidUsageError } from './errors/pricing-error';
-export type { ApplyOptions, ImportResult, WithdrawalResult } from './services/price-book.service';
+export type { ApplyOptions, ImportResult, WithdrawalResult, WriteOptions } from './services/price-book.service';
 export type { ImportChange, ImportReport, PriceTerms } from './price-book/describe-import';
 export type { PriceChange, PriceChangeKind, PriceHistory, RecordStatus } from './price-book/format-history';
 export type { Withdrawal } from './price-book/plan-withdrawal';

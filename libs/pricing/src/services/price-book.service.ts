@@ -159,6 +159,8 @@ export class PriceBookService {
   /** Applies a price book only when nothing was ever priced; `undefined` when prices exist. */
   async applyIfEmpty(json: unknown, options: WriteOptions = {}): Promise<ImportResult | undefined> {
     const book = checkedBook(json);
+    // Refused whatever the database holds: a bad author must not pass until the first empty one.
+    authorOf(options);
     await this.databaseReady();
     return (await this.repository.isEmpty()) ? this.applyBook(book, options) : undefined;
   }
