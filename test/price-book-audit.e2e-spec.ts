@@ -139,7 +139,7 @@ describe('actor and reason on every write', () => {
     ['a reason of two lines', ['--reason', 'one\ntwo'], {}, '--reason "one\\ntwo": '],
     ['a reason of 501 characters', ['--reason', 'r'.repeat(501)], {}, '--reason "'],
     ['a blank reason', ['--reason', '   '], {}, '--reason "   ": '],
-  ])('refuses %s: exit 2, nothing written', async (_what, flags, env, message) => {
+  ])('refuses %s on import, withdraw and apply: exit 2, nothing written', async (_what, flags, env, message) => {
     const file = await bookFile({ prices: [hour('compute.a4.1', '0.9000')] });
     const result = await expectRefused(['import', file, ...flags], 2, message, env);
     expect(result.stderr).toContain('usage: npm run -s pricing -- <command>');
@@ -149,6 +149,10 @@ describe('actor and reason on every write', () => {
       message,
       env,
     );
+    // apply too, with a plan it would otherwise apply.
+    const plan = planPath();
+    expectOk(await cli(['import', '--dry-run', '--plan-out', plan, file]));
+    await expectRefused(['apply', plan, file, ...flags], 2, message, env);
   });
 
   it('takes a reason of exactly 500 characters, any script', async () => {
