@@ -565,6 +565,26 @@ describe('reviewed plans', () => {
     expect(dryRun.changes).toEqual([expect.objectContaining({ change: 'new', valid_from: from })]);
   });
 
+  it("starts an entry without valid_from at the apply instant, not at the plan's", async () => {
+    const file = await bookFile({ prices: [hour('compute.p5.1', '0.1000')] });
+    const { path } = await plan(file);
+    const plannedAt = Date.parse(JSON.parse(await readFile(path, 'utf8')).planned_at);
+    // The instant is the database's clock when the lock was granted, rounded up to the
+    // millisecond (docs/decisions.md, "The write instant"): within the apply call.
+    const before = Date.now();
+    const applied = await cli(['apply', '--json', path, file]);
+    const after = Date.now();
+    expectOk(applied);
+    const instant = Date.parse(JSON.parse(applied.stdout).instant);
+    expect(instant).toBeGreaterThan(plannedAt);
+    expect(instant).toBeGreaterThanOrEqual(before);
+    expect(instant).toBeLessThanOrEqual(after + 1);
+    const history = JSON.parse((await cli(['history', 'compute.p5.1', '--json'])).stdout) as {
+      records: { valid_from: string }[];
+    };
+    expect(history.records.map((record) => Date.parse(record.valid_from))).toEqual([instant]);
+  });
+
   it('refuses a book whose bytes differ from the planned one: exit 1, nothing written', async () => {
     const file = await bookFile(book);
     const { path } = await plan(file);
