@@ -5,6 +5,7 @@ import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { runCli } from './support/cli';
 import { useTempDir, useTestDatabase } from './support/fixtures';
+import { applyBook } from './support/test-app';
 
 // A message about data is true: once a write has committed, whatever fails after it (describing or
 // printing what it did) is reported as a failure of that, with the change said to be in force; a
@@ -44,6 +45,24 @@ describe('a price book write that committed before something failed', () => {
     expect(message).not.toContain('nothing was written');
     const rows: { amount: string }[] = await test.dataSource.query(`SELECT amount::text FROM price_record`);
     expect(rows).toEqual([{ amount: '0.0480' }]);
+  });
+
+  it('says a withdrawal was committed, with its instant and version, when printing it fails', async () => {
+    const scheduled = listPrice('storage.io1', 'gib_hours', 730, '0.0300', '2099-01-01T00:00:00Z');
+    const { version } = await applyBook(test.dataSource, { prices: [scheduled] });
+    const withdraw = await preparePriceBookCommand(['withdraw', 'storage.io1', '--valid-from', scheduled.valid_from!]);
+    if (withdraw.name !== 'withdraw') throw new Error('not a withdrawal');
+    const error: unknown = await runPriceBookCommand(withdraw, test.dataSource, brokenOutput, new Date()).catch(
+      (e: unknown) => e,
+    );
+    const { code, message } = cliFailure(error);
+    expect(code).toBe(1);
+    const committed =
+      /^applied at \d{4}-\d\d-\d\dT[\d:.]+Z \(version (\d+)\): the change was committed and is in force, but printing it failed: stdout is closed$/;
+    expect(message).toMatch(committed);
+    expect(committed.exec(message)?.[1]).toBe(String(Number(version) + 1));
+    const rows: unknown[] = await test.dataSource.query(`SELECT 1 FROM price_record WHERE product_key = 'storage.io1'`);
+    expect(rows).toEqual([]);
   });
 
   it('says nothing was written when a dry run, which commits nothing, fails to print', async () => {

@@ -227,8 +227,8 @@ describe('rebuilding the price list', () => {
     }
 
     it('a change of one price: the event loop is never held long while the list is rebuilt', async () => {
-      // From the CLI, a process of its own: planning an import reads every record, which is the
-      // writer's work, not the rebuild's.
+      // From the CLI, a process of its own as in production: reading the scopes the book names,
+      // planning and writing are the writer's work; this event loop is watched for the rebuild's.
       const change = {
         prices: [{ product_key: 'compute.rebuild0.0', unit_type: 'seconds', unit_count: 3600, amount: '0.5' }],
       };

@@ -334,7 +334,9 @@ export async function runPriceBookCommand(
     }
     case 'withdraw': {
       const result = await priceBook.withdraw(command.withdrawal, command.author);
-      return out(`withdrawn at ${result.instant.toISOString()} (version ${result.version})\n`);
+      return printCommitted(result, () =>
+        out(`withdrawn at ${result.instant.toISOString()} (version ${result.version})\n`),
+      );
     }
     case 'migrate':
       return out('database migrated\n');
@@ -343,7 +345,7 @@ export async function runPriceBookCommand(
 
 /**
  * What `import` and `apply` print: one line per change and a summary, or `--json`; `after` last.
- * Once a write committed, a failure to print says so (PriceBookCommittedError).
+ * Once a write committed, a failure to print says so (printCommitted).
  */
 function printReport(
   result: ImportReport & { readonly changed: boolean },
@@ -354,13 +356,22 @@ function printReport(
   const parts = command.json
     ? importReportJsonParts(result)
     : withSummary(importChangeLines(result.changes), formatImportSummary(result, command.file) + after);
-  try {
+  const print = (): void => {
     for (const part of parts) out(part);
+  };
+  if (result.changed && !result.dryRun) return printCommitted(result, print);
+  print();
+}
+
+/**
+ * Prints what a committed write did: a failure to print says the change is in force, with its
+ * instant and version (PriceBookCommittedError), never "nothing was written" (cli-failure.ts).
+ */
+function printCommitted(written: { readonly instant: Date; readonly version: string }, print: () => void): void {
+  try {
+    print();
   } catch (error) {
-    if (result.changed && !result.dryRun) {
-      throw new PriceBookCommittedError(result.instant, result.version, 'printing it', error);
-    }
-    throw error;
+    throw new PriceBookCommittedError(written.instant, written.version, 'printing it', error);
   }
 }
 

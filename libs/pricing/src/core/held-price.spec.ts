@@ -1,0 +1,123 @@
+import fc from 'fast-check';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { heldPrice } from './held-price.fixture';
+import { byValidFrom, isInForceAt, nextEdgeAfter, priceInForceAt, StringPool, type HeldPrice } from './held-price';
+
+// The compact form the prices in memory hold (held-price.ts): instants as epoch milliseconds,
+// strings shared through a StringPool, each scope's prices sorted and bisected. That an instant
+// reads back as the text it was set with is instant.properties.spec.ts's (formatInstant and
+// parseInstant, years 0000 to 9999) and, through the database, test/price-list.e2e-spec.ts's.
+
+describe('isInForceAt', () => {
+  const price = heldPrice({ validFrom: '2026-01-01T00:00:00Z', validUntil: '2026-02-01T00:00:00Z' });
+  const from = price.validFrom;
+  const until = price.validUntil!;
+
+  it('is from validFrom (inclusive) to validUntil (exclusive), to the millisecond', () => {
+    expect([from - 1, from, until - 1, until].map((ms) => isInForceAt(price, ms))).toEqual([false, true, true, false]);
+  });
+
+  it('has no end when validUntil is null', () => {
+    const open = heldPrice({ validFrom: '2026-01-01T00:00:00Z' });
+    expect([from - 1, from, Number.MAX_SAFE_INTEGER].map((ms) => isInForceAt(open, ms))).toEqual([false, true, true]);
+  });
+});
+
+/**
+ * The prices of one key and scope as a snapshot holds them: sorted by `validFrom`, never
+ * overlapping, some back to back, some with gaps between, the last one perhaps open; instants
+ * from a small range around the epoch (before 1970 too).
+ */
+const oneScope: fc.Arbitrary<HeldPrice[]> = fc
+  .record({
+    edges: fc.uniqueArray(fc.integer({ min: -50, max: 50 }), { maxLength: 12 }),
+    priced: fc.array(fc.boolean(), { minLength: 12, maxLength: 12 }),
+    openEnd: fc.boolean(),
+  })
+  .map(({ edges, priced, openEnd }) => {
+    const sorted = [...edges].sort((a, b) => a - b);
+    const prices = sorted
+      .slice(0, -1)
+      .flatMap((validFrom, i) => (priced[i] ? [heldPrice({ validFrom, validUntil: sorted[i + 1] })] : []));
+    if (openEnd && sorted.length > 0) prices.push(heldPrice({ validFrom: sorted[sorted.length - 1] }));
+    return prices;
+  });
+/** A scope and an instant: often on one of its edges or next to one, else anywhere around them. */
+const scopeAndProbe: fc.Arbitrary<[HeldPrice[], number]> = oneScope.chain((prices) => {
+  const near = prices.flatMap(({ validFrom, validUntil }) =>
+    [validFrom, validUntil ?? validFrom].flatMap((edge) => [edge - 1, edge, edge + 1]),
+  );
+  const anywhere = fc.integer({ min: -60, max: 60 });
+  return fc.tuple(fc.constant(prices), near.length === 0 ? anywhere : fc.oneof(anywhere, fc.constantFrom(...near)));
+});
+
+describe('priceInForceAt and nextEdgeAfter on one scope', () => {
+  it('priceInForceAt finds by bisection the price a scan of every price finds', () => {
+    fc.assert(
+      fc.property(scopeAndProbe, ([prices, ms]) => {
+        expect(priceInForceAt(prices, ms)).toBe(prices.find((price) => isInForceAt(price, ms)));
+      }),
+    );
+  });
+
+  it('nextEdgeAfter is the first start or end after the instant: the same price until it, another from it', () => {
+    fc.assert(
+      fc.property(scopeAndProbe, ([prices, ms]) => {
+        const edges = prices.flatMap((price) =>
+          price.validUntil === null ? [price.validFrom] : [price.validFrom, price.validUntil],
+        );
+        const edge = nextEdgeAfter(prices, ms);
+        expect(edge).toBe(Math.min(Infinity, ...edges.filter((at) => at > ms)));
+        const now = priceInForceAt(prices, ms);
+        if (edge === Infinity) return;
+        expect(priceInForceAt(prices, edge - 1)).toBe(now);
+        expect(priceInForceAt(prices, edge)).not.toBe(now);
+      }),
+    );
+  });
+
+  it('byValidFrom sorts a scope as they need it', () => {
+    const [a, b, c] = [-5, 0, 7].map((validFrom) => heldPrice({ validFrom, validUntil: validFrom + 1 }));
+    expect([c, a, b].sort(byValidFrom)).toEqual([a, b, c]);
+    expect(priceInForceAt([a, b, c], 0)).toBe(b);
+  });
+});
+
+/** V8's full garbage collection, exposed for this file alone, so that the heap's sizes compare. */
+function collectGarbage(): () => void {
+  setFlagsFromString('--expose-gc');
+  return runInNewContext('gc') as () => void;
+}
+
+describe('StringPool', () => {
+  it('gives back text equal to the text it was given, and null as null', () => {
+    const pool = new StringPool();
+    expect(pool.intern('storage.gp1')).toBe('storage.gp1');
+    expect(pool.intern(`storage.${'gp1'}`)).toBe('storage.gp1');
+    expect(pool.intern('org_1')).toBe('org_1');
+    expect(pool.intern(null)).toBeNull();
+  });
+
+  it('holds one copy of each distinct string: the copies each row brings are left as garbage', () => {
+    // JavaScript cannot tell two equal strings apart, the heap can: 2,000 rows bringing one of 4
+    // strings of 10 KB each keep 20 MB when each row's copy is kept, about 40 KB when interned.
+    const gc = collectGarbage();
+    const rows = 2_000;
+    const length = 10_000;
+    /** The heap that `keep`'s results of `rows` fresh strings hold, after a full collection. */
+    const retained = (keep: (copy: string) => string): number => {
+      const held = new Array<string>(rows).fill('');
+      gc();
+      const before = process.memoryUsage().heapUsed;
+      for (let i = 0; i < rows; i++) held[i] = keep(Buffer.alloc(length, 97 + (i % 4)).toString('latin1'));
+      gc();
+      const bytes = process.memoryUsage().heapUsed - before;
+      expect(new Set(held).size).toBe(4); // `held` is alive until here
+      return bytes;
+    };
+    const pool = new StringPool();
+    expect(retained((copy) => copy)).toBeGreaterThan(0.9 * rows * length);
+    expect(retained((copy) => pool.intern(copy))).toBeLessThan(0.1 * rows * length);
+  });
+});
