@@ -11,9 +11,9 @@ import { resolve } from 'node:path';
 import request from 'supertest';
 import { applyBook, openDataSource } from './support/test-app';
 
-// PricingModule as another team wires it into a host of its own (issue: "wiring without surprises"):
-// forRoot in the root module and nothing else for pricing; feature modules import the class or
-// nothing; an application context without HTTP uses PricingService alone.
+// PricingModule as another team wires it into a host of its own (docs/using-pricing.md, "Wiring
+// PricingModule"): forRoot in the root module and nothing else for pricing; feature modules import
+// the class or nothing; an application context without HTTP uses PricingService alone.
 
 const BOOK = {
   products: [{ product_key: 'storage.io1', on_sale: false }],
