@@ -1,7 +1,7 @@
 import js from '@eslint/js';
 import prettier from 'eslint-config-prettier';
 import tseslint from 'typescript-eslint';
-import { ENTRY_POINT_PATTERNS, pricingLayerRules } from './eslint.layers.mjs';
+import { entryPointRule, pricingLayerRules } from './eslint.layers.mjs';
 
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', 'coverage/', '.data/', 'bench/results/'] },
@@ -20,14 +20,9 @@ export default tseslint.config(
       '@typescript-eslint/restrict-template-expressions': ['error', { allowNumber: true }],
     },
   },
-  {
-    // Inside a library, files import each other directly; apps, other libraries and e2e tests
-    // only through its entry point (@app/auth, @app/clock, @app/database, @app/pricing, ...).
-    files: ['apps/**/*.ts', 'libs/**/*.ts', 'test/**/*.ts'],
-    rules: {
-      'no-restricted-imports': ['error', { patterns: ENTRY_POINT_PATTERNS }],
-    },
-  },
+  // Inside a library, files import each other directly; apps, other libraries and e2e tests
+  // only through its entry point (@app/auth, @app/clock, @app/database, @app/pricing, ...).
+  entryPointRule,
   // The layers of the pricing library only import downwards (eslint.layers.mjs).
   ...pricingLayerRules(),
   {

@@ -3,5 +3,5 @@ import type { Linter } from 'eslint';
 
 export declare const PRICING_LAYERS: readonly (readonly string[])[];
 export declare const PURE_LAYERS: readonly string[];
-export declare const ENTRY_POINT_PATTERNS: readonly { group: string[]; message: string }[];
+export declare const entryPointRule: Linter.Config;
 export declare function pricingLayerRules(): Linter.Config[];

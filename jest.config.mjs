@@ -3,7 +3,7 @@ import { database, shared } from './jest.shared.mjs';
 
 // Two projects (docs/tests.md): `unit`, the specs beside the code and under test/support, which
 // need nothing and run in seconds alone (`npm run test:unit`); `e2e`, the specs under test/ and
-// the `*.built-spec.ts` ones beside the code that run dist/ (a worker's script), against a real
+// the `*.built-spec.ts` ones beside the code that run dist/ (a worker's script, the CLI), against a real
 // PostgreSQL that its global setup starts (or DATABASE_URL) with a migrated template database,
 // after building dist/. `npm test` runs both.
 /** @type {import('jest').Config} */
@@ -27,7 +27,7 @@ export default {
       ...shared,
       ...database,
       displayName: 'e2e',
-      roots: ['<rootDir>/libs', '<rootDir>/test'],
+      roots: ['<rootDir>/apps', '<rootDir>/libs', '<rootDir>/test'],
       testRegex: ['/test/[^/]+\\.e2e-spec\\.ts$', '\\.built-spec\\.ts$'],
     },
   ],

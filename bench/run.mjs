@@ -57,7 +57,10 @@ const SERVERS = ['node:http', 'express', 'nest floor', 'app', 'app+throttler', '
 const serversOf = (book) => (book === 'sample' ? SERVERS : SERVERS.filter((s) => s !== 'nest floor'));
 /** The latency at a fixed rate (docs/benchmarks.md, targets) is measured for these only. */
 const LATENCY_SERVERS = ['node:http', 'express', 'app'];
-/** Issue 8's targets for PricingController: req/s against bare Express and the conventional peer. */
+/**
+ * The targets for PricingController (docs/benchmarks.md, "Targets: what was met"): req/s against
+ * bare Express and the conventional peer.
+ */
 const TARGET_VS_EXPRESS = 0.85;
 const TARGET_VS_PEER = 4;
 /** The whole run, on the 2-core machine. */

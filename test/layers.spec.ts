@@ -1,6 +1,6 @@
 import { ESLint } from 'eslint';
 import tseslint from 'typescript-eslint';
-import { PRICING_LAYERS, pricingLayerRules } from '../eslint.layers.mjs';
+import { PRICING_LAYERS, entryPointRule, pricingLayerRules } from '../eslint.layers.mjs';
 
 // The lint rule that keeps the pricing library's layers pointing down (eslint.layers.mjs), run on
 // sample files: it must fail on an import that runs up, or `npm run lint` would prove nothing.
@@ -8,7 +8,11 @@ import { PRICING_LAYERS, pricingLayerRules } from '../eslint.layers.mjs';
 const eslint = new ESLint({
   cwd: `${__dirname}/..`,
   overrideConfigFile: true,
-  overrideConfig: [{ files: ['**/*.ts'], languageOptions: { parser: tseslint.parser } }, ...pricingLayerRules()],
+  overrideConfig: [
+    { files: ['**/*.ts'], languageOptions: { parser: tseslint.parser } },
+    entryPointRule,
+    ...pricingLayerRules(),
+  ],
 });
 
 async function problems(file: string, code: string): Promise<string[]> {
@@ -46,6 +50,27 @@ describe('the layers of libs/pricing/src', () => {
     ['core/x.ts', "import { Injectable } from '@nestjs/common';"],
     ['price-book/x.ts', "import { readFile } from 'node:fs/promises';"],
     ['services/x.ts', "import { something } from '../../../auth/src/x';"],
+    // Whatever the depth or the form of the import: the rule resolves it to the layer it names.
+    ['database/migrations/x.ts', "import { PricingSnapshot } from '../../snapshot/pricing-snapshot';"],
+    ['snapshot/__fixtures__/x.ts', "import { deadline } from '../../http/deadline';"],
+    ['snapshot/__fixtures__/x.worker.mjs', "import { deadline } from '../../http/deadline.js';"],
+    ['core/x.ts', "import { deadline } from './../http/deadline';"],
+    ['core/x.ts', "import { deadline } from '../core/../http/deadline';"],
+    ['core/x.ts', "export { deadline } from '../http/deadline';"],
+    ['core/x.ts', "export * from '../http/deadline';"],
+    ['core/x.ts', "const { deadline } = require('../http/deadline');"],
+    ['core/x.ts', "import deadline = require('../http/deadline');"],
+    ['core/x.ts', "const http = import('../http/deadline');"],
+    ['core/x.ts', 'const http = import(`../http/deadline`);'],
+    ['core/x.ts', "type Http = typeof import('../http/deadline');"],
+    ['catalogue/x.ts', "import { PricingModule } from '..';"],
+    ['metrics/x.ts', "import { seededRandom } from '../testing/seeded-random';"],
+    ['price-book/x.ts', "const { readFile } = require('node:fs/promises');"],
+    // Inside the library, files import each other directly, never through @app/pricing.
+    ['core/x.ts', "import { PricingService } from '@app/pricing';"],
+    ['snapshot/x.ts', "import { runPriceBookCommand } from '@app/pricing/cli';"],
+    ['services/x.ts', "import { testDatabase } from '@app/pricing/testing';"],
+    ['http/x.ts', "import { migrations } from '@app/pricing/migrations';"],
   ])('refuses in %s: %s', async (file, code) => {
     expect(await problems(file, code)).toEqual([expect.stringContaining('import is restricted')]);
   });
@@ -56,6 +81,11 @@ describe('the layers of libs/pricing/src', () => {
     ['metrics/x.ts', "import { PriceListAnswerCounts } from '../http/price-list-answer-counts';"],
     ['pricing.module.ts', "import { PricingMetrics } from './metrics/pricing-metrics';"],
     ['core/x.spec.ts', "import { seededRandom } from '../testing/seeded-random';"],
+    ['database/migrations/x.ts', "import { parseInstant } from '../../core/instant';"],
+    ['snapshot/__fixtures__/x.worker.mjs', "import { renderPriceList } from '../../rendering/price-list-response.js';"],
+    ['services/x.ts', "const state = import('../snapshot/pricing-state');"],
+    ['services/x.ts', "const { PricingState } = require('./../snapshot/pricing-state');"],
+    ['snapshot/x.built-spec.ts', "import { seededRandom } from '../testing/seeded-random';"],
   ])('allows in %s: %s', async (file, code) => {
     expect(await problems(file, code)).toEqual([]);
   });

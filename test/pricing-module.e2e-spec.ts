@@ -1,19 +1,31 @@
-import { Controller, Get, Injectable, Module, type DynamicModule, type INestApplication } from '@nestjs/common';
+import {
+  Controller,
+  Get,
+  Injectable,
+  Module,
+  type DynamicModule,
+  type INestApplication,
+  type OnApplicationBootstrap,
+} from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { Test } from '@nestjs/testing';
 import { appDatabaseOptions, freePort } from '@app/control-plane';
-import { DatabaseModule } from '@app/database';
+import { DatabaseConnection, DatabaseModule } from '@app/database';
 import { PriceBookService, PricingModule, PricingService, PricingUnavailableError } from '@app/pricing';
 import { createTestDatabase, listPrice, type TestDatabase } from '@app/pricing/testing';
 import { spawn } from 'node:child_process';
 import type { Server } from 'node:http';
 import { resolve } from 'node:path';
+import { filter, firstValueFrom } from 'rxjs';
 import request from 'supertest';
+import { DataSource } from 'typeorm';
+import { waitFor } from './support/http';
+import { TcpProxy } from './support/tcp-proxy';
 import { applyBook, openDataSource } from './support/test-app';
 
-// PricingModule as another team wires it into a host of its own (issue: "wiring without surprises"):
-// forRoot in the root module and nothing else for pricing; feature modules import the class or
-// nothing; an application context without HTTP uses PricingService alone.
+// PricingModule as another team wires it into a host of its own (docs/using-pricing.md, "Wiring
+// PricingModule"): forRoot in the root module and nothing else for pricing; feature modules import
+// the class or nothing; an application context without HTTP uses PricingService alone.
 
 const BOOK = {
   products: [{ product_key: 'storage.io1', on_sale: false }],
@@ -58,6 +70,16 @@ class OrdersModule {}
 
 @Module({})
 class HostModule {}
+
+/** A provider that needs prices at bootstrap: with the database not ready in 300 ms, the start fails. */
+@Injectable()
+class AwaitsPricesAtBootstrap implements OnApplicationBootstrap {
+  constructor(private readonly pricing: PricingService) {}
+
+  onApplicationBootstrap(): Promise<void> {
+    return this.pricing.whenReady(300);
+  }
+}
 
 /** The other team's root module: its database, pricing with its defaults, and its feature module. */
 function hostModule(url: string): DynamicModule {
@@ -137,11 +159,12 @@ describe('PricingModule in a host of its own', () => {
     }
   });
 
-  it('an application context whose start failed leaves nothing running: the process exits by itself', async () => {
+  it('an application context whose start failed, and which nothing can close, never keeps the process alive', async () => {
     const nowhere = `postgres://nobody:nothing@127.0.0.1:${await freePort()}/nothing`;
     const dist = resolve(__dirname, '../dist');
     // A job that needs prices at start, against a database that is not there: its start fails,
-    // and it does not close the context (a Jest run or a script that forgot to).
+    // and createApplicationContext gives back no context to close (docs/using-pricing.md, "A job
+    // or a worker"); the database retries go on, unref'd, and the process exits by itself.
     const script = `
       require('reflect-metadata');
       const { Injectable, Module } = require('@nestjs/common');
@@ -175,6 +198,37 @@ describe('PricingModule in a host of its own', () => {
     child.kill('SIGKILL');
     expect({ exited, output: output.trim() }).toEqual({ exited: 0, output: 'start failed: PRICING_UNAVAILABLE' });
   }, 15_000);
+
+  it('close() after a failed start leaves nothing open, even a connection still in flight', async () => {
+    // The database answers slowly: its first connection is held, unread, by a proxy. A provider
+    // awaiting prices at bootstrap fails the init; Nest runs the shutdown hooks after a failed
+    // init, and the connection is let through once close() has begun.
+    const target = new URL(db.url);
+    const proxy = await TcpProxy.start({ host: target.hostname, port: Number(target.port) });
+    proxy.hold();
+    const moduleRef = await Test.createTestingModule({
+      imports: [DatabaseModule.forRoot(appDatabaseOptions(proxy.urlOf(db.url))), PricingModule.forRoot()],
+      providers: [AwaitsPricesAtBootstrap],
+    }).compile();
+    try {
+      await expect(moduleRef.init()).rejects.toBeInstanceOf(PricingUnavailableError);
+      const connection = moduleRef.get(DatabaseConnection);
+      const stopped = firstValueFrom(connection.state$.pipe(filter((state) => state === 'stopped')));
+      const closing = moduleRef.close();
+      await stopped;
+      proxy.release();
+      await closing;
+      expect(moduleRef.get(DataSource).isInitialized).toBe(false);
+      await waitFor(
+        'no socket to the database',
+        () => proxy.socketsHeldByThisProcess(),
+        (n) => n === 0,
+        2_000,
+      );
+    } finally {
+      await proxy.close();
+    }
+  });
 
   it('whenReady() rejects with PRICING_UNAVAILABLE when no prices load in time', async () => {
     const nowhere = `postgres://nobody:nothing@127.0.0.1:${await freePort()}/nothing`;

@@ -14,13 +14,17 @@ interface Link {
  * that forgot its connections): `partition()` stops forwarding in both directions but keeps
  * every socket open, so neither side hears anything (no FIN, no RST, no data); connections
  * opened during the partition are accepted and then hear nothing either. `heal()` forwards new
- * connections again; the ones from before stay dead, as after a real partition.
+ * connections again; the ones from before stay dead, as after a real partition. `hold()` makes a
+ * slow network instead: new connections are accepted and left waiting, unread, until `release()`
+ * forwards them.
  */
 export class TcpProxy {
   private readonly links = new Set<Link>();
   private forwarding = true;
   /** While set, every connection is reset at once: the peer is gone (see drop()). */
   private refusing = false;
+  /** Connections accepted while holding (see hold()), not read yet. */
+  private held: Set<Socket> | undefined;
   /** Connections accepted since the last partition() (all of them before the first). */
   acceptedSincePartition = 0;
 
@@ -85,6 +89,18 @@ export class TcpProxy {
     }
   }
 
+  /** New connections are accepted and wait, unread and unanswered, until release(). */
+  hold(): void {
+    this.held ??= new Set();
+  }
+
+  /** The connections held are forwarded from now on, what they sent first included, and new ones too. */
+  release(): void {
+    const held = this.held ?? new Set<Socket>();
+    this.held = undefined;
+    for (const client of held) this.accept(client);
+  }
+
   /** New connections are forwarded again; those opened before stay dead. */
   heal(): void {
     this.forwarding = true;
@@ -129,6 +145,14 @@ export class TcpProxy {
       client.resetAndDestroy();
       return;
     }
+    const held = this.held;
+    if (held) {
+      client.pause();
+      client.on('error', () => undefined);
+      held.add(client);
+      client.once('close', () => held.delete(client));
+      return;
+    }
     this.acceptedSincePartition += 1;
     const upstream = this.forwarding
       ? createConnection({ host: this.target.host, port: this.target.port, allowHalfOpen: true })
@@ -150,6 +174,7 @@ export class TcpProxy {
       if (link.forwarding) upstream?.destroy();
       forget();
     });
+    client.resume(); // a connection held (hold()) was paused: what it sent first goes on now
     if (!upstream) return;
     upstream.on('data', (chunk: Buffer) => {
       if (link.forwarding) client.write(chunk);

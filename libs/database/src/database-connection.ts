@@ -20,6 +20,14 @@ const RETRY_MS = 2_000;
  * listens even while PostgreSQL cannot be reached, retries until it can, migrates under an
  * advisory lock, then publishes `ready`. Everything else observes `state$`; nobody else
  * connects, migrates or disconnects the DataSource.
+ *
+ * Closing the app stops it and leaves nothing running: no retry, no migration, and no pool
+ * opened by an attempt still in flight (close() waits for it, at most the database timeout).
+ * After a failed init, close() does the same (Nest 12 runs the shutdown hooks after a failed
+ * init); but `NestFactory.createApplicationContext` returns no context when init fails and calls
+ * no hook, so nothing can stop the retries then: the retry timer is unref'd, so they never keep
+ * the process alive, and a job awaits `whenReady()` after creating its context, never in a
+ * bootstrap hook (docs/using-pricing.md, "A job or a worker").
  */
 @Injectable()
 export class DatabaseConnection implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -28,6 +36,8 @@ export class DatabaseConnection implements OnApplicationBootstrap, OnApplication
   readonly state$ = this.state.asObservable();
   private retryTimer: NodeJS.Timeout | undefined;
   private wake: (() => void) | undefined;
+  /** The DataSource's initialize() in flight, if any. */
+  private initializing: Promise<unknown> | undefined;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -68,18 +78,33 @@ export class DatabaseConnection implements OnApplicationBootstrap, OnApplication
     void this.connect();
   }
 
-  onApplicationShutdown(): void {
+  /**
+   * Stops connecting. An attempt in flight is awaited and what it opened closed here: TypeORM's
+   * own shutdown hook closes the DataSource only if it is open when that hook runs, and a pool
+   * opened later would stay open in a process that closed its app.
+   */
+  async onApplicationShutdown(): Promise<void> {
     clearTimeout(this.retryTimer);
     this.wake?.();
-    this.state.next('stopped');
-    this.state.complete();
+    if (this.state.value !== 'stopped') {
+      this.state.next('stopped');
+      this.state.complete();
+    }
+    const inFlight = this.initializing;
+    await inFlight?.catch(() => undefined);
+    if (inFlight && this.dataSource.isInitialized) await this.dataSource.destroy();
   }
 
   private async connect(): Promise<void> {
     let reported = false;
     while (this.state.value === 'connecting') {
       try {
-        if (!this.dataSource.isInitialized) await this.dataSource.initialize();
+        if (!this.dataSource.isInitialized) {
+          this.initializing = this.dataSource.initialize();
+          await this.initializing.finally(() => (this.initializing = undefined));
+        }
+        // Stopped while connecting: no migration; onApplicationShutdown closes what this opened.
+        if (this.state.value !== 'connecting') return;
         const applied = await migrateUnderLock(this.dataSource, migrationLimits(this.options));
         if (applied.length > 0) this.logger.log(`migrated: ${applied.join(', ')}`);
         if (this.state.value === 'connecting') this.state.next('ready');

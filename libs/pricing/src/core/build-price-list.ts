@@ -45,8 +45,9 @@ export interface ListPriceHistory {
 }
 
 /**
- * The price list at `instant`: list prices in force (rule 1), families in the order of 2.4 and
- * only when they have a price (2.1), prices in natural product-key order (2.2).
+ * The price list at `instant` (docs/price-list-api.md): list prices in force (section 1, rule 1),
+ * families in the order of 2.4 and only when they have a price (2.1), prices in natural
+ * product-key order (2.2).
  */
 export function buildPriceList(history: ListPriceHistory, instant: Date): PriceListDocument {
   const byFamily = new Map<number, PriceListEntry[]>();

@@ -504,6 +504,12 @@ describe('sumCosts', () => {
     expect(sumCosts([])).toBe('0');
   });
 
+  it('drops trailing zeros, as its documentation says (docs/using-pricing.md)', () => {
+    expect(sumCosts(['0.10', '0.20'])).toBe('0.3');
+    expect(sumCosts(['1.5', '2.5'])).toBe('4');
+    expect(sumCosts(['0.00000000000000000010', '0'])).toBe('0.0000000000000000001');
+  });
+
   it.each(['1e3', '-1', '', '.5'])('refuses %p', (cost) => {
     expect(() => sumCosts([cost])).toThrow(`not a decimal cost: ${cost}`);
   });

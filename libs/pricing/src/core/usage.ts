@@ -166,7 +166,14 @@ export function costOfEvents(prices: ApplicablePrices, unitType: UnitType, event
   return tally.result();
 }
 
-/** The exact sum of costs (plain decimal strings, as this module returns them), as a plain decimal string. */
+/**
+ * The exact sum of costs (plain non-negative decimal strings, as this module returns them; anything
+ * else throws), whatever their number and size, as a plain decimal string with trailing zeros
+ * dropped: `sumCosts(['0.10', '0.20'])` is `'0.3'`, `sumCosts(['1.5', '2.5'])` is `'4'`. It never
+ * rounds. For an invoice, add the line costs (or each usage's `total`) with it, then round once, at
+ * the end, to the currency's minor unit with the invoice's own rule (the price page rounds half up
+ * to the cent): docs/using-pricing.md, "Adding costs, and rounding an invoice".
+ */
 export function sumCosts(costs: readonly string[]): string {
   const sum = { digits: 0n, scale: 0 };
   for (const cost of costs) {

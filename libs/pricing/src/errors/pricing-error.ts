@@ -3,7 +3,10 @@ import { listProblems, MAX_LISTED_PROBLEMS } from './bounded-text';
 
 /** Codes of the errors the pricing library raises; the host app maps them to HTTP statuses. */
 export enum PricingErrorCode {
-  /** The product is priced but not on sale, or has no current list price (rule 4). */
+  /**
+   * The product is priced but not on sale, or has no current list price (docs/price-list-api.md,
+   * section 1, rule 4).
+   */
   ProductUnavailable = 'PRODUCT_UNAVAILABLE',
   /** The product key fits no family of section 2.4. */
   UnknownProduct = 'UNKNOWN_PRODUCT',

@@ -58,10 +58,10 @@ export class PricingService {
   }
 
   /**
-   * The availability guard (rules 4 and 5): call it before creating anything that is billed
-   * under `productKey`. Throws `PRODUCT_UNAVAILABLE` when the product is not on sale or has no
-   * current list price (a product never priced included), `UNKNOWN_PRODUCT` when the key fits
-   * no product family of section 2.4.
+   * The availability guard (docs/price-list-api.md, section 1, rules 4 and 5): call it before
+   * creating anything that is billed under `productKey`. Throws `PRODUCT_UNAVAILABLE` when the
+   * product is not on sale or has no current list price (a product never priced included),
+   * `UNKNOWN_PRODUCT` when the key fits no product family of section 2.4.
    */
   assertOrderable(productKey: string, at: Date = this.clock.now()): void {
     if (!parseProductKey(productKey)) throw new UnknownProductError(productKey);

@@ -139,4 +139,14 @@ describe('PriceListSchedule around a scheduled instant', () => {
     clock.set(new Date(T - 30_000)); // a clock set back: the list of that instant again
     expect(amountOf(prices.state.current()!.priceList)).toBe('1');
   });
+
+  it('a list rendered on the spot is held: reading the state advanced it, and later requests reuse it', async () => {
+    await loadedAt(T - 60_000);
+    clock.set(new Date(T2 + 1));
+    const list = prices.state.current()!.priceList;
+    clock.set(new Date(T2 + 2));
+    expect(prices.state.current()!.priceList).toBe(list);
+    expect(prices.state.health().servable).toBe(true);
+    expect(rendered).toHaveBeenCalledTimes(1);
+  });
 });

@@ -81,10 +81,13 @@ export class PriceListSchedule implements OnApplicationShutdown {
   }
 
   /**
-   * The prices shown at `nowMs` and their list: the list prepared for that instant; when the
-   * clock passed every list prepared, one rendered now, inline (and held from then on).
+   * The prices shown at `nowMs` and their list. Not a pure read: when the list held does not cover
+   * `nowMs` (its instant passed before the transition timer fired, or the clock jumped), it first
+   * holds the list of that instant, the one prepared ahead or, when the clock passed every list
+   * prepared, one rendered now, inline, and re-arms the timer from there. So a late timer never
+   * serves an outdated list, and a list rendered on the spot is rendered once, not per request.
    */
-  at(nowMs: number): ShownPrices | undefined {
+  advanceTo(nowMs: number): ShownPrices | undefined {
     const held = this.held;
     if (!held || covers(held.priceList, nowMs)) return held;
     this.catchUp(held, nowMs);

@@ -21,6 +21,13 @@ export interface PricingHealth {
  * readiness): the snapshot shown and its list at the clock's instant (PriceListSchedule), while
  * the database confirmed them within `maxStalenessS` (PriceBookLoader). While the database cannot
  * be read, what was loaded keeps being served, scheduled transitions included, up to that limit.
+ *
+ * Reading it is not free of effects, on purpose: when the list held has expired, `current()` (and
+ * `health()`, which calls it) advances the schedule to the clock's instant
+ * (`PriceListSchedule.advanceTo`): it swaps in the list prepared for that instant, or renders and
+ * holds one when the clock passed every list prepared. A transition timer that fires late must
+ * never let a request get an outdated list, and a list rendered on the spot is held rather than
+ * rendered again for every request. Nothing else changes: no database read, no new snapshot.
  */
 @Injectable()
 export class PricingState {
@@ -31,10 +38,13 @@ export class PricingState {
     private readonly clock: Clock,
   ) {}
 
-  /** The prices shown and their list now, or `undefined` when none can be served (never loaded, or too stale). */
+  /**
+   * The prices shown and their list now, or `undefined` when none can be served (never loaded, or
+   * too stale); advances the schedule to now first when its list expired (see the class).
+   */
   current(): ShownPrices | undefined {
     if (this.loader.confirmedAgoMs() > this.options.maxStalenessS * 1000) return undefined;
-    return this.schedule.at(this.clock.nowMs());
+    return this.schedule.advanceTo(this.clock.nowMs());
   }
 
   /** For readiness: whether prices can be served, and what the database looked like lately. */

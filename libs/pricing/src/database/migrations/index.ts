@@ -1,3 +1,6 @@
+// The pricing schema's migrations (`@app/pricing/migrations`): one class per file, named by its
+// timestamp, listed in the order they run, each with a `down` that undoes it. The host app runs
+// them with its own, at start and with `npm run migrate` (docs/operations.md, "Migrations").
 import { PricingSchema1764000000000 } from './1764000000000-pricing-schema';
 import { DatabaseSideIntegrity1764000002000 } from './1764000002000-database-side-integrity';
 import { ExclusionByKeyHash1764000003000 } from './1764000003000-exclusion-by-key-hash';
