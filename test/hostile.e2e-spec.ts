@@ -291,13 +291,22 @@ describe('hostile input, against the service as npm start runs it', () => {
     // one: 10 MB in 30 s, then Node's 408).
     const post = 'POST /v1/volumes HTTP/1.1\r\nHost: api.test\r\nContent-Type: application/json\r\n';
     const withToken = `Authorization: Bearer ${TOKEN}\r\n`;
-    it.each([
-      [
-        'without a token',
-        `${post}Content-Length: 100000\r\n\r\n`,
+    const unauthenticated = { code: 'UNAUTHENTICATED', message: 'a valid bearer token is required', details: {} };
+    const announced = 'Content-Length: 100000\r\n\r\n';
+    it.each<[string, string, number, object]>([
+      ['without a token', `${post}${announced}`, 401, unauthenticated],
+      ...[
+        ['Basic credentials', 'Basic abc'],
+        ['Bearer and no token', 'Bearer'],
+        ['the token and a character no token has', `Bearer ${TOKEN}"`],
+        ['a token in two words', `Bearer ${TOKEN} ${TOKEN}`],
+        ['a 14 KB token', `Bearer ${long('a')}`],
+      ].map(([what, authorization]): [string, string, number, object] => [
+        `with ${what}`,
+        `${post}Authorization: ${authorization}\r\n${announced}`,
         401,
-        { code: 'UNAUTHENTICATED', message: 'a valid bearer token is required', details: {} },
-      ],
+        unauthenticated,
+      ]),
       [
         'with a token, declared over 100 KB',
         `${post}${withToken}Content-Length: 99999999\r\n\r\n`,
