@@ -198,7 +198,7 @@ describe('hostile input, against the service as npm start runs it', () => {
         port,
         'GET /v1/pricing HTTP/1.1\r\nHost: api.test\r\n',
         probe,
-        // Node checks the timeout every second (configure-express.ts): all are gone within it.
+        // Node checks the timeout every second (http-timeouts.ts): all are gone within it.
         { probeForMs: HEADERS_TIMEOUT_S * 1000, closeWithinMs: (HEADERS_TIMEOUT_S + 3) * 1000 },
       );
       expect(median(probesMs)).toBeLessThan(250);
