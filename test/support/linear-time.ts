@@ -12,10 +12,22 @@ const MAX_RATIO = 20;
 /** What a linear parser gives: measuring stops once the longer input is within it. */
 const LINEAR_RATIO = 8;
 /**
- * Beyond this ratio after CERTAIN_AFTER rounds, measuring stops: the best of that many batches of
- * each size is not a disturbance but the parser's own growth (a quadratic one measures 60× here).
+ * Growth allowed (`max`) and what a parser of that kind gives (`expected`). A parser that reads
+ * at most a bounded start of its input (a length check first) gives about 1 on both lengths, a
+ * linear one 8: 3 tells them apart.
  */
-const CERTAIN_RATIO = 2 * MAX_RATIO;
+interface Growth {
+  readonly name: string;
+  readonly max: number;
+  readonly expected: number;
+}
+const LINEAR: Growth = { name: 'linear', max: MAX_RATIO, expected: LINEAR_RATIO };
+const CONSTANT: Growth = { name: 'constant', max: 3, expected: 1 };
+/**
+ * Beyond twice the allowed ratio after CERTAIN_AFTER rounds, measuring stops: the best of that
+ * many batches of each size is not a disturbance but the parser's own growth (a quadratic one
+ * measures 60× here).
+ */
 const CERTAIN_AFTER = 3;
 /** Each measurement is the best of this many batches: the least disturbed by GC and other processes. */
 const BATCHES = 7;
@@ -65,6 +77,7 @@ export interface LinearTimeReport {
 export function measureGrowth(
   work: (input: string) => unknown,
   inputOfLength: (length: number) => string,
+  growth: Growth = LINEAR,
 ): LinearTimeReport {
   const short = inputOfLength(SHORT);
   const long = inputOfLength(LONG);
@@ -77,14 +90,14 @@ export function measureGrowth(
   const started = performance.now();
   const again = (round: number) =>
     round < ROUNDS &&
-    longMs > shortMs * MAX_RATIO &&
-    !(round >= CERTAIN_AFTER && longMs > shortMs * CERTAIN_RATIO) &&
+    longMs > shortMs * growth.max &&
+    !(round >= CERTAIN_AFTER && longMs > shortMs * 2 * growth.max) &&
     performance.now() - started < BUDGET_MS;
   for (let round = 0; round === 0 || again(round); round++) {
     shortMs = Math.min(shortMs, bestTimePerCall(work, short, calls));
     longMs = Math.min(
       longMs,
-      bestTimePerCall(work, long, Math.max(1, Math.floor(calls / (LONG / SHORT))), shortMs * LINEAR_RATIO),
+      bestTimePerCall(work, long, Math.max(1, Math.floor(calls / growth.expected)), shortMs * growth.expected),
     );
   }
   return { shortMs, longMs, ratio: longMs / shortMs };
@@ -99,11 +112,30 @@ export function expectLinearTime(
   work: (input: string) => unknown,
   inputOfLength: (length: number) => string,
 ): LinearTimeReport {
-  const report = measureGrowth(work, inputOfLength);
-  if (report.ratio > MAX_RATIO) {
+  return expectGrowth(work, inputOfLength, LINEAR);
+}
+
+/**
+ * Fails when `work` costs more on a 16 KB input than on a 2 KB one: more than 3 times (a parser
+ * that reads a bounded start of its input gives about 1, a linear one about 8).
+ */
+export function expectConstantTime(
+  work: (input: string) => unknown,
+  inputOfLength: (length: number) => string,
+): LinearTimeReport {
+  return expectGrowth(work, inputOfLength, CONSTANT);
+}
+
+function expectGrowth(
+  work: (input: string) => unknown,
+  inputOfLength: (length: number) => string,
+  growth: Growth,
+): LinearTimeReport {
+  const report = measureGrowth(work, inputOfLength, growth);
+  if (report.ratio > growth.max) {
     throw new Error(
-      `not linear: ${report.longMs.toFixed(4)} ms on 16 KB against ${report.shortMs.toFixed(4)} ms on 2 KB ` +
-        `(${report.ratio.toFixed(1)}×, at most ${MAX_RATIO}× allowed)`,
+      `not ${growth.name}: ${report.longMs.toFixed(4)} ms on 16 KB against ${report.shortMs.toFixed(4)} ms on 2 KB ` +
+        `(${report.ratio.toFixed(1)}×, at most ${growth.max}× allowed)`,
     );
   }
   return report;
