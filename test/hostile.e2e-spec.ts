@@ -70,6 +70,31 @@ describe('hostile input, against the service as npm start runs it', () => {
 
   describe('14 KB request-targets and headers on every route', () => {
     const uuid = '6f1e0c1a-2b3c-4d5e-8f90-123456789abc';
+    /** Every route of the service, with its status without credentials or a body. */
+    const routes: [string, string, string, number][] = [
+      ['the price list', 'GET', '/v1/pricing', 200],
+      ['a volume', 'GET', `/v1/volumes/${uuid}`, 401],
+      ['the volumes', 'POST', '/v1/volumes', 401],
+      ['liveness', 'GET', '/health/live', 200],
+      ['readiness', 'GET', '/health/ready', 200],
+      ['the OpenAPI document', 'GET', '/openapi.json', 200],
+      ['the explorer', 'GET', '/docs/', 200],
+      ["the explorer's init script", 'GET', '/docs/swagger-ui-init.js', 200],
+      ["a file of the explorer's", 'GET', '/docs/favicon-16x16.png', 200],
+      ['no route', 'GET', '/nothing', 404],
+    ];
+    /** Headers that some part of the service reads (a static file: the conditional ones and Range). */
+    const headers: [string, string][] = [
+      ['If-None-Match', long('W/"a", ')],
+      ['If-Modified-Since', long('Mon, ')],
+      ['Accept-Encoding', long('gzip ;q=0.5 , ')],
+      ['X-Forwarded-For', long('203.0.113.9, ')],
+      ['X-Request-Id', long('a.')],
+      ['Authorization', `Bearer ${long('a')}`],
+      ['Cookie', long('a=b; ')],
+      ['Range', `bytes=${long('0-1,')}`],
+      ['Accept', long('text/html;q=0.9, ')],
+    ];
     const cases: [string, string, string, Record<string, string>, number][] = [
       ['a long query on the price list', 'GET', `/v1/pricing?${long('q=a&')}`, {}, 200],
       ['a dotted path (what the old log redaction backtracked on)', 'GET', `/${long('a.')}`, {}, 404],
@@ -79,16 +104,20 @@ describe('hostile input, against the service as npm start runs it', () => {
       ['a long query on liveness', 'GET', `/health/live?${long('a.')}`, {}, 200],
       ['a long query on readiness', 'GET', `/health/ready?${long('a.')}`, {}, 200],
       ['a long query on the OpenAPI document', 'GET', `/openapi.json?${long('a.')}`, {}, 200],
+      ['a long query on the explorer', 'GET', `/docs/?${long('a.')}`, {}, 200],
+      ["a long query on a file of the explorer's", 'GET', `/docs/favicon-16x16.png?${long('a.')}`, {}, 200],
       ['a long path under /docs', 'GET', `/docs/${long('a.')}`, {}, 404],
-      ['a long If-None-Match', 'GET', '/v1/pricing', { 'If-None-Match': long('W/"a", ') }, 200],
       ['an unterminated If-None-Match', 'GET', '/v1/pricing', { 'If-None-Match': `W/"${long('a')}` }, 200],
-      ['a long If-Modified-Since', 'GET', '/v1/pricing', { 'If-Modified-Since': long('Mon, ') }, 200],
-      ['a long Accept-Encoding', 'GET', '/v1/pricing', { 'Accept-Encoding': long('gzip ;q=0.5 , ') }, 200],
-      ['a long X-Forwarded-For', 'GET', '/v1/pricing', { 'X-Forwarded-For': long('203.0.113.9, ') }, 200],
-      ['a long X-Request-Id', 'GET', `/v1/volumes/${uuid}`, { 'X-Request-Id': long('a.') }, 401],
-      ['a long bearer token', 'GET', `/v1/volumes/${uuid}`, { Authorization: `Bearer ${long('a')}` }, 401],
       ['a long Authorization of spaces', 'GET', `/v1/volumes/${uuid}`, { Authorization: `Bearer ${long(' a')}` }, 401],
-      ['a long Cookie', 'GET', `/v1/volumes/${uuid}`, { Cookie: long('a=b; ') }, 401],
+      ...routes.flatMap(([route, method, target, status]) =>
+        headers.map(([name, value]): [string, string, string, Record<string, string>, number] => [
+          `a long ${name} on ${route}`,
+          method,
+          target,
+          { [name]: value },
+          status,
+        ]),
+      ),
     ];
 
     it.each(cases)(
