@@ -1,10 +1,9 @@
 import { existsSync } from 'node:fs';
-import { connect, type Socket } from 'node:net';
+import { connect } from 'node:net';
 import { join } from 'node:path';
-import { performance } from 'node:perf_hooks';
 import { listPrice, type TestDatabase } from '@app/pricing/testing';
 import { runBuiltCli } from './support/cli';
-import { processCpuMs } from './support/event-loop';
+import { dribbledHeads, eightAtOnce as eightAtOnceOn, median, timed } from './support/hostile-load';
 import { waitFor } from './support/http';
 import { rawExchange, rawRequest, type RawResponse } from './support/raw-http';
 import { startService, waitUntilReady, type Service } from './support/service';
@@ -25,17 +24,6 @@ const LONG = 14 * 1024;
 const HEADERS_TIMEOUT_S = 2;
 
 const long = (unit: string): string => unit.repeat(Math.ceil(LONG / unit.length)).slice(0, LONG);
-
-interface Timed<T> {
-  readonly value: T;
-  readonly ms: number;
-}
-
-async function timed<T>(work: Promise<T>): Promise<Timed<T>> {
-  const started = performance.now();
-  const value = await work;
-  return { value, ms: performance.now() - started };
-}
 
 /** The service as npm start runs it, on a database of its own holding BOOK, for the enclosing describe. */
 function useService(env: Record<string, string>): { readonly service: Service } {
@@ -58,11 +46,6 @@ function useService(env: Record<string, string>): { readonly service: Service } 
   };
 }
 
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
-}
-
 describe('hostile input, against the service as npm start runs it', () => {
   const started = useService({
     API_TOKENS: TOKEN,
@@ -79,32 +62,39 @@ describe('hostile input, against the service as npm start runs it', () => {
   const probe = (): Promise<RawResponse> => rawRequest(port, 'GET', '/health/live');
 
   /**
-   * Three rounds of eight `send()` at once, each with a probe of /health/live, timed. What each
-   * request cost the service in CPU time, which a busy machine does not inflate as it does the
-   * probe's wall time (the redaction this suite was written against spent 85-110 ms of it per
-   * long URL); 0 where there is no /proc to read it from.
+   * Eight `send()` at once while /health/live is timed, three times; with what each request cost
+   * the service in CPU time (the redaction this suite was written against spent 85-110 ms of it
+   * per long URL).
    */
-  async function eightAtOnce(
-    send: () => Promise<RawResponse>,
-  ): Promise<{ answers: Timed<RawResponse>[]; probes: number[]; cpuMsPerRequest: number }> {
-    const cpuBefore = processCpuMs(service.process.pid);
-    const answers: Timed<RawResponse>[] = [];
-    const probes: number[] = [];
-    for (let round = 0; round < 3; round++) {
-      const requests = Array.from({ length: 8 }, () => timed(send()));
-      const probed = timed(probe());
-      answers.push(...(await Promise.all(requests)));
-      const { value, ms } = await probed;
-      expect(value.status).toBe(200);
-      probes.push(ms);
-    }
-    const cpuAfter = processCpuMs(service.process.pid);
-    const cpuMsPerRequest = cpuBefore === undefined || cpuAfter === undefined ? 0 : (cpuAfter - cpuBefore) / 27;
-    return { answers, probes, cpuMsPerRequest };
-  }
+  const eightAtOnce = (send: () => Promise<RawResponse>) => eightAtOnceOn(service.process.pid, send, probe);
 
   describe('14 KB request-targets and headers on every route', () => {
     const uuid = '6f1e0c1a-2b3c-4d5e-8f90-123456789abc';
+    /** Every route of the service, with its status without credentials or a body. */
+    const routes: [string, string, string, number][] = [
+      ['the price list', 'GET', '/v1/pricing', 200],
+      ['a volume', 'GET', `/v1/volumes/${uuid}`, 401],
+      ['the volumes', 'POST', '/v1/volumes', 401],
+      ['liveness', 'GET', '/health/live', 200],
+      ['readiness', 'GET', '/health/ready', 200],
+      ['the OpenAPI document', 'GET', '/openapi.json', 200],
+      ['the explorer', 'GET', '/docs/', 200],
+      ["the explorer's init script", 'GET', '/docs/swagger-ui-init.js', 200],
+      ["a file of the explorer's", 'GET', '/docs/favicon-16x16.png', 200],
+      ['no route', 'GET', '/nothing', 404],
+    ];
+    /** Headers that some part of the service reads (a static file: the conditional ones and Range). */
+    const headers: [string, string][] = [
+      ['If-None-Match', long('W/"a", ')],
+      ['If-Modified-Since', long('Mon, ')],
+      ['Accept-Encoding', long('gzip ;q=0.5 , ')],
+      ['X-Forwarded-For', long('203.0.113.9, ')],
+      ['X-Request-Id', long('a.')],
+      ['Authorization', `Bearer ${long('a')}`],
+      ['Cookie', long('a=b; ')],
+      ['Range', `bytes=${long('0-1,')}`],
+      ['Accept', long('text/html;q=0.9, ')],
+    ];
     const cases: [string, string, string, Record<string, string>, number][] = [
       ['a long query on the price list', 'GET', `/v1/pricing?${long('q=a&')}`, {}, 200],
       ['a dotted path (what the old log redaction backtracked on)', 'GET', `/${long('a.')}`, {}, 404],
@@ -114,16 +104,20 @@ describe('hostile input, against the service as npm start runs it', () => {
       ['a long query on liveness', 'GET', `/health/live?${long('a.')}`, {}, 200],
       ['a long query on readiness', 'GET', `/health/ready?${long('a.')}`, {}, 200],
       ['a long query on the OpenAPI document', 'GET', `/openapi.json?${long('a.')}`, {}, 200],
+      ['a long query on the explorer', 'GET', `/docs/?${long('a.')}`, {}, 200],
+      ["a long query on a file of the explorer's", 'GET', `/docs/favicon-16x16.png?${long('a.')}`, {}, 200],
       ['a long path under /docs', 'GET', `/docs/${long('a.')}`, {}, 404],
-      ['a long If-None-Match', 'GET', '/v1/pricing', { 'If-None-Match': long('W/"a", ') }, 200],
       ['an unterminated If-None-Match', 'GET', '/v1/pricing', { 'If-None-Match': `W/"${long('a')}` }, 200],
-      ['a long If-Modified-Since', 'GET', '/v1/pricing', { 'If-Modified-Since': long('Mon, ') }, 200],
-      ['a long Accept-Encoding', 'GET', '/v1/pricing', { 'Accept-Encoding': long('gzip ;q=0.5 , ') }, 200],
-      ['a long X-Forwarded-For', 'GET', '/v1/pricing', { 'X-Forwarded-For': long('203.0.113.9, ') }, 200],
-      ['a long X-Request-Id', 'GET', `/v1/volumes/${uuid}`, { 'X-Request-Id': long('a.') }, 401],
-      ['a long bearer token', 'GET', `/v1/volumes/${uuid}`, { Authorization: `Bearer ${long('a')}` }, 401],
       ['a long Authorization of spaces', 'GET', `/v1/volumes/${uuid}`, { Authorization: `Bearer ${long(' a')}` }, 401],
-      ['a long Cookie', 'GET', `/v1/volumes/${uuid}`, { Cookie: long('a=b; ') }, 401],
+      ...routes.flatMap(([route, method, target, status]) =>
+        headers.map(([name, value]): [string, string, string, Record<string, string>, number] => [
+          `a long ${name} on ${route}`,
+          method,
+          target,
+          { [name]: value },
+          status,
+        ]),
+      ),
     ];
 
     it.each(cases)(
@@ -229,34 +223,16 @@ describe('hostile input, against the service as npm start runs it', () => {
 
   describe('slow and partial requests', () => {
     it(`drops 200 clients dribbling their heads after HTTP_HEADERS_TIMEOUT_S, serving everyone else meanwhile`, async () => {
-      const dribblers: Socket[] = [];
-      const closed: Promise<number>[] = [];
-      const started = performance.now();
-      for (let i = 0; i < 200; i++) {
-        const socket = connect(port, '127.0.0.1');
-        socket.on('error', () => undefined);
-        dribblers.push(socket);
-        closed.push(new Promise((done) => socket.once('close', () => done(performance.now() - started))));
-        socket.write('GET /v1/pricing HTTP/1.1\r\nHost: api.test\r\n');
-      }
-      const drip = setInterval(() => {
-        for (const socket of dribblers) if (!socket.destroyed) socket.write('X-Slow: a\r\n');
-      }, 250);
-      try {
-        const probes: number[] = [];
-        while (performance.now() - started < HEADERS_TIMEOUT_S * 1000) {
-          probes.push((await timed(probe())).ms);
-          await new Promise((resolve) => setTimeout(resolve, 100));
-        }
-        expect(median(probes)).toBeLessThan(250);
-        expect(Math.max(...probes)).toBeLessThan(1_000);
-        // Node checks the timeout every second (configure-express.ts): all are gone within it.
-        const closedAt = await Promise.all(closed);
-        expect(Math.max(...closedAt)).toBeLessThan((HEADERS_TIMEOUT_S + 3) * 1000);
-      } finally {
-        clearInterval(drip);
-        for (const socket of dribblers) socket.destroy();
-      }
+      const { probesMs, droppedAfterMs } = await dribbledHeads(
+        port,
+        'GET /v1/pricing HTTP/1.1\r\nHost: api.test\r\n',
+        probe,
+        // Node checks the timeout every second (http-timeouts.ts): all are gone within it.
+        { probeForMs: HEADERS_TIMEOUT_S * 1000, closeWithinMs: (HEADERS_TIMEOUT_S + 3) * 1000 },
+      );
+      expect(median(probesMs)).toBeLessThan(250);
+      expect(Math.max(...probesMs)).toBeLessThan(1_000);
+      expect(Math.max(...droppedAfterMs)).toBeLessThan((HEADERS_TIMEOUT_S + 3) * 1000);
     }, 30_000);
 
     it('keeps an idle keep-alive connection longer than a head may take (Keep-Alive: timeout=65)', async () => {
@@ -291,13 +267,22 @@ describe('hostile input, against the service as npm start runs it', () => {
     // one: 10 MB in 30 s, then Node's 408).
     const post = 'POST /v1/volumes HTTP/1.1\r\nHost: api.test\r\nContent-Type: application/json\r\n';
     const withToken = `Authorization: Bearer ${TOKEN}\r\n`;
-    it.each([
-      [
-        'without a token',
-        `${post}Content-Length: 100000\r\n\r\n`,
+    const unauthenticated = { code: 'UNAUTHENTICATED', message: 'a valid bearer token is required', details: {} };
+    const announced = 'Content-Length: 100000\r\n\r\n';
+    it.each<[string, string, number, object]>([
+      ['without a token', `${post}${announced}`, 401, unauthenticated],
+      ...[
+        ['Basic credentials', 'Basic abc'],
+        ['Bearer and no token', 'Bearer'],
+        ['the token and a character no token has', `Bearer ${TOKEN}"`],
+        ['a token in two words', `Bearer ${TOKEN} ${TOKEN}`],
+        ['a 14 KB token', `Bearer ${long('a')}`],
+      ].map(([what, authorization]): [string, string, number, object] => [
+        `with ${what}`,
+        `${post}Authorization: ${authorization}\r\n${announced}`,
         401,
-        { code: 'UNAUTHENTICATED', message: 'a valid bearer token is required', details: {} },
-      ],
+        unauthenticated,
+      ]),
       [
         'with a token, declared over 100 KB',
         `${post}${withToken}Content-Length: 99999999\r\n\r\n`,

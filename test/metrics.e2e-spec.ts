@@ -1,11 +1,15 @@
 import { Logger } from '@nestjs/common';
 import { MetricsServer } from '@app/control-plane';
 import { PricingService } from '@app/pricing';
+import { Agent, get } from 'node:http';
+import { dribbledHeads, median } from './support/hostile-load';
 import { occupyPort, send } from './support/http';
+import { rawRequest } from './support/raw-http';
 import { useTestDatabase } from './support/fixtures';
 import { applyBook, startTestApp, type TestApp } from './support/test-app';
 
 const TOKEN = 'metrics-e2e-token-0123456789';
+const HEADERS_TIMEOUT_S = 2;
 const price = (product_key: string, amount: string) => ({
   product_key,
   unit_type: 'seconds',
@@ -69,7 +73,15 @@ async function scrape(url: string): Promise<Sample[]> {
 describe('metrics', () => {
   const t = useTestDatabase({
     book: BOOK,
-    app: { env: { API_TOKENS: TOKEN, HOST: '127.0.0.1', METRICS_PORT: '0' }, listen: true },
+    app: {
+      env: {
+        API_TOKENS: TOKEN,
+        HOST: '127.0.0.1',
+        METRICS_PORT: '0',
+        HTTP_HEADERS_TIMEOUT_S: String(HEADERS_TIMEOUT_S),
+      },
+      listen: true,
+    },
   });
   let app: TestApp;
   let metricsUrl: string;
@@ -85,6 +97,33 @@ describe('metrics', () => {
     const other = await fetch(new URL('/v1/pricing', metricsUrl));
     expect(other.status).toBe(404); // and the metrics port serves nothing else
   });
+
+  // Node's defaults on the metrics port held a dribbled head for up to 90 s (60 s, checked every
+  // 30 s), and closed idle connections after 5 s, below a scraper's or a proxy's idle timeout.
+  it('has the API’s timeouts: drops 200 clients dribbling their heads after HTTP_HEADERS_TIMEOUT_S, scraping meanwhile, and keeps idle connections HTTP_KEEP_ALIVE_TIMEOUT_S', async () => {
+    const port = Number(new URL(metricsUrl).port);
+    const { probesMs, droppedAfterMs } = await dribbledHeads(
+      port,
+      'GET /metrics HTTP/1.1\r\nHost: metrics.test\r\n',
+      () => rawRequest(port, 'GET', '/metrics'),
+      { probeForMs: HEADERS_TIMEOUT_S * 1000, closeWithinMs: (HEADERS_TIMEOUT_S + 3) * 1000 },
+    );
+    expect(median(probesMs)).toBeLessThan(250);
+    expect(Math.max(...droppedAfterMs)).toBeLessThan((HEADERS_TIMEOUT_S + 3) * 1000);
+
+    const agent = new Agent({ keepAlive: true });
+    try {
+      const keepAlive = await new Promise<string | string[] | undefined>((resolve, reject) => {
+        get(metricsUrl, { agent }, (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.headers['keep-alive']));
+        }).on('error', reject);
+      });
+      expect(keepAlive).toBe('timeout=65');
+    } finally {
+      agent.destroy();
+    }
+  }, 30_000);
 
   it('has every documented metric and the default process and Node.js metrics', async () => {
     await send(app); // one request, so that the request histogram has a series

@@ -1,6 +1,6 @@
 import { Test, type TestingModule } from '@nestjs/testing';
 import { appDatabaseOptions } from '@app/control-plane';
-import { DatabaseConnection, DatabaseModule, type DatabaseState } from '@app/database';
+import { DatabaseConnection, DatabaseModule, MIGRATION_LOCK, type DatabaseState } from '@app/database';
 import { createTestDatabase, type TestDatabase } from '@app/pricing/testing';
 import { Client } from 'pg';
 import { performance } from 'node:perf_hooks';
@@ -11,7 +11,7 @@ import { queryAt } from './support/sql';
 
 // Start-up migrations run with limits of their own (libs/database/src/migrate.ts): a statement may
 // take up to DATABASE_MIGRATION_TIMEOUT_S, not DATABASE_TIMEOUT_S; a migration that overruns it is
-// not tried again; and a wait for a table lock ends at DATABASE_TIMEOUT_S (lock_timeout), so reads
+// not tried again, while a wait for another instance's migration is; and a wait for a table lock ends at DATABASE_TIMEOUT_S (lock_timeout), so reads
 // never queue behind a migration for long.
 
 const DATABASE_TIMEOUT_S = 1;
@@ -96,8 +96,33 @@ describe('start-up migrations', () => {
     await new Promise((resolve) => setTimeout(resolve, 4_500)); // two retry intervals of a failed connection
     expect(endless.attempts()).toBe(1);
     expect(logger.of('error', 'DatabaseConnection')).toEqual([
-      expect.stringMatching(/^a migration did not finish within 1 s \(DATABASE_MIGRATION_TIMEOUT_S\): .*not retried/),
+      expect.stringMatching(
+        /^a migration statement did not finish within 1 s \(DATABASE_MIGRATION_TIMEOUT_S\): .*not retried/,
+      ),
     ]);
+  }, 30_000);
+
+  it("waits for another instance's migration longer than DATABASE_MIGRATION_TIMEOUT_S: it tries again, and migrates once that one ends", async () => {
+    const other = new Client({ connectionString: db.url });
+    await other.connect();
+    await other.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]); // another instance, migrating
+    try {
+      const ours = sleepingMigration('AfterTheOtherInstance1799999999004', 0);
+      const connection = await start([ours.migration], 1);
+      // Past the limit, and past a retry: the wait ended at least once, and was not taken as our overrun.
+      await new Promise((resolve) => setTimeout(resolve, 3_500));
+      expect(connection.isReady).toBe(false);
+      expect(logger.of('error', 'DatabaseConnection')).toEqual([]);
+      expect(logger.of('warn', 'DatabaseConnection')).toEqual([
+        expect.stringMatching(/another instance was still migrating after 1 s/),
+      ]);
+      expect(ours.attempts()).toBe(0);
+      await other.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]);
+      expect(await settled(connection)).toBe('ready');
+      expect(ours.attempts()).toBe(1);
+    } finally {
+      await other.end();
+    }
   }, 30_000);
 
   it('gives up a table lock it waits for after DATABASE_TIMEOUT_S, so that reads do not queue behind it, and tries again', async () => {

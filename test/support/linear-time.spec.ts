@@ -1,17 +1,21 @@
-import { expectLinearTime, repeated } from './linear-time';
+import { expectConstantTime, expectLinearTime, repeated } from './linear-time';
 
-// The check every parser's property tests rely on: it must pass a linear parser and fail a
-// quadratic one, or a passing parser would prove nothing.
+// The checks every parser's property tests rely on: each must pass a parser of its kind and fail
+// one that grows faster, or a passing parser would prove nothing.
 
 /**
- * Whether expectLinearTime fails `work` in one of three tries. A quadratic parser measured on a
- * busy machine can look linear once (in a slow hour of `npm test`, its 2 KB batches were slowed
- * more than its 16 KB ones); a checker that never catches it fails every try.
+ * Whether `check` (expectLinearTime by default) fails `work` in one of three tries. A quadratic
+ * parser measured on a busy machine can look linear once (in a slow hour of `npm test`, its 2 KB
+ * batches were slowed more than its 16 KB ones); a checker that never catches it fails every try.
  */
-function failedInThreeTries(work: (text: string) => unknown, inputOfLength: (n: number) => string): string {
+function failedInThreeTries(
+  work: (text: string) => unknown,
+  inputOfLength: (n: number) => string,
+  check = expectLinearTime,
+): string {
   for (let attempt = 1; ; attempt++) {
     try {
-      expectLinearTime(work, inputOfLength);
+      check(work, inputOfLength);
     } catch (error) {
       return (error as Error).message;
     }
@@ -19,13 +23,15 @@ function failedInThreeTries(work: (text: string) => unknown, inputOfLength: (n: 
   }
 }
 
+/** A linear scan: how many dots. */
+const count = (text: string): number => {
+  let n = 0;
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) === 46) n++;
+  return n;
+};
+
 describe('expectLinearTime', () => {
   it('passes a linear scan', () => {
-    const count = (text: string): number => {
-      let n = 0;
-      for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) === 46) n++;
-      return n;
-    };
     expect(expectLinearTime(count, (n) => repeated('a.', n)).ratio).toBeLessThan(20);
   });
 
@@ -51,5 +57,26 @@ describe('expectLinearTime', () => {
       return total;
     };
     expect(failedInThreeTries(quadratic, (n) => repeated('a,', n))).toMatch(/^not linear: /);
+  });
+});
+
+describe('expectConstantTime', () => {
+  it('passes a parser that reads at most the first 128 characters', () => {
+    expect(
+      expectConstantTime(
+        (text) => count(text.slice(0, 128)),
+        (n) => repeated('a.', n),
+      ).ratio,
+    ).toBeLessThan(3);
+  });
+
+  it('fails a linear scan', () => {
+    expect(failedInThreeTries(count, (n) => repeated('a.', n), expectConstantTime)).toMatch(/^not constant: /);
+  });
+
+  it('fails a pattern that checks the length after reading the whole input', () => {
+    const token = /^[A-Za-z0-9._-]+$/;
+    const checkedLate = (text: string) => token.test(text) && text.length <= 128;
+    expect(failedInThreeTries(checkedLate, (n) => repeated('a', n), expectConstantTime)).toMatch(/^not constant: /);
   });
 });

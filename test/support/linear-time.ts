@@ -15,9 +15,21 @@ const MAX_RATIO = 20;
 /** What a linear parser gives: measuring stops once the longer input is within it. */
 const LINEAR_RATIO = 8;
 /**
- * Beyond twice the bound after CERTAIN_AFTER rounds, measuring stops: the best of that many
- * batches of each size is not a disturbance but the parser's own growth (a quadratic one measures
- * 60× here).
+ * Growth allowed (`max`) and what a parser of that kind gives (`expected`). A parser that reads
+ * at most a bounded start of its input (a length check first) gives about 1 on both lengths, a
+ * linear one 8: 3 tells them apart.
+ */
+interface Growth {
+  readonly name: string;
+  readonly max: number;
+  readonly expected: number;
+}
+const LINEAR: Growth = { name: 'linear', max: MAX_RATIO, expected: LINEAR_RATIO };
+const CONSTANT: Growth = { name: 'constant', max: 3, expected: 1 };
+/**
+ * Beyond twice the allowed ratio after CERTAIN_AFTER rounds, measuring stops: the best of that
+ * many batches of each size is not a disturbance but the parser's own growth (a quadratic one
+ * measures 60× here).
  */
 const CERTAIN_AFTER = 3;
 /** Each measurement is the best of this many batches: the least disturbed by GC and other processes. */
@@ -64,12 +76,12 @@ export interface LinearTimeReport {
  * Measures `work` on inputs of 2 KB and 16 KB made by `inputOfLength` (which should build the
  * worst case the parser can meet: repeated separators, unterminated quotes, long runs of one
  * character class) and returns the times and their ratio; measuring stops once it is within
- * `maxRatio`.
+ * `growth.max`.
  */
 export function measureGrowth<T = string>(
   work: (input: T) => unknown,
   inputOfLength: (length: number) => T,
-  maxRatio = MAX_RATIO,
+  growth: Growth = LINEAR,
 ): LinearTimeReport {
   const short = inputOfLength(SHORT);
   const long = inputOfLength(LONG);
@@ -82,14 +94,14 @@ export function measureGrowth<T = string>(
   const started = performance.now();
   const again = (round: number) =>
     round < ROUNDS &&
-    longMs > shortMs * maxRatio &&
-    !(round >= CERTAIN_AFTER && longMs > shortMs * 2 * maxRatio) &&
+    longMs > shortMs * growth.max &&
+    !(round >= CERTAIN_AFTER && longMs > shortMs * 2 * growth.max) &&
     performance.now() - started < BUDGET_MS;
   for (let round = 0; round === 0 || again(round); round++) {
     shortMs = Math.min(shortMs, bestTimePerCall(work, short, calls));
     longMs = Math.min(
       longMs,
-      bestTimePerCall(work, long, Math.max(1, Math.floor(calls / (LONG / SHORT))), shortMs * LINEAR_RATIO),
+      bestTimePerCall(work, long, Math.max(1, Math.floor(calls / growth.expected)), shortMs * growth.expected),
     );
   }
   return { shortMs, longMs, ratio: longMs / shortMs };
@@ -107,11 +119,30 @@ export function expectLinearTime<T = string>(
   inputOfLength: (length: number) => T,
   maxRatio = MAX_RATIO,
 ): LinearTimeReport {
-  const report = measureGrowth(work, inputOfLength, maxRatio);
-  if (report.ratio > maxRatio) {
+  return expectGrowth(work, inputOfLength, { ...LINEAR, max: maxRatio });
+}
+
+/**
+ * Fails when `work` costs more on a 16 KB input than on a 2 KB one: more than 3 times (a parser
+ * that reads a bounded start of its input gives about 1, a linear one about 8).
+ */
+export function expectConstantTime<T = string>(
+  work: (input: T) => unknown,
+  inputOfLength: (length: number) => T,
+): LinearTimeReport {
+  return expectGrowth(work, inputOfLength, CONSTANT);
+}
+
+function expectGrowth<T>(
+  work: (input: T) => unknown,
+  inputOfLength: (length: number) => T,
+  growth: Growth,
+): LinearTimeReport {
+  const report = measureGrowth(work, inputOfLength, growth);
+  if (report.ratio > growth.max) {
     throw new Error(
-      `not linear: ${report.longMs.toFixed(4)} ms at length ${LONG} against ${report.shortMs.toFixed(4)} ms at ${SHORT} ` +
-        `(${report.ratio.toFixed(1)}×, at most ${maxRatio}× allowed)`,
+      `not ${growth.name}: ${report.longMs.toFixed(4)} ms at length ${LONG} against ${report.shortMs.toFixed(4)} ms at ${SHORT} ` +
+        `(${report.ratio.toFixed(1)}×, at most ${growth.max}× allowed)`,
     );
   }
   return report;

@@ -5,24 +5,11 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { AppConfig } from './config/app-config';
 import { ApiErrorCode } from './errors/api-error';
+import { applyHttpTimeouts } from './http-timeouts';
 import { sendErrorEnvelope } from './errors/error-envelope';
 import { RequestLogging } from './logging/request-logging';
 import { isRoutable } from './request-target';
 import { ApiDocs } from './openapi';
-
-/**
- * How often Node checks the head and request timeouts of open connections. Its default, 30 s,
- * would let a client dribbling its head hold a connection up to 30 s past HTTP_HEADERS_TIMEOUT_S.
- */
-const TIMEOUT_CHECK_MS = 1_000;
-
-/** The HTTP server's timeouts (README, "Security"): set before it listens, which reads them. */
-function applyTimeouts(server: Server, config: AppConfig): void {
-  server.keepAliveTimeout = config.httpKeepAliveTimeoutS * 1000;
-  server.headersTimeout = config.httpHeadersTimeoutS * 1000;
-  server.requestTimeout = config.httpRequestTimeoutS * 1000;
-  (server as Server & { connectionsCheckingInterval: number }).connectionsCheckingInterval = TIMEOUT_CHECK_MS;
-}
 
 type Handler = (req: IncomingMessage, res: ServerResponse, next: (error?: unknown) => void) => void;
 
@@ -70,7 +57,7 @@ function answerWhatExpressCannotRoute(server: Server, express: Handler, logReque
  */
 export function configureExpress(app: INestApplication, config: AppConfig): void {
   const server = app.getHttpServer() as Server;
-  applyTimeouts(server, config);
+  applyHttpTimeouts(server, config);
   const requestLogging = app.get(RequestLogging).middleware;
   answerWhatExpressCannotRoute(server, app.getHttpAdapter().getInstance() as Handler, requestLogging);
   const express = app as NestExpressApplication;

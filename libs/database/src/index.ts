@@ -3,6 +3,12 @@ export { DatabaseModule, type DatabaseModuleAsyncOptions } from './database.modu
 export { DatabaseConnection, type DatabaseState } from './database-connection';
 export { DATABASE_OPTIONS, type DatabaseModuleOptions } from './database.options';
 export { dataSourceOptions, clientConfig, migrationLimits } from './data-source-options';
-export { migrateUnderLock, pendingMigrations, MigrationTimeoutError, type MigrationLimits } from './migrate';
+export {
+  migrateUnderLock,
+  pendingMigrations,
+  MIGRATION_LOCK,
+  MigrationTimeoutError,
+  type MigrationLimits,
+} from './migrate';
 export { databaseCall, DatabaseUnavailableError } from './database-errors';
 export { DatabaseTimeoutError, type TimedClient } from './timed-client';

@@ -3,7 +3,7 @@ import { MigrationExecutor, QueryFailedError, type DataSource } from 'typeorm';
 import { DatabaseTimeoutError, type TimedClient } from './timed-client';
 
 /** Held while migrating, so that instances starting together migrate one at a time. */
-const MIGRATION_LOCK = 4_705_212_000;
+export const MIGRATION_LOCK = 4_705_212_000;
 /** Our client-side deadline comes this long after PostgreSQL's own, so that its clearer error wins. */
 const CLIENT_GRACE_MS = 1_000;
 
@@ -20,9 +20,9 @@ export interface MigrationLimits {
 }
 
 /**
- * A migration that did not finish within its time limit. Trying it again would run the same work
- * for as long again, holding its tables each time: whoever migrates stops instead (README,
- * "Security").
+ * A statement of a migration that did not finish within its time limit. Trying it again would run
+ * the same work for as long again, holding its tables each time: whoever migrates stops instead
+ * (README, "Security").
  */
 export class MigrationTimeoutError extends Error {
   constructor(
@@ -30,10 +30,24 @@ export class MigrationTimeoutError extends Error {
     override readonly cause: unknown,
   ) {
     super(
-      `a migration did not finish within ${timeoutMs / 1000} s (DATABASE_MIGRATION_TIMEOUT_S): ` +
+      `a migration statement did not finish within ${timeoutMs / 1000} s (DATABASE_MIGRATION_TIMEOUT_S): ` +
         `${cause instanceof Error ? cause.message : String(cause)}`,
     );
     this.name = 'MigrationTimeoutError';
+  }
+}
+
+/**
+ * Another instance held the migration lock for longer than the time limit: its migration is long,
+ * not ours, so this is no MigrationTimeoutError; the caller tries again (DatabaseConnection retries).
+ */
+export class MigrationLockBusyError extends Error {
+  constructor(
+    readonly timeoutMs: number,
+    override readonly cause: unknown,
+  ) {
+    super(`another instance was still migrating after ${timeoutMs / 1000} s (DATABASE_MIGRATION_TIMEOUT_S)`);
+    this.name = 'MigrationLockBusyError';
   }
 }
 
@@ -59,7 +73,10 @@ export async function migrateUnderLock(dataSource: DataSource, limits: Migration
     const applied = await executor.executePendingMigrations();
     return applied.map((migration) => migration.name);
   } catch (error) {
-    throw isTimeLimit(error) ? new MigrationTimeoutError(limits.timeoutMs, error) : error;
+    if (!isTimeLimit(error)) throw error;
+    throw locked
+      ? new MigrationTimeoutError(limits.timeoutMs, error)
+      : new MigrationLockBusyError(limits.timeoutMs, error);
   } finally {
     if (locked) await runner.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => undefined);
     await runner.query('RESET statement_timeout; RESET lock_timeout').catch(() => undefined);

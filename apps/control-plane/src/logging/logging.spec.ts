@@ -2,7 +2,7 @@ import { IncomingMessage, ServerResponse } from 'node:http';
 import { Socket } from 'node:net';
 import { Writable } from 'node:stream';
 import pino from 'pino';
-import { logOptions } from './logging';
+import { logDestination, logOptions } from './logging';
 import { requestIdOf } from './request-logging';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -13,19 +13,24 @@ function exchange(headers: Record<string, string | string[]>): { req: IncomingMe
   return { req, res: new ServerResponse(req) };
 }
 
-/** A pino logger with the app's options, writing into `lines`. */
-function capture(): { logger: pino.Logger; lines: () => Record<string, unknown>[] } {
+/** A stream that keeps what is written to it, as text. */
+function sink(): { stream: Writable; text: () => string } {
   const chunks: string[] = [];
-  const sink = new Writable({
+  const stream = new Writable({
     write(chunk: Buffer, _encoding, done) {
       chunks.push(chunk.toString());
       done();
     },
   });
-  const logger = pino(logOptions({ logLevel: 'info', logFormat: 'json' }), sink);
+  return { stream, text: () => chunks.join('') };
+}
+
+/** A pino logger with the app's options, writing into `lines`. */
+function capture(): { logger: pino.Logger; lines: () => Record<string, unknown>[] } {
+  const { stream, text } = sink();
+  const logger = pino(logOptions({ logLevel: 'info', logFormat: 'json' }), stream);
   const lines = () =>
-    chunks
-      .join('')
+    text()
       .split('\n')
       .filter(Boolean)
       .map((line) => JSON.parse(line) as Record<string, unknown>);
@@ -83,5 +88,21 @@ describe('log lines', () => {
     expect(text).not.toContain('tok-123456789');
     expect(lines()[1]).toMatchObject({ err: { type: 'TypeError', message: 'Invalid URL' } });
     expect(lines()[2]).toMatchObject({ req: { headers: { authorization: '[redacted]' } } });
+  });
+});
+
+describe('LOG_FORMAT=pretty', () => {
+  it('writes text of no line over 4 KB, however long the message, the URL or the error (docs/operations.md, "Logs")', () => {
+    const { stream, text } = sink();
+    const logger = pino(logOptions({ logLevel: 'info', logFormat: 'pretty' }), logDestination('pretty', stream));
+    const long = 'a.'.repeat(7 * 1024);
+    logger.info({ context: 'Main' }, `listening ${long}`);
+    logger.info({ req: { method: 'GET', url: `/${long}`, headers: { 'user-agent': long } } }, 'request completed');
+    logger.error({ err: new Error(long) }, 'failed');
+    const lines = text().split('\n');
+    expect(text()).toContain('listening a.a.');
+    expect(text()).toContain('…[cut:');
+    expect(lines[0]).toMatch(/INFO\S*: listening a\.a\./); // text for a person (coloured at a terminal), not JSON
+    for (const line of lines) expect(Buffer.byteLength(line) + 1).toBeLessThanOrEqual(4096);
   });
 });

@@ -1,7 +1,7 @@
 import type { LoggerService } from '@nestjs/common';
 import { Logger as NestPinoLogger, PinoLogger, type Params } from 'nestjs-pino';
 import pino, { type DestinationStream, type LoggerOptions } from 'pino';
-import pretty from 'pino-pretty';
+import { prettyFactory } from 'pino-pretty';
 import type { AppConfig } from '../config/app-config';
 import { boundLogLine, REDACTED, redactSecrets } from './log-text';
 
@@ -54,17 +54,19 @@ export function logOptions(settings: LogSettings): LoggerOptions {
 
 /**
  * stdout: JSON lines (written synchronously, so nothing is lost at exit), each at most 4 KB
- * (log-text.ts), or text for a person.
+ * (log-text.ts), or text for a person, formatted from that bounded line: pino-pretty prints each
+ * field on a line of its own, with less around it than JSON, so no line of it is longer either.
  */
 export function logDestination(
   format: LogSettings['logFormat'],
   target: 1 | 2 | NodeJS.WritableStream = 1,
 ): DestinationStream {
+  const out = typeof target === 'number' ? pino.destination({ dest: target, sync: true }) : target;
   if (format === 'pretty') {
-    return pretty({ destination: target, sync: true, translateTime: 'SYS:standard', ignore: 'pid,hostname' });
+    const text = prettyFactory({ translateTime: 'SYS:standard', ignore: 'pid,hostname' });
+    return { write: (line: string) => void out.write(text(boundLogLine(line))) };
   }
-  const lines = typeof target === 'number' ? pino.destination({ dest: target, sync: true }) : target;
-  return { write: (line: string) => void lines.write(boundLogLine(line)) };
+  return { write: (line: string) => void out.write(boundLogLine(line)) };
 }
 
 /** One set of parameters per configuration: nestjs-pino keeps one root logger per process anyway. */

@@ -4,6 +4,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { Registry } from 'prom-client';
 import { AppConfig } from '../config/app-config';
+import { applyHttpTimeouts } from '../http-timeouts';
 import { AppMetrics } from './app-metrics';
 
 const METRICS_PATH = '/metrics';
@@ -38,6 +39,7 @@ export class MetricsServer implements OnApplicationBootstrap, OnApplicationShutd
     const { metricsPort: port, host } = this.config;
     if (port === 'off') return;
     const server = createServer((req, res) => void this.answer(req, res));
+    applyHttpTimeouts(server, this.config); // as the API's: a client dribbling its head is dropped
     try {
       await new Promise<void>((resolve, reject) => {
         server.once('error', reject);
