@@ -1,6 +1,4 @@
 import fc from 'fast-check';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { heldPrice } from './held-price.fixture';
 import { byValidFrom, isInForceAt, nextEdgeAfter, priceInForceAt, StringPool, type HeldPrice } from './held-price';
 
@@ -84,12 +82,6 @@ describe('priceInForceAt and nextEdgeAfter on one scope', () => {
   });
 });
 
-/** V8's full garbage collection, exposed for this file alone, so that the heap's sizes compare. */
-function collectGarbage(): () => void {
-  setFlagsFromString('--expose-gc');
-  return runInNewContext('gc') as () => void;
-}
-
 describe('StringPool', () => {
   it('gives back text equal to the text it was given, and null as null', () => {
     const pool = new StringPool();
@@ -97,27 +89,5 @@ describe('StringPool', () => {
     expect(pool.intern(`storage.${'gp1'}`)).toBe('storage.gp1');
     expect(pool.intern('org_1')).toBe('org_1');
     expect(pool.intern(null)).toBeNull();
-  });
-
-  it('holds one copy of each distinct string: the copies each row brings are left as garbage', () => {
-    // JavaScript cannot tell two equal strings apart, the heap can: 2,000 rows bringing one of 4
-    // strings of 10 KB each keep 20 MB when each row's copy is kept, about 40 KB when interned.
-    const gc = collectGarbage();
-    const rows = 2_000;
-    const length = 10_000;
-    /** The heap that `keep`'s results of `rows` fresh strings hold, after a full collection. */
-    const retained = (keep: (copy: string) => string): number => {
-      const held = new Array<string>(rows).fill('');
-      gc();
-      const before = process.memoryUsage().heapUsed;
-      for (let i = 0; i < rows; i++) held[i] = keep(Buffer.alloc(length, 97 + (i % 4)).toString('latin1'));
-      gc();
-      const bytes = process.memoryUsage().heapUsed - before;
-      expect(new Set(held).size).toBe(4); // `held` is alive until here
-      return bytes;
-    };
-    const pool = new StringPool();
-    expect(retained((copy) => copy)).toBeGreaterThan(0.9 * rows * length);
-    expect(retained((copy) => pool.intern(copy))).toBeLessThan(0.1 * rows * length);
   });
 });
