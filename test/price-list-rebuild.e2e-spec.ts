@@ -111,6 +111,15 @@ describe('rebuilding the price list', () => {
       running = await start(url, logs);
     });
 
+    it("starts on the list prices alone (3 of the book's 4 records), then reads every price", async () => {
+      const version = await storedVersion(dataSource);
+      const loads = logs.of('debug', 'PriceBookLoader').map((line) => line.replace(/: read .*$/, ''));
+      expect(loads).toEqual([
+        `prices ${version} loaded (3 list prices alone, organizations' next)`,
+        `prices ${version} loaded (4 records)`,
+      ]);
+    });
+
     it.each([
       ['a new price', { prices: [listPrice('compute.g2.4', 'seconds', 3600, '0.2400', '2025-06-01T00:00:00Z')] }],
       [

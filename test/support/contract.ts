@@ -27,4 +27,5 @@ export const ALL_MIGRATIONS = [
   'HistoryCheckByScope1764000006000',
   'RecordCount1764000007000',
   'AvailabilityInChangeLog1764000008000',
+  'ListPriceIndex1764000009000',
 ];

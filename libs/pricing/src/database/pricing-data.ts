@@ -11,6 +11,8 @@ export interface PricingData {
   readonly version: string;
   /** The latest entry of the change log read ('0' when none): the next reload starts after it. */
   readonly lastChangeId: string;
+  /** `true` when organizations' prices were left out (`records` holds list prices only). */
+  readonly listOnly?: boolean;
 }
 
 /**

@@ -48,8 +48,10 @@ export class PricingService {
   ) {}
 
   /**
-   * Resolves once prices are loaded for the first time (every other method throws
-   * PRICING_UNAVAILABLE until then); rejects with PRICING_UNAVAILABLE after `timeoutMs`.
+   * Resolves once every price is loaded for the first time (every other method throws
+   * PRICING_UNAVAILABLE until then, but for lookups without an organization, which list prices
+   * answer a moment earlier: snapshot/price-book-loader.ts); rejects with PRICING_UNAVAILABLE
+   * after `timeoutMs`.
    * Await it where an answer is needed at start-up: a worker or a billing job before its run.
    */
   whenReady(timeoutMs = READY_TIMEOUT_MS): Promise<void> {
@@ -77,7 +79,7 @@ export class PricingService {
 
   /** The price of `productKey` at an instant: the organization's agreed price, else the list price. */
   priceAt(productKey: string, query: PriceQuery = {}): PriceLookup {
-    const snapshot = this.snapshot();
+    const snapshot = this.snapshot(query.organizationId);
     const at = query.at ?? this.clock.now();
     const record =
       (query.organizationId !== undefined && snapshot.organizationPriceAt(productKey, query.organizationId, at)) ||
@@ -149,14 +151,21 @@ export class PricingService {
     const parts = parseProductKey(productKey);
     if (!parts) throw new UnknownProductError(productKey);
     return {
-      prices: this.snapshot().applicablePrices(productKey, query.organizationId),
+      prices: this.snapshot(query.organizationId).applicablePrices(productKey, query.organizationId),
       unitType: parts.family.unitType,
     };
   }
 
-  private snapshot(): PricingSnapshot {
+  /**
+   * The prices served now; PRICING_UNAVAILABLE before they are loaded, and for a lookup of an
+   * organization's prices while only the list prices are (the first moments of a start-up:
+   * snapshot/price-book-loader.ts), never a list price in place of an agreed one.
+   */
+  private snapshot(organizationId?: string): PricingSnapshot {
     const state = this.prices.current();
-    if (!state) throw new PricingUnavailableError();
+    if (!state || (organizationId !== undefined && !state.snapshot.hasOrganizationPrices)) {
+      throw new PricingUnavailableError();
+    }
     return state.snapshot;
   }
 }

@@ -66,7 +66,7 @@ export class PriceBookLoader implements OnApplicationBootstrap, OnApplicationShu
     this.builds.complete();
   }
 
-  /** Resolves once prices were loaded for the first time. */
+  /** Resolves once every price was loaded for the first time, organizations' included. */
   loaded(): Promise<void> {
     return this.firstLoad;
   }
@@ -107,7 +107,8 @@ export class PriceBookLoader implements OnApplicationBootstrap, OnApplicationShu
   private async checkOnce(): Promise<void> {
     try {
       const version = await this.repository.readVersion();
-      if (version === this.schedule.snapshot?.version) {
+      const shown = this.schedule.snapshot;
+      if (version === shown?.version && shown.hasOrganizationPrices) {
         this.confirmedAt = performance.now();
         this.markReachable(true);
         return;
@@ -147,24 +148,34 @@ export class PriceBookLoader implements OnApplicationBootstrap, OnApplicationShu
     this.builds.next((performance.now() - startedAt) / 1000);
     this.confirmedAt = startedAt;
     this.markReachable(true);
-    this.markLoaded();
+    // The list prices shown first at start-up: organizations' prices are read next, at once.
+    if (snapshot.hasOrganizationPrices) this.markLoaded();
+    else this.checkAgain = true;
+    const held = snapshot.hasOrganizationPrices ? 'records' : "list prices alone, organizations' next";
     this.logger.debug(
-      `prices ${snapshot.version} loaded: read ${readMs.toFixed(0)} ms, list of ` +
-        `${snapshot.listHistory.records.length} listable prices rendered in ` +
+      `prices ${snapshot.version} loaded (${snapshot.recordCount} ${held}): read ${readMs.toFixed(0)} ms, ` +
+        `list of ${snapshot.listHistory.records.length} listable prices rendered in ` +
         `${this.schedule.lastRenderDurationMs.toFixed(0)} ms`,
     );
   }
 
-  /** The snapshot shown with the changes since it (or everything, when they do not follow it). */
+  /**
+   * The snapshot shown with the changes since it (or everything, when they do not follow it). The
+   * first read takes the list prices alone: the public list, list prices and availability are
+   * served from them within seconds whatever the number of organizations' prices (a million
+   * records take several seconds to read: docs/benchmarks.md, "A large price book"); the next
+   * read, at once, takes everything, and only then are prices loaded (`loaded()`).
+   */
   private async readSnapshot(): Promise<PricingSnapshot> {
     const shown = this.schedule.snapshot;
-    if (shown) {
+    if (shown?.hasOrganizationPrices) {
       const changes = await this.repository.loadChangesSince(shown.lastChangeId);
       const updated = await shown.withChanges(changes, this.clock.now());
       if (updated) return updated;
       this.logger.log(`changes since version ${shown.version} do not follow it: reading every price again`);
     }
-    return PricingSnapshot.build(await this.repository.loadPricingData(), this.clock.now());
+    const data = await this.repository.loadPricingData({ listOnly: shown === undefined });
+    return PricingSnapshot.build(data, this.clock.now());
   }
 
   private scheduleCheck(delayMs: number): void {

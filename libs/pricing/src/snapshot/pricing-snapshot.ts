@@ -63,7 +63,7 @@ export class PricingSnapshot {
    * the database's), so that the caller reads everything again instead.
    */
   async withChanges(changes: PricingChanges, instant: Date): Promise<PricingSnapshot | undefined> {
-    if (changes.sinceChangeId !== this.parts.lastChangeId) return undefined;
+    if (this.parts.listOnly || changes.sinceChangeId !== this.parts.lastChangeId) return undefined;
     if (BigInt(changes.version) - BigInt(this.parts.version) !== BigInt(changes.writeCount)) return undefined;
     const updated = await runInSlices(applyChanges(this.parts, changes, instant));
     return updated.parts.recordCount === changes.recordCount ? updated : undefined;
@@ -75,6 +75,20 @@ export class PricingSnapshot {
 
   get lastChangeId(): string {
     return this.parts.lastChangeId;
+  }
+
+  /** The price records held. */
+  get recordCount(): number {
+    return this.parts.recordCount;
+  }
+
+  /**
+   * Whether organizations' prices are held too; `false` for the list prices an instance reads
+   * first at start-up (snapshot/price-book-loader.ts), which serve the public list, list prices
+   * and availability, never an organization's lookup.
+   */
+  get hasOrganizationPrices(): boolean {
+    return !this.parts.listOnly;
   }
 
   /** The public list's history, valid from `listableFrom` on. */
@@ -136,6 +150,7 @@ function* buildSnapshot(data: PricingData, instant: Date): Steps<PricingSnapshot
     listableFrom: instant,
     version: data.version,
     lastChangeId: data.lastChangeId,
+    listOnly: data.listOnly,
   });
 }
 

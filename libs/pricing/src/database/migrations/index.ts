@@ -9,6 +9,7 @@ import { ChangeLogAuthors1764000005000 } from './1764000005000-change-log-author
 import { HistoryCheckByScope1764000006000 } from './1764000006000-history-check-by-scope';
 import { RecordCount1764000007000 } from './1764000007000-record-count';
 import { AvailabilityInChangeLog1764000008000 } from './1764000008000-availability-in-change-log';
+import { ListPriceIndex1764000009000 } from './1764000009000-list-price-index';
 
 /** The pricing library's migrations, in order; the host app runs them with its own. */
 export const pricingMigrations = [
@@ -20,4 +21,5 @@ export const pricingMigrations = [
   HistoryCheckByScope1764000006000,
   RecordCount1764000007000,
   AvailabilityInChangeLog1764000008000,
+  ListPriceIndex1764000009000,
 ];

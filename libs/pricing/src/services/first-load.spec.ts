@@ -1,0 +1,118 @@
+import { ManualClock } from '@app/clock';
+import type { PriceBookRepository } from '../database/price-book.repository';
+import type { PricingData } from '../database/pricing-data';
+import { heldPrice } from '../core/held-price.fixture';
+import { PricingUnavailableError } from '../errors/pricing-error';
+import { PricingService } from './pricing.service';
+import { pricesInMemory, type PricesInMemoryFixture } from '../snapshot/prices-in-memory.fixture';
+
+// A start-up reads the list prices first and serves them (the public list, list prices,
+// availability), then every price: an organization's lookup is refused as unavailable until then,
+// never answered with the list price. The second read is held until the test lets it finish.
+
+const LIST = heldPrice({ amount: '0.0480' });
+const AGREED = heldPrice({ organizationId: 'org_42', amount: '0.0400' });
+
+function data(listOnly: boolean): PricingData {
+  return {
+    records: listOnly ? [LIST] : [LIST, AGREED],
+    availability: new Map(),
+    listWrites: [],
+    version: '2',
+    lastChangeId: '3',
+    ...(listOnly && { listOnly }),
+  };
+}
+
+/** Resolves once `condition` holds, turning the event loop meanwhile (at most 5 s). */
+async function until(condition: () => boolean): Promise<void> {
+  const deadline = Date.now() + 5_000;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('condition not met within 5 s');
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
+describe('PriceBookLoader at start-up: the list prices first, then every price', () => {
+  let prices: PricesInMemoryFixture;
+  let service: PricingService;
+  let reads: boolean[];
+  let readEverything: () => void;
+
+  beforeEach(() => {
+    reads = [];
+    const everything = new Promise<void>((resolve) => (readEverything = resolve));
+    const repository: Partial<PriceBookRepository> = {
+      readVersion: () => Promise.resolve('2'),
+      loadPricingData: async ({ listOnly = false } = {}) => {
+        reads.push(listOnly);
+        if (!listOnly) await everything;
+        return data(listOnly);
+      },
+    };
+    const clock = new ManualClock(new Date('2027-01-01T00:00:00Z'));
+    prices = pricesInMemory(repository, clock);
+    service = new PricingService(prices.state, prices.loader, clock);
+  });
+
+  afterEach(() => prices.close());
+
+  it('serves the list prices while the rest is read, refuses organizations until it is, and loads once both are read', async () => {
+    let loaded = false;
+    void prices.loader.loaded().then(() => (loaded = true));
+    const checked = prices.loader.check();
+    await until(() => prices.state.current() !== undefined && reads.length === 2);
+
+    expect(reads).toEqual([true, false]);
+    expect(prices.state.health().servable).toBe(true);
+    expect(service.priceList().families).toHaveLength(1);
+    expect(service.priceAt('storage.gp1')).toMatchObject({ found: true, price: { amount: '0.0480' } });
+    expect(() => service.assertOrderable('storage.gp1')).not.toThrow();
+    expect(() => service.priceAt('storage.gp1', { organizationId: 'org_42' })).toThrow(PricingUnavailableError);
+    expect(() =>
+      service.costOfUsage(
+        'storage.gp1',
+        { from: new Date('2027-01-01T00:00:00Z'), to: new Date('2027-01-02T00:00:00Z'), sizeGib: '1' },
+        { organizationId: 'org_42' },
+      ),
+    ).toThrow(PricingUnavailableError);
+    expect(loaded).toBe(false);
+
+    readEverything();
+    await checked;
+    expect(loaded).toBe(true);
+    expect(service.priceAt('storage.gp1', { organizationId: 'org_42' })).toMatchObject({
+      found: true,
+      price: { amount: '0.0400' },
+    });
+
+    await prices.loader.check(); // the same version, every price held: confirmed, nothing read
+    expect(reads).toEqual([true, false]);
+  });
+
+  it('reads every price again at the next check when that read failed, serving the list prices meanwhile', async () => {
+    let fail = true;
+    const repository: Partial<PriceBookRepository> = {
+      readVersion: () => Promise.resolve('2'),
+      loadPricingData: ({ listOnly = false } = {}) => {
+        reads.push(listOnly);
+        if (!listOnly && fail) return Promise.reject(new Error('connection lost'));
+        return Promise.resolve(data(listOnly));
+      },
+    };
+    await prices.close();
+    const clock = new ManualClock(new Date('2027-01-01T00:00:00Z'));
+    prices = pricesInMemory(repository, clock);
+    service = new PricingService(prices.state, prices.loader, clock);
+
+    await prices.loader.check();
+    expect(reads).toEqual([true, false]);
+    expect(service.priceAt('storage.gp1')).toMatchObject({ found: true });
+    expect(() => service.priceAt('storage.gp1', { organizationId: 'org_42' })).toThrow(PricingUnavailableError);
+
+    fail = false;
+    await prices.loader.check();
+    expect(reads).toEqual([true, false, false]);
+    expect(service.priceAt('storage.gp1', { organizationId: 'org_42' })).toMatchObject({ found: true });
+  });
+});
