@@ -217,9 +217,12 @@ async function measureSize(size, dir, emptyUrl) {
 
   log(`${size}: starting the app`);
   const started = performance.now();
-  const app = await startApp(url, {}, { memoryProbe: true });
+  const app = await startApp(url, { LOG_LEVEL: 'debug' }, { memoryProbe: true, logLines: true });
   while ((await get(app.port).catch(() => undefined))?.status !== 200) await sleep(20);
   const startMs = performance.now() - started;
+  // The list prices are read first (snapshot/price-book-loader.ts); every price, organizations'
+  // included, when the loader says so.
+  const everyPriceMs = (await app.logged(/PriceBookLoader.*loaded \(\d+ records\)/)) - started;
   await sleep(1_000);
   const heap = (await app.memory()).heapUsed / 1024 / 1024; // after a full garbage collection
   const rss = rssMiB(app.child.pid);
@@ -258,6 +261,7 @@ async function measureSize(size, dir, emptyUrl) {
     oneMs: median(oneMs),
     emptyMs: median(emptyMs),
     startMs,
+    everyPriceMs,
     rss,
     afterRss,
     peakRss,
@@ -279,13 +283,13 @@ function markdown(results) {
     `${new Date().toISOString()}, Node.js ${process.version}, ${cpus().length} CPUs, load ${loadavg()[0].toFixed(2)}; ` +
       `${CHANGES} changes per size (median; the worst for the event loop). RSS after a full garbage collection; peak: VmHWM.`,
     '',
-    '| records (list prices) | whole import | COPY into a twin | import ÷ COPY | COPY of the change log too | import ÷ both | one change | same, empty book | start to first 200 (read, index) | RSS loaded, after changes (peak) | heap used | worst loop delay, reload | change served after exit | priceAt / s | costOfUsage / s |',
+    '| records (list prices) | whole import | COPY into a twin | import ÷ COPY | COPY of the change log too | import ÷ both | one change | same, empty book | start to first 200; to every price (read, index) | RSS loaded, after changes (peak) | heap used | worst loop delay, reload | change served after exit | priceAt / s | costOfUsage / s |',
     '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
   ];
   for (const r of results) {
     lines.push(
       `| ${n(r.size)} (${n(r.lists)}) | ${s(r.importMs)} | ${s(r.copyMs)} | ${(r.importMs / r.copyMs).toFixed(2)}× | ${s(r.copyMs + r.copyChangesMs)} | ${(r.importMs / (r.copyMs + r.copyChangesMs)).toFixed(2)}× | ${s(r.oneMs)} | ${s(r.emptyMs)} | ` +
-        `${s(r.startMs)} (${s(r.readMs)}, ${s(r.indexMs)}) | ${r.rss.toFixed(0)}, ${r.afterRss.toFixed(0)} MiB (${r.peakRss.toFixed(0)}) | ${r.heap.toFixed(0)} MiB | ${r.reloadDelayMs.toFixed(1)} ms | ` +
+        `${s(r.startMs)}; ${s(r.everyPriceMs)} (${s(r.readMs)}, ${s(r.indexMs)}) | ${r.rss.toFixed(0)}, ${r.afterRss.toFixed(0)} MiB (${r.peakRss.toFixed(0)}) | ${r.heap.toFixed(0)} MiB | ${r.reloadDelayMs.toFixed(1)} ms | ` +
         `${r.changeServedMs.toFixed(0)} ms | ${n(r.priceAt)} | ${n(r.costOfUsage)} |`,
     );
   }
@@ -296,7 +300,8 @@ function markdown(results) {
     `- whole import ≤ ${GOALS.importOverCopy}× COPY: ${(largest.importMs / largest.copyMs).toFixed(2)}×, ${verdict(largest.importMs <= GOALS.importOverCopy * largest.copyMs)} ` +
       `(${(largest.importMs / (largest.copyMs + largest.copyChangesMs)).toFixed(2)}× COPY of the records and their change-log rows)`,
     `- one change ≤ 1 s beside an empty book: ${signed(largest.oneMs - largest.emptyMs)}, ${verdict(largest.oneMs - largest.emptyMs <= GOALS.oneChangeOverEmptyMs)}`,
-    `- start-up to the first 200 ≤ 5 s: ${s(largest.startMs)}, ${verdict(largest.startMs <= GOALS.startMs)}`,
+    `- start-up to the first 200 ≤ 5 s: ${s(largest.startMs)}, ${verdict(largest.startMs <= GOALS.startMs)} ` +
+      `(every price, organizations' included, loaded at ${s(largest.everyPriceMs)})`,
     `- RSS ≤ ${GOALS.rssMiB} MiB (after a garbage collection): ${largest.rss.toFixed(0)} MiB loaded, ${largest.afterRss.toFixed(0)} MiB after the changes, ` +
       `${verdict(Math.max(largest.rss, largest.afterRss) <= GOALS.rssMiB)}; the most it held: ${largest.peakRss.toFixed(0)} MiB, while loading`,
     `- worst event-loop delay during a reload ≤ ${GOALS.reloadDelayMs} ms: ${largest.reloadDelayMs.toFixed(1)} ms, ${verdict(largest.reloadDelayMs <= GOALS.reloadDelayMs)}`,

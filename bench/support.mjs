@@ -177,7 +177,7 @@ export function largeBook(count) {
  * a full garbage collection, and `eventLoopDelay()` for the worst delay of its event loop since
  * the last ask (bench/app-probe.mjs). Stopped with SIGTERM by `stop()` or at the end.
  */
-export async function startApp(databaseUrl, env = {}, { memoryProbe = false } = {}) {
+export async function startApp(databaseUrl, env = {}, { memoryProbe = false, logLines = false } = {}) {
   const { freePort } = requireFromRoot(join(DIST, 'apps/control-plane/src/database/embedded-postgres.js'));
   const port = await freePort();
   // --expose-gc: the probe collects garbage before it reads the heap, so that heaps compare.
@@ -193,10 +193,37 @@ export async function startApp(databaseUrl, env = {}, { memoryProbe = false } = 
       LOG_LEVEL: 'warn',
       ...env,
     },
-    stdio: memoryProbe ? ['ignore', 'ignore', 'pipe', 'ipc'] : ['ignore', 'ignore', 'pipe'],
+    stdio: ['ignore', logLines ? 'pipe' : 'ignore', 'pipe', ...(memoryProbe ? ['ipc'] : [])],
   });
   let stderr = '';
   child.stderr.on('data', (chunk) => (stderr = (stderr + chunk).slice(-5_000)));
+  // With `logLines`, the log's lines as they come, for `logged` (the app logs JSON on stdout).
+  const lines = [];
+  const waiting = new Set();
+  if (logLines) {
+    let partial = '';
+    child.stdout.on('data', (chunk) => {
+      const parts = (partial + chunk).split('\n');
+      partial = parts.pop();
+      for (const line of parts) {
+        lines.push(line);
+        for (const check of waiting) check();
+      }
+    });
+  }
+  /** Resolves with performance.now() once the app logged a line matching `pattern` (at most 120 s). */
+  const logged = (pattern) =>
+    new Promise((done, fail) => {
+      const timer = setTimeout(() => fail(new Error(`the app did not log ${pattern}`)), 120_000);
+      const check = () => {
+        if (!lines.some((line) => pattern.test(line))) return;
+        clearTimeout(timer);
+        waiting.delete(check);
+        done(performance.now());
+      };
+      waiting.add(check);
+      check();
+    });
   const exited = new Promise((done) => child.once('exit', done));
   const stop = async () => {
     if (child.exitCode !== null || child.signalCode !== null) return;
@@ -210,7 +237,14 @@ export async function startApp(databaseUrl, env = {}, { memoryProbe = false } = 
     if (performance.now() > deadline) throw new Error(`the app did not become ready:\n${stderr}`);
     await sleep(100);
   }
-  return { child, port, stop, memory: () => ask(child, 'memory'), eventLoopDelay: () => ask(child, 'event-loop') };
+  return {
+    child,
+    port,
+    stop,
+    logged,
+    memory: () => ask(child, 'memory'),
+    eventLoopDelay: () => ask(child, 'event-loop'),
+  };
 }
 
 /** Asks the app's probe (bench/app-probe.mjs) for `type`; resolves with its answer. */
