@@ -180,7 +180,7 @@ export class PriceBookRepository {
 
   /**
    * Everything pricing serves, read in one snapshot (REPEATABLE READ), in pages, as held prices;
-   * with `listOnly`, every record but organizations' prices (`listOnly: true` in the result), which
+   * with `listOnly`, every record but organizations' prices (and `listOnly` in the result), which
    * a book of a million records reads in a fraction of the time (snapshot/price-book-loader.ts).
    */
   loadPricingData({ listOnly = false }: { listOnly?: boolean } = {}): Promise<PricingData> {
@@ -193,7 +193,7 @@ export class PriceBookRepository {
       const availability = await readAvailability(db);
       const listWrites = await readListWrites(db, '0');
       const version = await readVersion(db);
-      return { records, availability, listWrites, version, lastChangeId, ...(listOnly && { listOnly }) };
+      return { records, availability, listWrites, version, lastChangeId, listOnly };
     });
   }
 

@@ -20,7 +20,7 @@ function data(listOnly: boolean): PricingData {
     listWrites: [],
     version: '2',
     lastChangeId: '3',
-    ...(listOnly && { listOnly }),
+    listOnly,
   };
 }
 
@@ -37,27 +37,31 @@ describe('PriceBookLoader at start-up: the list prices first, then every price',
   let prices: PricesInMemoryFixture;
   let service: PricingService;
   let reads: boolean[];
-  let readEverything: () => void;
 
-  beforeEach(() => {
+  /** The prices in memory and PricingService on `loadPricingData`, each read's `listOnly` in `reads`. */
+  function startOn(loadPricingData: (listOnly: boolean) => Promise<PricingData>): void {
     reads = [];
-    const everything = new Promise<void>((resolve) => (readEverything = resolve));
     const repository: Partial<PriceBookRepository> = {
       readVersion: () => Promise.resolve('2'),
-      loadPricingData: async ({ listOnly = false } = {}) => {
+      loadPricingData: ({ listOnly = false } = {}) => {
         reads.push(listOnly);
-        if (!listOnly) await everything;
-        return data(listOnly);
+        return loadPricingData(listOnly);
       },
     };
     const clock = new ManualClock(new Date('2027-01-01T00:00:00Z'));
     prices = pricesInMemory(repository, clock);
     service = new PricingService(prices.state, prices.loader, clock);
-  });
+  }
 
   afterEach(() => prices.close());
 
   it('serves the list prices while the rest is read, refuses organizations until it is, and loads once both are read', async () => {
+    let readEverything!: () => void;
+    const everything = new Promise<void>((resolve) => (readEverything = resolve));
+    startOn(async (listOnly) => {
+      if (!listOnly) await everything;
+      return data(listOnly);
+    });
     let loaded = false;
     void prices.loader.loaded().then(() => (loaded = true));
     const checked = prices.loader.check();
@@ -92,18 +96,9 @@ describe('PriceBookLoader at start-up: the list prices first, then every price',
 
   it('reads every price again at the next check when that read failed, serving the list prices meanwhile', async () => {
     let fail = true;
-    const repository: Partial<PriceBookRepository> = {
-      readVersion: () => Promise.resolve('2'),
-      loadPricingData: ({ listOnly = false } = {}) => {
-        reads.push(listOnly);
-        if (!listOnly && fail) return Promise.reject(new Error('connection lost'));
-        return Promise.resolve(data(listOnly));
-      },
-    };
-    await prices.close();
-    const clock = new ManualClock(new Date('2027-01-01T00:00:00Z'));
-    prices = pricesInMemory(repository, clock);
-    service = new PricingService(prices.state, prices.loader, clock);
+    startOn((listOnly) =>
+      !listOnly && fail ? Promise.reject(new Error('connection lost')) : Promise.resolve(data(listOnly)),
+    );
 
     await prices.loader.check();
     expect(reads).toEqual([true, false]);
