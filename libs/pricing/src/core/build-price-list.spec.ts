@@ -8,7 +8,7 @@ import {
   type ListPriceHistory,
 } from './build-price-list';
 import { seededRandom } from '../testing/seeded-random';
-import { heldPrice } from './held-price.fixture';
+import { priceRecord } from './price-record.fixture';
 
 const at = (iso: string): Date => new Date(iso);
 /** A write's instant, as a history holds it: epoch milliseconds. */
@@ -17,16 +17,16 @@ const ms = (iso: string): number => Date.parse(iso);
 describe('buildPriceList', () => {
   it('lists families in the order of section 2.4 and leaves out families without a current price', () => {
     const records = [
-      heldPrice({
+      priceRecord({
         productKey: 'observability.ingested_sample',
         unitType: 'samples',
         unitCount: 1000000,
         amount: '0.000012',
       }),
-      heldPrice({ productKey: 'network.vpc_egress', unitType: 'gb', unitCount: 1, amount: '0.01' }),
-      heldPrice({ productKey: 'compute.g2.4', unitType: 'seconds', unitCount: 3600, amount: '0.0610' }),
-      heldPrice({ productKey: 'storage.snapshot', amount: '0.02' }),
-      heldPrice({ productKey: 'network.floating_ip', unitType: 'seconds', unitCount: 3600, amount: '0.005' }),
+      priceRecord({ productKey: 'network.vpc_egress', unitType: 'gb', unitCount: 1, amount: '0.01' }),
+      priceRecord({ productKey: 'compute.g2.4', unitType: 'seconds', unitCount: 3600, amount: '0.0610' }),
+      priceRecord({ productKey: 'storage.snapshot', amount: '0.02' }),
+      priceRecord({ productKey: 'network.floating_ip', unitType: 'seconds', unitCount: 3600, amount: '0.005' }),
     ];
     const list = buildPriceList({ records, writes: [] }, at('2026-06-01T00:00:00Z'));
     expect(list.families.map((f) => f.family)).toEqual([
@@ -40,7 +40,7 @@ describe('buildPriceList', () => {
 
   it('orders prices by product key with numeric parts compared as numbers', () => {
     const keys = ['compute.g2.16', 'compute.m3.2', 'compute.g2.2', 'compute.g2.4'];
-    const records = keys.map((productKey) => heldPrice({ productKey, unitType: 'seconds', unitCount: 3600 }));
+    const records = keys.map((productKey) => priceRecord({ productKey, unitType: 'seconds', unitCount: 3600 }));
     const list = buildPriceList({ records, writes: [] }, at('2026-06-01T00:00:00Z'));
     expect(list.families[0].prices.map((p) => p.product_key)).toEqual([
       'compute.g2.2',
@@ -52,15 +52,15 @@ describe('buildPriceList', () => {
 
   it('serializes to exactly the documented shape, dimensions only where the family has them', () => {
     const records = [
-      heldPrice({
+      priceRecord({
         productKey: 'compute.g2.4',
         unitType: 'seconds',
         unitCount: 3600,
         amount: '0.0610',
         validUntil: '2027-01-01T00:00:00Z',
       }),
-      heldPrice({ productKey: 'storage.gp1', amount: '0.0480' }),
-      heldPrice({ productKey: 'network.vpc_ingress', unitType: 'gb', unitCount: 1, amount: '0' }),
+      priceRecord({ productKey: 'storage.gp1', amount: '0.0480' }),
+      priceRecord({ productKey: 'network.vpc_ingress', unitType: 'gb', unitCount: 1, amount: '0' }),
     ];
     const list = buildPriceList({ records, writes: [ms('2026-02-03T04:05:06.789Z')] }, at('2026-06-01T00:00:00Z'));
     expect(JSON.stringify(list)).toBe(
@@ -77,16 +77,16 @@ describe('buildPriceList', () => {
 
   it('keeps amounts as set: trailing zeros, many decimals, never exponent form', () => {
     const records = [
-      heldPrice({ productKey: 'storage.gp1', amount: '0.000000012' }),
-      heldPrice({ productKey: 'storage.io1', amount: '12.50000' }),
+      priceRecord({ productKey: 'storage.gp1', amount: '0.000000012' }),
+      priceRecord({ productKey: 'storage.io1', amount: '12.50000' }),
     ];
     const list = buildPriceList({ records, writes: [] }, at('2026-06-01T00:00:00Z'));
     expect(list.families[0].prices.map((p) => p.amount)).toEqual(['0.000000012', '12.50000']);
   });
 
   it('lists only prices in effect: valid_from inclusive, valid_until exclusive', () => {
-    const old = heldPrice({ amount: '1', validFrom: '2026-01-01T00:00:00Z', validUntil: '2026-07-01T00:00:00Z' });
-    const next = heldPrice({ amount: '2', validFrom: '2026-07-01T00:00:00Z' });
+    const old = priceRecord({ amount: '1', validFrom: '2026-01-01T00:00:00Z', validUntil: '2026-07-01T00:00:00Z' });
+    const next = priceRecord({ amount: '2', validFrom: '2026-07-01T00:00:00Z' });
     const history = { records: [old, next], writes: [] };
     const amountsAt = (iso: string) =>
       buildPriceList(history, at(iso)).families.flatMap((f) => f.prices.map((p) => p.amount));
@@ -97,7 +97,7 @@ describe('buildPriceList', () => {
   });
 
   it('never lists organization prices', () => {
-    const records = [heldPrice({ organizationId: 'org_42', amount: '0.01' })];
+    const records = [priceRecord({ organizationId: 'org_42', amount: '0.01' })];
     const list = buildPriceList({ records, writes: [] }, at('2026-06-01T00:00:00Z'));
     expect(list.families).toEqual([]);
     expect(list.last_changed).toBeNull();
@@ -111,7 +111,7 @@ describe('buildPriceList', () => {
 });
 
 describe('lastChangedAt', () => {
-  const record = heldPrice({ validFrom: '2026-03-01T00:00:00Z', validUntil: '2026-09-01T00:00:00Z' });
+  const record = priceRecord({ validFrom: '2026-03-01T00:00:00Z', validUntil: '2026-09-01T00:00:00Z' });
 
   it('is the latest write, valid_from or valid_until that has passed', () => {
     const history = { records: [record], writes: [ms('2026-02-01T00:00:00Z')] };
@@ -126,7 +126,7 @@ describe('lastChangedAt', () => {
   });
 
   it('ignores organization records', () => {
-    const org = heldPrice({ organizationId: 'org_1', validFrom: '2026-05-01T00:00:00Z' });
+    const org = priceRecord({ organizationId: 'org_1', validFrom: '2026-05-01T00:00:00Z' });
     expect(lastChangedAt({ records: [record, org], writes: [] }, at('2026-06-01T00:00:00Z'))).toEqual(
       at('2026-03-01T00:00:00Z'),
     );
@@ -136,9 +136,9 @@ describe('lastChangedAt', () => {
 describe('nextTransitionAfter', () => {
   it('is the next valid_from or valid_until of a list price after the instant', () => {
     const records = [
-      heldPrice({ validFrom: '2026-01-01T00:00:00Z', validUntil: '2026-07-01T00:00:00Z' }),
-      heldPrice({ productKey: 'storage.io1', validFrom: '2026-05-01T00:00:00Z' }),
-      heldPrice({ organizationId: 'org_1', validFrom: '2026-02-01T00:00:00Z' }),
+      priceRecord({ validFrom: '2026-01-01T00:00:00Z', validUntil: '2026-07-01T00:00:00Z' }),
+      priceRecord({ productKey: 'storage.io1', validFrom: '2026-05-01T00:00:00Z' }),
+      priceRecord({ organizationId: 'org_1', validFrom: '2026-02-01T00:00:00Z' }),
     ];
     expect(nextTransitionAfter({ records, writes: [] }, at('2026-01-15T00:00:00Z'))).toEqual(
       at('2026-05-01T00:00:00Z'),
@@ -159,11 +159,11 @@ describe('nextTransitionAfter', () => {
 describe('countListPrices', () => {
   it('counts the prices the list at that instant holds: list prices in force only', () => {
     const records = [
-      heldPrice({ productKey: 'storage.gp1', validUntil: '2026-07-01T00:00:00Z' }),
-      heldPrice({ productKey: 'storage.gp1', validFrom: '2026-07-01T00:00:00Z', amount: '0.0500' }),
-      heldPrice({ productKey: 'storage.st1', validFrom: '2026-03-01T00:00:00Z' }),
-      heldPrice({ productKey: 'storage.io1', organizationId: 'org_42' }),
-      heldPrice({
+      priceRecord({ productKey: 'storage.gp1', validUntil: '2026-07-01T00:00:00Z' }),
+      priceRecord({ productKey: 'storage.gp1', validFrom: '2026-07-01T00:00:00Z', amount: '0.0500' }),
+      priceRecord({ productKey: 'storage.st1', validFrom: '2026-03-01T00:00:00Z' }),
+      priceRecord({ productKey: 'storage.io1', organizationId: 'org_42' }),
+      priceRecord({
         productKey: 'compute.g2.4',
         unitType: 'seconds',
         unitCount: 3600,
@@ -184,11 +184,11 @@ describe('compactListHistory', () => {
   const from = at('2026-06-01T00:00:00Z');
 
   it('keeps prices in force or scheduled, and the two latest changes up to the instant in place of ended ones', () => {
-    const ended = heldPrice({ validFrom: '2026-01-01T00:00:00Z', validUntil: '2026-03-01T00:00:00Z' });
-    const current = heldPrice({ validFrom: '2026-03-01T00:00:00Z', validUntil: '2026-09-01T00:00:00Z' });
-    const scheduled = heldPrice({ validFrom: '2026-09-01T00:00:00Z' });
-    const endsAtInstant = heldPrice({ productKey: 'storage.io1', validUntil: '2026-06-01T00:00:00Z' });
-    const organization = heldPrice({ organizationId: 'org_1', validFrom: '2026-05-01T00:00:00Z' });
+    const ended = priceRecord({ validFrom: '2026-01-01T00:00:00Z', validUntil: '2026-03-01T00:00:00Z' });
+    const current = priceRecord({ validFrom: '2026-03-01T00:00:00Z', validUntil: '2026-09-01T00:00:00Z' });
+    const scheduled = priceRecord({ validFrom: '2026-09-01T00:00:00Z' });
+    const endsAtInstant = priceRecord({ productKey: 'storage.io1', validUntil: '2026-06-01T00:00:00Z' });
+    const organization = priceRecord({ organizationId: 'org_1', validFrom: '2026-05-01T00:00:00Z' });
     const compact = compactListHistory(
       {
         records: [ended, current, scheduled, endsAtInstant, organization],
@@ -213,7 +213,7 @@ describe('compactListHistory', () => {
       const records = Array.from({ length: 1 + Math.floor(random() * 8) }, (_, i) => {
         const validFrom = instant();
         const validUntil = random() < 0.3 ? null : validFrom.getTime() + (1 + Math.floor(random() * 90)) * day;
-        return heldPrice({
+        return priceRecord({
           productKey: `compute.g${i}.${Math.floor(random() * 3)}`,
           unitType: 'seconds',
           unitCount: 3600,

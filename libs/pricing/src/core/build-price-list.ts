@@ -1,7 +1,7 @@
 import { PRODUCT_FAMILIES, parseProductKey, type DimensionName, type UnitType } from '../catalogue/catalogue';
 import { sortNatural } from '../catalogue/natural-order';
 import { formatInstant } from './instant';
-import { isInForceAt, type HeldPrice } from './held-price';
+import { isInForce, type PriceRecord } from './price-record';
 
 /** The public document of `GET /v1/pricing` (section 2). */
 export interface PriceListDocument {
@@ -28,7 +28,7 @@ export interface PriceListEntry {
 
 /** What the public list reads of a price record. */
 export type ListedRecord = Pick<
-  HeldPrice,
+  PriceRecord,
   'productKey' | 'organizationId' | 'unitType' | 'unitCount' | 'amount' | 'validFrom' | 'validUntil'
 >;
 
@@ -59,7 +59,7 @@ export function buildPriceList(history: ListPriceHistory, instant: Date): PriceL
   };
   const t = instant.getTime();
   for (const record of history.records) {
-    if (record.organizationId !== null || !isInForceAt(record, t)) continue;
+    if (record.organizationId !== null || !isInForce(record, t)) continue;
     const parts = parseProductKey(record.productKey);
     if (!parts) continue; // the database refuses such keys; never publish one
     const entry: PriceListEntry = {
@@ -192,6 +192,6 @@ export function nextTransitionAfter(history: ListPriceHistory, instant: Date): D
 export function countListPrices(history: ListPriceHistory, instant: Date): number {
   let count = 0;
   const t = instant.getTime();
-  for (const record of history.records) if (record.organizationId === null && isInForceAt(record, t)) count++;
+  for (const record of history.records) if (record.organizationId === null && isInForce(record, t)) count++;
   return count;
 }

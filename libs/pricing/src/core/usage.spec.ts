@@ -1,8 +1,8 @@
 import Decimal from 'decimal.js';
 import type { UnitType } from '../catalogue/catalogue';
 import { InvalidUsageError, PricingErrorCode } from '../errors/pricing-error';
-import { byValidFrom, type HeldPrice } from './held-price';
-import { heldPrice } from './held-price.fixture';
+import { byValidFrom, type PriceRecord } from './price-record';
+import { priceRecord } from './price-record.fixture';
 import { costOf, parseQuantity } from './quote';
 import { costOfEvents, costOfUsage, sumCosts, type ApplicablePrices, type MeteredEvent, type UsageCost } from './usage';
 
@@ -11,19 +11,19 @@ const jan = (day: number, time = '00:00:00.000') => new Date(`2026-01-${String(d
 const feb = (day: number, time = '00:00:00.000') => new Date(`2026-02-${String(day).padStart(2, '0')}T${time}Z`);
 
 /** Each held price by the name a test gives it (its id is a number), to name the lines' prices. */
-const names = new Map<HeldPrice, string>();
-function named(name: string, fields: Parameters<typeof heldPrice>[0]): HeldPrice {
-  const price = heldPrice(fields);
+const names = new Map<PriceRecord, string>();
+function named(name: string, fields: Parameters<typeof priceRecord>[0]): PriceRecord {
+  const price = priceRecord(fields);
   names.set(price, name);
   return price;
 }
-const nameOf = (price: HeldPrice | null): string | null => (price && names.get(price)) ?? null;
+const nameOf = (price: PriceRecord | null): string | null => (price && names.get(price)) ?? null;
 
 // storage.gp1, per 730 GiB-hours: 0.0480 until 1 February, then 0.0500.
 const listA = named('list-A', { amount: '0.0480', validFrom: jan(1), validUntil: feb(1) });
 const listB = named('list-B', { amount: '0.0500', validFrom: feb(1) });
 /** The prices that apply, each scope sorted by valid_from as the prices in memory hold them. */
-const prices = (list: HeldPrice[], organization: HeldPrice[] = []): ApplicablePrices => ({
+const prices = (list: PriceRecord[], organization: PriceRecord[] = []): ApplicablePrices => ({
   list: [...list].sort(byValidFrom),
   organization: [...organization].sort(byValidFrom),
 });
@@ -254,7 +254,7 @@ describe('costOfUsage, seconds', () => {
 
   it('rounds each line once, half-even, to 20 places', () => {
     const tiny = (amount: string) =>
-      prices([heldPrice({ amount, unitType: 'seconds', unitCount: 1, validFrom: jan(1) })]);
+      prices([priceRecord({ amount, unitType: 'seconds', unitCount: 1, validFrom: jan(1) })]);
     const oneSecond = { from: jan(2), to: new Date(jan(2).getTime() + 1000) };
     expect(costOfUsage(tiny('0.000000000000000000025'), 'seconds', oneSecond).total).toBe('0.00000000000000000002');
     expect(costOfUsage(tiny('0.000000000000000000035'), 'seconds', oneSecond).total).toBe('0.00000000000000000004');
@@ -269,7 +269,7 @@ describe('costOfUsage, seconds', () => {
         ['1', 7],
         ['123456789.123456789', 2147483647],
       ] as const) {
-        const price = heldPrice({ amount, unitCount, unitType: 'seconds', validFrom: jan(1) });
+        const price = priceRecord({ amount, unitCount, unitType: 'seconds', validFrom: jan(1) });
         const line = costOfUsage(prices([price]), 'seconds', { from: jan(2), to: new Date(jan(2).getTime() + ms) })
           .lines[0];
         expect(line.cost).toBe(costOf(price, parseQuantity(line.quantity)!));
@@ -420,7 +420,7 @@ describe('costOfEvents', () => {
   });
 
   it('sums the events of a window before rounding once', () => {
-    const thirds = heldPrice({
+    const thirds = priceRecord({
       productKey: 'observability.api_request',
       unitType: 'requests',
       unitCount: 3,

@@ -27,7 +27,7 @@
 // precision first, then to 20 places, and takes about 3 µs for it; this takes well under 1 µs.)
 import type { UnitType } from '../catalogue/catalogue';
 import { InvalidUsageError } from '../errors/pricing-error';
-import { nextEdgeAfter, priceInForceAt, type HeldPrice } from './held-price';
+import { nextEdgeAfter, priceInForceAt, type PriceRecord } from './price-record';
 import { COST_DECIMAL_PLACES, PLAIN_DECIMAL, plainQuantity, type Quantity } from './quote';
 
 /**
@@ -37,8 +37,8 @@ import { COST_DECIMAL_PLACES, PLAIN_DECIMAL, plainQuantity, type Quantity } from
  * database refuses it), so the one in force at an instant is found by bisection (held-price.ts).
  */
 export interface ApplicablePrices {
-  readonly list: readonly HeldPrice[];
-  readonly organization: readonly HeldPrice[];
+  readonly list: readonly PriceRecord[];
+  readonly organization: readonly PriceRecord[];
 }
 
 /** Time-based usage over `[from, to)`, to the millisecond. */
@@ -72,7 +72,7 @@ interface UsageLineWindow {
 /** A window priced at one price: the organization's agreed price (`organizationId` set) or the list price. */
 export interface PricedUsageLine extends UsageLineWindow {
   readonly priced: true;
-  readonly price: HeldPrice;
+  readonly price: PriceRecord;
   /** EUR, `amount × quantity / unit_count` rounded once, half-even, to 20 places. */
   readonly cost: string;
 }
@@ -187,7 +187,7 @@ export function sumCosts(costs: readonly string[]): string {
 interface PriceWindow {
   readonly from: number;
   to: number;
-  readonly price: HeldPrice | null;
+  readonly price: PriceRecord | null;
 }
 
 /** `[fromMs, toMs)` split where the applicable price changes, adjacent windows of one price merged. */

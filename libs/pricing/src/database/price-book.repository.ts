@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager, type QueryRunner } from 'typeorm';
-import { StringPool, type HeldPrice } from '../core/held-price';
-import type { PriceRecord } from '../core/price-record';
+import type { DatedPriceRecord, PriceRecord } from '../core/price-record';
+import { StringPool } from './string-pool';
 import type { LoggedChange, PriceChange, PriceChangeKind, PriceHistory } from '../price-book/format-history';
 import type { Author } from '../price-book/author';
 import type { ImportPlan } from '../price-book/plan-import';
@@ -33,7 +33,7 @@ export interface PriceScope {
 
 /** The whole stored price book: every record and the availability of products. */
 export interface StoredBook {
-  readonly records: readonly PriceRecord[];
+  readonly records: readonly DatedPriceRecord[];
   readonly availability: ReadonlyMap<string, boolean>;
 }
 
@@ -42,7 +42,7 @@ interface PriceRecordRow {
   readonly id: string;
   readonly product_key: string;
   readonly organization_id: string | null;
-  readonly unit_type: PriceRecord['unitType'];
+  readonly unit_type: DatedPriceRecord['unitType'];
   readonly unit_count: number;
   readonly amount: string;
   readonly valid_from: number;
@@ -128,24 +128,27 @@ const epochMs = (column: string, alias = column): string =>
   `(extract(epoch FROM ${column}) * 1000)::float8 AS ${alias}`;
 /** What a held price reads of a row: instants as epoch milliseconds, the id as a number (below 2^53). */
 const HELD_COLUMNS = `price_record.id::float8 AS id, product_key, organization_id, unit_type, unit_count,
-  amount::text AS amount, ${epochMs('valid_from')}, ${epochMs('valid_until')}`;
+  amount::text AS amount, ${epochMs('valid_from')}, ${epochMs('valid_until')}, ${epochMs('recorded_at')},
+  superseded_by::float8 AS superseded_by`;
 
 interface HeldPriceRow {
   readonly id: number;
   readonly product_key: string;
   readonly organization_id: string | null;
-  readonly unit_type: HeldPrice['unitType'];
+  readonly unit_type: PriceRecord['unitType'];
   readonly unit_count: number;
   readonly amount: string;
   readonly valid_from: number;
   readonly valid_until: number | null;
+  readonly recorded_at: number;
+  readonly superseded_by: number | null;
 }
 
 const RECORD_COLUMNS = `id::text, product_key, organization_id, unit_type, unit_count, amount::text,
   ${epochMs('valid_from')}, ${epochMs('valid_until')}, ${epochMs('recorded_at')}, superseded_by::text`;
 
 /** The one mapping from a stored row to the domain's price record. */
-function toPriceRecord(row: PriceRecordRow): PriceRecord {
+function toPriceRecord(row: PriceRecordRow): DatedPriceRecord {
   return {
     id: row.id,
     productKey: row.product_key,
@@ -285,8 +288,8 @@ export class PriceBookRepository {
    * The stored records of the product keys and scopes named (`organizationId` null: the list
    * price), read by the scope index, BATCH scopes a statement; nothing else.
    */
-  async recordsOf(tx: PriceBookTransaction, scopes: readonly PriceScope[]): Promise<PriceRecord[]> {
-    const records: PriceRecord[] = [];
+  async recordsOf(tx: PriceBookTransaction, scopes: readonly PriceScope[]): Promise<DatedPriceRecord[]> {
+    const records: DatedPriceRecord[] = [];
     const listKeys = scopes.filter((s) => s.organizationId === null).map((s) => s.productKey);
     const organizations = scopes.filter((s) => s.organizationId !== null);
     await inBatches(listKeys, async (keys) => {
@@ -456,8 +459,8 @@ export class PriceBookRepository {
  * Price records in id order (all, or those `where` selects, its parameter as $2), a page per
  * statement (keyset), so no statement runs long.
  */
-async function readRecords(db: EntityManager, where = 'true', parameter?: string): Promise<PriceRecord[]> {
-  const records: PriceRecord[] = [];
+async function readRecords(db: EntityManager, where = 'true', parameter?: string): Promise<DatedPriceRecord[]> {
+  const records: DatedPriceRecord[] = [];
   let after = '0';
   for (;;) {
     const page = await rows<PriceRecordRow>(
@@ -495,8 +498,8 @@ async function readHeldPrices(
   pool: StringPool,
   where = 'true',
   parameter?: unknown,
-): Promise<HeldPrice[]> {
-  const prices: HeldPrice[] = [];
+): Promise<PriceRecord[]> {
+  const prices: PriceRecord[] = [];
   let after = 0;
   for (;;) {
     const page = await rows<HeldPriceRow>(
@@ -515,6 +518,8 @@ async function readHeldPrices(
         amount: pool.intern(row.amount),
         validFrom: row.valid_from,
         validUntil: row.valid_until,
+        recordedAt: row.recorded_at,
+        supersededBy: row.superseded_by,
       });
     }
     if (page.length < PAGE) return prices;

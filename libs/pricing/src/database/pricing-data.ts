@@ -1,10 +1,10 @@
-import type { HeldPrice } from '../core/held-price';
+import type { PriceRecord } from '../core/price-record';
 
 // What PriceBookRepository reads for the prices held in memory (snapshot/pricing-snapshot.ts).
 
 /** Everything the pricing library serves, as read from the database in one transaction. */
 export interface PricingData {
-  readonly records: readonly HeldPrice[];
+  readonly records: readonly PriceRecord[];
   readonly availability: ReadonlyMap<string, boolean>;
   /** Instants (epoch ms) of list-price writes (set, end, withdrawal), for `last_changed`. */
   readonly listWrites: readonly number[];

@@ -1,11 +1,11 @@
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
-import { heldPrice } from '../core/held-price.fixture';
+import { priceRecord } from '../core/price-record.fixture';
 import { answerPriceListRequest, tooManyRequests } from './answer-price-list-request';
 import { encodePriceList, priceListResponse, renderPriceList } from '../rendering/price-list-response';
 
 describe('answerPriceListRequest', () => {
   const list = renderPriceList(
-    { records: [heldPrice()], writes: [Date.parse('2026-02-01T10:00:00Z')] },
+    { records: [priceRecord()], writes: [Date.parse('2026-02-01T10:00:00Z')] },
     new Date('2026-06-01T00:00:00Z'),
   );
 
@@ -107,7 +107,7 @@ describe('answerPriceListRequest with If-Modified-Since (RFC 9110 13.2.2)', () =
   // last_changed 10:00:00.700; the change before it 09:00:00 (another second).
   const list = renderPriceList(
     {
-      records: [heldPrice({ validFrom: '2026-05-01T09:00:00Z' })],
+      records: [priceRecord({ validFrom: '2026-05-01T09:00:00Z' })],
       writes: [Date.parse('2026-05-01T10:00:00.700Z')],
     },
     new Date('2026-06-01T00:00:00Z'),
@@ -128,7 +128,7 @@ describe('answerPriceListRequest with If-Modified-Since (RFC 9110 13.2.2)', () =
   it('200 when an earlier change falls in the same second as the date', () => {
     const twice = renderPriceList(
       {
-        records: [heldPrice({ validFrom: '2026-05-01T10:00:00.200Z' })],
+        records: [priceRecord({ validFrom: '2026-05-01T10:00:00.200Z' })],
         writes: [Date.parse('2026-05-01T10:00:00.700Z')],
       },
       new Date('2026-06-01T00:00:00Z'),
@@ -151,7 +151,7 @@ describe('answerPriceListRequest with If-Modified-Since (RFC 9110 13.2.2)', () =
 
 describe('renderPriceList', () => {
   it('expires at the next scheduled instant', () => {
-    const records = [heldPrice({ validUntil: '2026-07-01T00:00:00Z' })];
+    const records = [priceRecord({ validUntil: '2026-07-01T00:00:00Z' })];
     const list = renderPriceList({ records, writes: [] }, new Date('2026-06-01T00:00:00Z'));
     expect(list.expiresAtMs).toBe(Date.parse('2026-07-01T00:00:00Z'));
     expect(renderPriceList({ records: [], writes: [] }, new Date()).expiresAtMs).toBe(Infinity);
@@ -160,7 +160,7 @@ describe('renderPriceList', () => {
 
 describe('encodePriceList', () => {
   it('keeps the JSON and its gzip and brotli encodings, tagged from the JSON alone', () => {
-    const history = { records: [heldPrice(), heldPrice({ productKey: 'storage.io1' })], writes: [] };
+    const history = { records: [priceRecord(), priceRecord({ productKey: 'storage.io1' })], writes: [] };
     const encoded = encodePriceList(history, new Date('2026-06-01T00:00:00Z'));
     expect(gunzipSync(encoded.bodies.gzip).equals(encoded.bodies.identity)).toBe(true);
     expect(brotliDecompressSync(encoded.bodies.br).equals(encoded.bodies.identity)).toBe(true);

@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import type { PriceBookRepository } from '../database/price-book.repository';
 import { PriceListAnswerCounts } from '../http/price-list-answer-counts';
 import { PricingMetrics } from './pricing-metrics';
-import type { HeldPrice } from '../core/held-price';
-import { heldPrice } from '../core/held-price.fixture';
+import type { PriceRecord } from '../core/price-record';
+import { priceRecord } from '../core/price-record.fixture';
 import { PriceListRenderer, workerScript } from '../snapshot/price-list-renderer';
 import { pricesInMemory, type PricesInMemoryFixture } from '../snapshot/prices-in-memory.fixture';
 import type { PricingChanges, PricingData } from '../database/pricing-data';
@@ -23,9 +23,9 @@ const NEVER_ANSWERS = join(__dirname, '../snapshot/__fixtures__/never-answers.wo
 
 /** The price book in the database: each version adds the records of one write. */
 class StoredBook {
-  private readonly writes: HeldPrice[][] = [];
+  private readonly writes: PriceRecord[][] = [];
 
-  write(records: HeldPrice[]): void {
+  write(records: PriceRecord[]): void {
     this.writes.push(records);
   }
 
@@ -51,8 +51,8 @@ class StoredBook {
   }
 }
 
-const price = (size: number, amount: string): HeldPrice =>
-  heldPrice({ productKey: `compute.g2.${size}`, unitType: 'seconds', unitCount: 3600, amount });
+const price = (size: number, amount: string): PriceRecord =>
+  priceRecord({ productKey: `compute.g2.${size}`, unitType: 'seconds', unitCount: 3600, amount });
 
 /** The value of a sample in the registry's text exposition. */
 async function sample(metrics: PricingMetrics, line: string): Promise<number | undefined> {

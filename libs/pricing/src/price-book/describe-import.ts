@@ -1,6 +1,6 @@
 import { sortNatural } from '../catalogue/natural-order';
 import { formatInstant } from '../core/instant';
-import type { PriceRecord } from '../core/price-record';
+import type { DatedPriceRecord as PriceRecord } from '../core/price-record';
 import { sortInBookOrder } from './format-price-book';
 import type { ImportPlan } from './plan-import';
 import { joinedInParts, prettyJsonParts, widest } from './text-parts';

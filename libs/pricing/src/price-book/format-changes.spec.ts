@@ -1,4 +1,4 @@
-import { priceRecord } from '../core/price-record.fixture';
+import { datedPriceRecord } from '../core/dated-price-record.fixture';
 import { changeLines, loggedChangeJson } from './format-changes';
 import type { LoggedChange } from './format-history';
 
@@ -14,7 +14,7 @@ const logged = (change: Partial<LoggedChange> & Pick<LoggedChange, 'change'>): L
   ...change,
 });
 
-const price = priceRecord({
+const price = datedPriceRecord({
   id: '7',
   productKey: 'compute.g2.4',
   unitType: 'seconds',

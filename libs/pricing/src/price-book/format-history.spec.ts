@@ -1,4 +1,4 @@
-import { jan1, priceRecord } from '../core/price-record.fixture';
+import { jan1, datedPriceRecord } from '../core/dated-price-record.fixture';
 import { formatHistory, historyJson, statusAt, type PriceChange } from './format-history';
 
 const NOW = new Date('2026-06-01T12:00:00Z');
@@ -11,7 +11,7 @@ const change = (
 ): PriceChange => ({ changedAt: at(changedAt), change: kind, priceRecordId: id, ...author });
 
 describe('history of one key and scope', () => {
-  const ended = priceRecord({
+  const ended = datedPriceRecord({
     id: '1',
     amount: '0.0500',
     validFrom: jan1(2025),
@@ -19,7 +19,7 @@ describe('history of one key and scope', () => {
     supersededBy: '2',
     recordedAt: at('2024-12-01T09:00:00.120Z'),
   });
-  const inForce = priceRecord({
+  const inForce = datedPriceRecord({
     id: '2',
     amount: '0.0480',
     validFrom: jan1(2026),
@@ -27,7 +27,7 @@ describe('history of one key and scope', () => {
     supersededBy: '3',
     recordedAt: at('2025-11-01T09:00:00Z'),
   });
-  const scheduled = priceRecord({
+  const scheduled = datedPriceRecord({
     id: '3',
     amount: '0.0450',
     validFrom: jan1(2027),
@@ -80,7 +80,7 @@ describe('history of one key and scope', () => {
   });
 
   it("names an organization's scope, and says when there is nothing", () => {
-    const org = priceRecord({ id: '5', organizationId: 'org_42', recordedAt: at('2026-02-01T00:00:00Z') });
+    const org = datedPriceRecord({ id: '5', organizationId: 'org_42', recordedAt: at('2026-02-01T00:00:00Z') });
     expect(formatHistory({ records: [org], changes: [] }, 'storage.gp1', 'org_42', NOW)).toBe(
       'history of storage.gp1 (organization org_42) at 2026-06-01T12:00:00Z: 1 record, oldest first\n' +
         'in-force  0.0480 per 730 gib_hours  from 2026-01-01T00:00:00Z  recorded 2026-02-01T00:00:00Z\n',
@@ -92,8 +92,8 @@ describe('history of one key and scope', () => {
 });
 
 describe('who changed a price, and why', () => {
-  const first = priceRecord({ id: '1', amount: '0.0500', validFrom: jan1(2025), supersededBy: '2' });
-  const second = priceRecord({ id: '2', amount: '0.0480', validFrom: jan1(2026) });
+  const first = datedPriceRecord({ id: '1', amount: '0.0500', validFrom: jan1(2025), supersededBy: '2' });
+  const second = datedPriceRecord({ id: '2', amount: '0.0480', validFrom: jan1(2026) });
   const history = {
     records: [first, second],
     changes: [
@@ -135,7 +135,7 @@ describe('history of a scope with many records', () => {
   it('lines them up without failing on their number (the widths were a spread into Math.max)', () => {
     const many = 250_000;
     const records = Array.from({ length: many }, (_, i) =>
-      priceRecord({
+      datedPriceRecord({
         amount: String(i),
         validFrom: new Date(Date.UTC(2000, 0, 1) + i * 60_000),
         validUntil: new Date(Date.UTC(2000, 0, 1) + (i + 1) * 60_000),

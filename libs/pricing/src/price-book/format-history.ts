@@ -1,6 +1,6 @@
 import { formatInstant } from '../core/instant';
 import { quoteReason } from './author';
-import { isInForce, type PriceRecord } from '../core/price-record';
+import { isDatedInForce as isInForce, type DatedPriceRecord as PriceRecord } from '../core/price-record';
 import { widest } from './text-parts';
 
 /** The kinds of rows of the change log (`price_change`). */

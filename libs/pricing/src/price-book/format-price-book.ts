@@ -1,6 +1,6 @@
 import { compareNaturalKeys, naturalKey, sortNatural, type NaturalKey } from '../catalogue/natural-order';
 import { formatInstant } from '../core/instant';
-import type { PriceRecord } from '../core/price-record';
+import type { DatedPriceRecord as PriceRecord } from '../core/price-record';
 import { prettyJsonParts } from './text-parts';
 
 /**

@@ -1,5 +1,5 @@
-import { priceRecord } from '../core/price-record.fixture';
-import type { PriceRecord } from '../core/price-record';
+import { datedPriceRecord } from '../core/dated-price-record.fixture';
+import type { DatedPriceRecord as PriceRecord } from '../core/price-record';
 import { planImport, type ImportPlan } from './plan-import';
 import { parsePriceBook, type PriceBook } from './price-book';
 import { expectLinearTime } from '../../../../test/support/linear-time';
@@ -25,7 +25,7 @@ function errors(prices: object[], stored: PriceRecord[] = []): readonly string[]
 }
 
 describe('planImport', () => {
-  const current = priceRecord({ id: '10', amount: '0.0480', validFrom: '2026-01-01T00:00:00Z' });
+  const current = datedPriceRecord({ id: '10', amount: '0.0480', validFrom: '2026-01-01T00:00:00Z' });
 
   it('inserts into an empty key, a past valid_from included (a backfill)', () => {
     const result = plan([{ ...gp1, amount: '0.05', valid_from: '2025-01-01T00:00:00Z' }]);
@@ -80,8 +80,13 @@ describe('planImport', () => {
   });
 
   it('restates a price that a scheduled change ended, so a book applies twice without change', () => {
-    const ended = priceRecord({ id: '10', amount: '0.0480', validUntil: '2027-01-01T00:00:00Z', supersededBy: '11' });
-    const next = priceRecord({ id: '11', amount: '0.0400', validFrom: '2027-01-01T00:00:00Z' });
+    const ended = datedPriceRecord({
+      id: '10',
+      amount: '0.0480',
+      validUntil: '2027-01-01T00:00:00Z',
+      supersededBy: '11',
+    });
+    const next = datedPriceRecord({ id: '11', amount: '0.0400', validFrom: '2027-01-01T00:00:00Z' });
     const again = plan(
       [
         { ...gp1, amount: '0.0480', valid_from: '2026-01-01T00:00:00Z' },
@@ -127,11 +132,15 @@ describe('planImport', () => {
   });
 
   it('refuses any other overlap, naming the entry and the price it overlaps', () => {
-    const closed = priceRecord({ id: '10', validFrom: '2026-01-01T00:00:00Z', validUntil: '2027-01-01T00:00:00Z' });
+    const closed = datedPriceRecord({
+      id: '10',
+      validFrom: '2026-01-01T00:00:00Z',
+      validUntil: '2027-01-01T00:00:00Z',
+    });
     expect(errors([{ ...gp1, amount: '1', valid_from: '2026-09-01T00:00:00Z' }], [closed])[0]).toMatch(
       /^prices\[0\]: overlaps the recorded price 0.0480 per 730 gib_hours from 2026-01-01T00:00:00Z until 2027-01-01T00:00:00Z of list price storage.gp1/,
     );
-    const scheduled = priceRecord({ id: '12', validFrom: '2026-09-01T00:00:00Z' });
+    const scheduled = datedPriceRecord({ id: '12', validFrom: '2026-09-01T00:00:00Z' });
     expect(errors([{ ...gp1, amount: '1', valid_from: '2026-07-01T00:00:00Z' }], [scheduled])[0]).toContain(
       'prices[0]: overlaps',
     );
@@ -215,7 +224,7 @@ describe('planImport', () => {
   it('finds the stored price to restate, end or refuse among many of one key (bisection)', () => {
     // Twelve closed months of 2025, then an open price from 2026-01-01; now is 2026-06-01.
     const months = Array.from({ length: 12 }, (_, m) =>
-      priceRecord({
+      datedPriceRecord({
         id: String(100 + m),
         amount: `0.0${m + 10}`,
         validFrom: new Date(Date.UTC(2025, m, 1)),
@@ -240,7 +249,7 @@ describe('planImport', () => {
 
   it('names at most three overlapped prices and counts the others', () => {
     const scheduled = Array.from({ length: 5 }, (_, i) =>
-      priceRecord({
+      datedPriceRecord({
         validFrom: new Date(Date.UTC(2027, i, 1)),
         validUntil: new Date(Date.UTC(2027, i + 1, 1)),
       }),

@@ -1,5 +1,5 @@
 import { formatInstant } from '../core/instant';
-import type { PriceRecord } from '../core/price-record';
+import type { DatedPriceRecord as PriceRecord } from '../core/price-record';
 import { compareCodePoints } from '../catalogue/natural-order';
 import type { AvailabilityEntry, PriceBook, PriceBookEntry } from './price-book';
 

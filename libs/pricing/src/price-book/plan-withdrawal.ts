@@ -1,5 +1,5 @@
 import { formatInstant } from '../core/instant';
-import type { PriceRecord } from '../core/price-record';
+import type { DatedPriceRecord as PriceRecord } from '../core/price-record';
 
 /** What an operator withdraws: a scheduled price (by its start) or a scheduled end. */
 export type Withdrawal =

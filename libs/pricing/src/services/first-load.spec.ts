@@ -1,7 +1,7 @@
 import { ManualClock } from '@app/clock';
 import type { PriceBookRepository } from '../database/price-book.repository';
 import type { PricingData } from '../database/pricing-data';
-import { heldPrice } from '../core/held-price.fixture';
+import { priceRecord } from '../core/price-record.fixture';
 import { PricingUnavailableError } from '../errors/pricing-error';
 import { PricingService } from './pricing.service';
 import { pricesInMemory, type PricesInMemoryFixture } from '../snapshot/prices-in-memory.fixture';
@@ -10,8 +10,8 @@ import { pricesInMemory, type PricesInMemoryFixture } from '../snapshot/prices-i
 // availability), then every price: an organization's lookup is refused as unavailable until then,
 // never answered with the list price. The second read is held until the test lets it finish.
 
-const LIST = heldPrice({ amount: '0.0480' });
-const AGREED = heldPrice({ organizationId: 'org_42', amount: '0.0400' });
+const LIST = priceRecord({ amount: '0.0480' });
+const AGREED = priceRecord({ organizationId: 'org_42', amount: '0.0400' });
 
 function data(listOnly: boolean): PricingData {
   return {

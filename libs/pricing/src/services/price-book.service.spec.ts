@@ -1,6 +1,6 @@
 import type { PriceBookRepository, PriceBookTransaction, PriceScope } from '../database/price-book.repository';
-import { priceRecord } from '../core/price-record.fixture';
-import type { PriceRecord } from '../core/price-record';
+import { datedPriceRecord } from '../core/dated-price-record.fixture';
+import type { DatedPriceRecord as PriceRecord } from '../core/price-record';
 import { PriceBookService } from './price-book.service';
 
 // The write workflow on a repository that only records what it is asked: an import reads the
@@ -42,9 +42,9 @@ const price = (productKey: string, amount: string, organization?: string) => ({
 describe('PriceBookService reads what a write touches', () => {
   it('asks for the scopes of the book, each once, and plans against what they hold', async () => {
     const stored = [
-      priceRecord({ productKey: 'storage.gp1', amount: '0.0480' }),
-      priceRecord({ productKey: 'storage.gp1', organizationId: 'org_1', amount: '0.0400' }),
-      priceRecord({ productKey: 'storage.snapshot', amount: '0.0100' }),
+      datedPriceRecord({ productKey: 'storage.gp1', amount: '0.0480' }),
+      datedPriceRecord({ productKey: 'storage.gp1', organizationId: 'org_1', amount: '0.0400' }),
+      datedPriceRecord({ productKey: 'storage.snapshot', amount: '0.0100' }),
     ];
     const { repository, asked, committed } = stubRepository(stored);
     const result = await new PriceBookService(repository).apply({
@@ -74,7 +74,7 @@ describe('PriceBookService reads what a write touches', () => {
 
   it('a withdrawal reads its one scope; a dry run rolls back', async () => {
     const { repository, asked, committed } = stubRepository([
-      priceRecord({ productKey: 'storage.gp1', validFrom: '2027-01-01T00:00:00Z' }),
+      datedPriceRecord({ productKey: 'storage.gp1', validFrom: '2027-01-01T00:00:00Z' }),
     ]);
     const service = new PriceBookService(repository);
     await service.withdraw({

@@ -7,8 +7,8 @@ import {
   ProductUnavailableError,
   UnknownProductError,
 } from '../errors/pricing-error';
-import type { HeldPrice } from '../core/held-price';
-import { heldPrice } from '../core/held-price.fixture';
+import type { PriceRecord } from '../core/price-record';
+import { priceRecord } from '../core/price-record.fixture';
 import { PricingService, type PricesInMemory } from './pricing.service';
 import type { PricingHealth } from '../snapshot/pricing-state';
 import type { QuoteLookup } from './pricing.types';
@@ -56,8 +56,8 @@ interface RecordSpec {
 }
 
 /** The fixture's price record, from the short spec these tests write. */
-function record(spec: RecordSpec): HeldPrice {
-  return heldPrice({
+function record(spec: RecordSpec): PriceRecord {
+  return priceRecord({
     productKey: spec.key,
     organizationId: spec.org ?? null,
     unitType: spec.unit,
@@ -68,7 +68,7 @@ function record(spec: RecordSpec): HeldPrice {
   });
 }
 
-function snapshotOf(records: readonly HeldPrice[], availability: Record<string, boolean> = {}): PricingSnapshot {
+function snapshotOf(records: readonly PriceRecord[], availability: Record<string, boolean> = {}): PricingSnapshot {
   return PricingSnapshot.of(
     {
       records,
@@ -85,7 +85,7 @@ function snapshotOf(records: readonly HeldPrice[], availability: Record<string, 
 const NOW = '2026-06-15T12:00:00.000Z';
 
 function serviceOf(
-  records: readonly HeldPrice[],
+  records: readonly PriceRecord[],
   availability: Record<string, boolean> = {},
   now: string = NOW,
 ): { service: PricingService; cache: StubCache; clock: ManualClock } {

@@ -10,7 +10,7 @@ import {
   UnknownProductError,
 } from '../errors/pricing-error';
 import { buildPriceList, type PriceListDocument } from '../core/build-price-list';
-import type { HeldPrice } from '../core/held-price';
+import type { PriceRecord } from '../core/price-record';
 import { costOf, parseQuantity, type Quantity } from '../core/quote';
 import {
   costOfEvents,
@@ -178,7 +178,7 @@ function withPublicPrices(cost: UsageCostOfRecords): UsageCost {
 }
 
 /** A held price as other modules see it: instants as Dates, made when asked for (never held). */
-function toPrice(held: HeldPrice): Price {
+function toPrice(held: PriceRecord): Price {
   return {
     productKey: held.productKey,
     scope: held.organizationId === null ? 'list' : 'organization',

@@ -5,7 +5,7 @@ import { performance } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
 import { renderPriceList } from '../rendering/price-list-response';
 import type { ListPriceHistory } from '../core/build-price-list';
-import { heldPrice } from '../core/held-price.fixture';
+import { priceRecord } from '../core/price-record.fixture';
 import {
   PriceListRenderer,
   PriceListRenderTimeoutError,
@@ -18,7 +18,7 @@ import {
 
 const history = (count: number): ListPriceHistory => ({
   records: Array.from({ length: count }, (_, i) =>
-    heldPrice({
+    priceRecord({
       productKey: `compute.g${i % 7}.${i}`,
       unitType: 'seconds',
       unitCount: 3600,

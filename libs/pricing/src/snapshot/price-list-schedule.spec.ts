@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 import { ManualClock } from '@app/clock';
 import type { PriceBookRepository } from '../database/price-book.repository';
 import { renderPriceList, type PriceListResponse } from '../rendering/price-list-response';
-import { heldPrice } from '../core/held-price.fixture';
+import { priceRecord } from '../core/price-record.fixture';
 import { PriceListRenderer, PriceListRenderTimeoutError } from './price-list-renderer';
 import { pricesInMemory, type PricesInMemoryFixture } from './prices-in-memory.fixture';
 import type { PricingData } from '../database/pricing-data';
@@ -26,9 +26,9 @@ const T2 = Date.parse('2030-02-01T00:00:00Z');
 function data(): PricingData {
   return {
     records: [
-      heldPrice({ amount: '1', validFrom: '2029-01-01T00:00:00Z', validUntil: new Date(T) }),
-      heldPrice({ amount: '2', validFrom: new Date(T), validUntil: new Date(T2) }),
-      heldPrice({ amount: '3', validFrom: new Date(T2) }),
+      priceRecord({ amount: '1', validFrom: '2029-01-01T00:00:00Z', validUntil: new Date(T) }),
+      priceRecord({ amount: '2', validFrom: new Date(T), validUntil: new Date(T2) }),
+      priceRecord({ amount: '3', validFrom: new Date(T2) }),
     ],
     availability: new Map(),
     listWrites: [],

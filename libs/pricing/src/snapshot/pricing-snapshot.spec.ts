@@ -1,7 +1,7 @@
 import { buildPriceList } from '../core/build-price-list';
-import type { HeldPrice } from '../core/held-price';
-import { heldPrice } from '../core/held-price.fixture';
-import { jan1 } from '../core/price-record.fixture';
+import type { PriceRecord } from '../core/price-record';
+import { priceRecord } from '../core/price-record.fixture';
+import { jan1 } from '../core/dated-price-record.fixture';
 import type { PricingChanges, PricingData } from '../database/pricing-data';
 import { PricingSnapshot } from './pricing-snapshot';
 
@@ -10,16 +10,16 @@ const at = (iso: string): Date => new Date(iso);
 const LOADED = at('2026-06-01T00:00:00Z');
 const LATER = at('2026-08-01T00:00:00Z');
 
-const gp1Ended = heldPrice({
+const gp1Ended = priceRecord({
   amount: '0.0400',
   validFrom: jan1(2025),
   validUntil: jan1(2026),
 });
-const gp1 = heldPrice({ amount: '0.0480', validFrom: jan1(2026) });
-const io1 = heldPrice({ productKey: 'storage.io1', amount: '0.1250', validFrom: '2025-06-01T00:00:00Z' });
-const io1Agreed = heldPrice({ productKey: 'storage.io1', organizationId: 'org_1', amount: '0.1000' });
+const gp1 = priceRecord({ amount: '0.0480', validFrom: jan1(2026) });
+const io1 = priceRecord({ productKey: 'storage.io1', amount: '0.1250', validFrom: '2025-06-01T00:00:00Z' });
+const io1Agreed = priceRecord({ productKey: 'storage.io1', organizationId: 'org_1', amount: '0.1000' });
 
-function data(records: HeldPrice[], fields: Partial<PricingData> = {}): PricingData {
+function data(records: PriceRecord[], fields: Partial<PricingData> = {}): PricingData {
   return {
     records,
     availability: new Map(),
@@ -33,7 +33,7 @@ function data(records: HeldPrice[], fields: Partial<PricingData> = {}): PricingD
 /** The io1 list price ends on 2026-07-01 and a new one follows; org_1's agreed price is withdrawn. */
 function changes(fields: Partial<PricingChanges> = {}): { changes: PricingChanges; after: PricingData } {
   const ended = { ...io1, validUntil: ms('2026-07-01T00:00:00Z') };
-  const next = heldPrice({ productKey: 'storage.io1', amount: '0.1300', validFrom: '2026-07-01T00:00:00Z' });
+  const next = priceRecord({ productKey: 'storage.io1', amount: '0.1300', validFrom: '2026-07-01T00:00:00Z' });
   const writes = [ms('2026-06-01T00:00:00Z')];
   return {
     changes: {
@@ -74,14 +74,14 @@ describe('PricingSnapshot', () => {
   });
 
   it("answers an organization's one price and its several prices alike, in any order of records", () => {
-    const ended = heldPrice({
+    const ended = priceRecord({
       productKey: 'storage.io1',
       organizationId: 'org_2',
       amount: '0.0900',
       validFrom: jan1(2025),
       validUntil: '2026-07-01T00:00:00Z',
     });
-    const next = heldPrice({
+    const next = priceRecord({
       productKey: 'storage.io1',
       organizationId: 'org_2',
       amount: '0.0950',

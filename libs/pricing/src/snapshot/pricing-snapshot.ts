@@ -1,6 +1,6 @@
 import { compactListHistory, type ListedRecord, type ListPriceHistory } from '../core/build-price-list';
 import type { PricingChanges, PricingData } from '../database/pricing-data';
-import { byValidFrom, isInForceAt, priceInForceAt, type HeldPrice } from '../core/held-price';
+import { byValidFrom, isInForce, priceInForceAt, type PriceRecord } from '../core/price-record';
 import type { ApplicablePrices } from '../core/usage';
 import { runInSlices, runNow, type Steps } from './slices';
 
@@ -9,17 +9,17 @@ import { runInSlices, runNow, type Steps } from './slices';
  * each sorted by `validFrom` (lookups bisect them: held-price.ts).
  */
 interface ProductPrices {
-  readonly list: HeldPrice[];
+  readonly list: PriceRecord[];
   /**
    * Each organization's prices of the key: the one record itself where there is one (most agree
    * one price per key; an array around each cost about 56 bytes a record at a million records,
    * docs/benchmarks.md, "A large price book"), else its records sorted by `validFrom`.
    */
-  organizations?: Map<string, HeldPrice | HeldPrice[]>;
+  organizations?: Map<string, PriceRecord | PriceRecord[]>;
 }
 
 /** An organization's prices of a key as a list (see ProductPrices). */
-function scopeList(held: HeldPrice | HeldPrice[] | undefined): readonly HeldPrice[] | undefined {
+function scopeList(held: PriceRecord | PriceRecord[] | undefined): readonly PriceRecord[] | undefined {
   return held === undefined || Array.isArray(held) ? held : [held];
 }
 
@@ -103,22 +103,22 @@ export class PricingSnapshot {
   /** What the public list at `instant` is built from: the compact history, or, before it, all of it. */
   listHistoryAt(instant: Date): ListPriceHistory {
     if (instant >= this.parts.listableFrom) return this.parts.listHistory;
-    const records: HeldPrice[] = [];
+    const records: PriceRecord[] = [];
     for (const prices of this.parts.prices.values()) for (const record of prices.list) records.push(record);
     return { records, writes: this.parts.listWrites };
   }
 
   /** The list price of `productKey` in force at `instant`: O(log n) in the key's history. */
-  listPriceAt(productKey: string, instant: Date): HeldPrice | undefined {
+  listPriceAt(productKey: string, instant: Date): PriceRecord | undefined {
     const list = this.parts.prices.get(productKey)?.list;
     return list && priceInForceAt(list, instant.getTime());
   }
 
   /** The price agreed with `organizationId` for `productKey`, in force at `instant`: O(log n). */
-  organizationPriceAt(productKey: string, organizationId: string, instant: Date): HeldPrice | undefined {
+  organizationPriceAt(productKey: string, organizationId: string, instant: Date): PriceRecord | undefined {
     const agreed = this.parts.prices.get(productKey)?.organizations?.get(organizationId);
     if (agreed === undefined || Array.isArray(agreed)) return agreed && priceInForceAt(agreed, instant.getTime());
-    return isInForceAt(agreed, instant.getTime()) ? agreed : undefined;
+    return isInForce(agreed, instant.getTime()) ? agreed : undefined;
   }
 
   /** The records that may price usage of `productKey`: its list prices, and the organization's. */
@@ -138,7 +138,7 @@ export class PricingSnapshot {
 
 function* buildSnapshot(data: PricingData, instant: Date): Steps<PricingSnapshot> {
   const prices = new Map<string, ProductPrices>();
-  const listRecords: HeldPrice[] = [];
+  const listRecords: PriceRecord[] = [];
   yield* addRecords(prices, data.records, listRecords);
   const listHistory = yield* compactInSteps(listRecords, data.listWrites, instant);
   return new PricingSnapshot({
@@ -171,7 +171,7 @@ function* applyChanges(held: SnapshotParts, changes: PricingChanges, instant: Da
     if (!written.has(record.productKey)) listable.push(record);
     if (++n % STEP === 0) yield;
   }
-  const newListRecords: HeldPrice[] = [];
+  const newListRecords: PriceRecord[] = [];
   yield* addRecords(prices, changes.records, newListRecords);
   for (const record of newListRecords) listable.push(record);
   const listHistory = yield* compactInSteps(listable, [...held.listHistory.writes, ...changes.listWrites], instant);
@@ -193,10 +193,10 @@ function* applyChanges(held: SnapshotParts, changes: PricingChanges, instant: Da
  */
 function* addRecords(
   prices: Map<string, ProductPrices>,
-  records: readonly HeldPrice[],
-  list: HeldPrice[],
+  records: readonly PriceRecord[],
+  list: PriceRecord[],
 ): Steps<void> {
-  const scopes: HeldPrice[][] = [];
+  const scopes: PriceRecord[][] = [];
   let n = 0;
   for (const record of records) {
     let entry = prices.get(record.productKey);

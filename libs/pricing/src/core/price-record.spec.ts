@@ -1,24 +1,24 @@
 import fc from 'fast-check';
-import { heldPrice } from './held-price.fixture';
-import { byValidFrom, isInForceAt, nextEdgeAfter, priceInForceAt, StringPool, type HeldPrice } from './held-price';
+import { priceRecord } from './price-record.fixture';
+import { byValidFrom, isInForce, nextEdgeAfter, priceInForceAt, type PriceRecord } from './price-record';
 
-// The compact form the prices in memory hold (held-price.ts): instants as epoch milliseconds,
+// The one shape of a price (price-record.ts): instants as epoch milliseconds,
 // strings shared through a StringPool, each scope's prices sorted and bisected. That an instant
 // reads back as the text it was set with is instant.properties.spec.ts's (formatInstant and
 // parseInstant, years 0000 to 9999) and, through the database, test/price-list.e2e-spec.ts's.
 
-describe('isInForceAt', () => {
-  const price = heldPrice({ validFrom: '2026-01-01T00:00:00Z', validUntil: '2026-02-01T00:00:00Z' });
+describe('isInForce', () => {
+  const price = priceRecord({ validFrom: '2026-01-01T00:00:00Z', validUntil: '2026-02-01T00:00:00Z' });
   const from = price.validFrom;
   const until = price.validUntil!;
 
   it('is from validFrom (inclusive) to validUntil (exclusive), to the millisecond', () => {
-    expect([from - 1, from, until - 1, until].map((ms) => isInForceAt(price, ms))).toEqual([false, true, true, false]);
+    expect([from - 1, from, until - 1, until].map((ms) => isInForce(price, ms))).toEqual([false, true, true, false]);
   });
 
   it('has no end when validUntil is null', () => {
-    const open = heldPrice({ validFrom: '2026-01-01T00:00:00Z' });
-    expect([from - 1, from, Number.MAX_SAFE_INTEGER].map((ms) => isInForceAt(open, ms))).toEqual([false, true, true]);
+    const open = priceRecord({ validFrom: '2026-01-01T00:00:00Z' });
+    expect([from - 1, from, Number.MAX_SAFE_INTEGER].map((ms) => isInForce(open, ms))).toEqual([false, true, true]);
   });
 });
 
@@ -27,7 +27,7 @@ describe('isInForceAt', () => {
  * overlapping, some back to back, some with gaps between, the last one perhaps open; instants
  * from a small range around the epoch (before 1970 too).
  */
-const oneScope: fc.Arbitrary<HeldPrice[]> = fc
+const oneScope: fc.Arbitrary<PriceRecord[]> = fc
   .record({
     edges: fc.uniqueArray(fc.integer({ min: -50, max: 50 }), { maxLength: 12 }),
     priced: fc.array(fc.boolean(), { minLength: 12, maxLength: 12 }),
@@ -37,12 +37,12 @@ const oneScope: fc.Arbitrary<HeldPrice[]> = fc
     const sorted = [...edges].sort((a, b) => a - b);
     const prices = sorted
       .slice(0, -1)
-      .flatMap((validFrom, i) => (priced[i] ? [heldPrice({ validFrom, validUntil: sorted[i + 1] })] : []));
-    if (openEnd && sorted.length > 0) prices.push(heldPrice({ validFrom: sorted[sorted.length - 1] }));
+      .flatMap((validFrom, i) => (priced[i] ? [priceRecord({ validFrom, validUntil: sorted[i + 1] })] : []));
+    if (openEnd && sorted.length > 0) prices.push(priceRecord({ validFrom: sorted[sorted.length - 1] }));
     return prices;
   });
 /** A scope and an instant: often on one of its edges or next to one, else anywhere around them. */
-const scopeAndProbe: fc.Arbitrary<[HeldPrice[], number]> = oneScope.chain((prices) => {
+const scopeAndProbe: fc.Arbitrary<[PriceRecord[], number]> = oneScope.chain((prices) => {
   const near = prices.flatMap(({ validFrom, validUntil }) =>
     [validFrom, validUntil ?? validFrom].flatMap((edge) => [edge - 1, edge, edge + 1]),
   );
@@ -54,7 +54,7 @@ describe('priceInForceAt and nextEdgeAfter on one scope', () => {
   it('priceInForceAt finds by bisection the price a scan of every price finds', () => {
     fc.assert(
       fc.property(scopeAndProbe, ([prices, ms]) => {
-        expect(priceInForceAt(prices, ms)).toBe(prices.find((price) => isInForceAt(price, ms)));
+        expect(priceInForceAt(prices, ms)).toBe(prices.find((price) => isInForce(price, ms)));
       }),
     );
   });
@@ -76,18 +76,8 @@ describe('priceInForceAt and nextEdgeAfter on one scope', () => {
   });
 
   it('byValidFrom sorts a scope as they need it', () => {
-    const [a, b, c] = [-5, 0, 7].map((validFrom) => heldPrice({ validFrom, validUntil: validFrom + 1 }));
+    const [a, b, c] = [-5, 0, 7].map((validFrom) => priceRecord({ validFrom, validUntil: validFrom + 1 }));
     expect([c, a, b].sort(byValidFrom)).toEqual([a, b, c]);
     expect(priceInForceAt([a, b, c], 0)).toBe(b);
-  });
-});
-
-describe('StringPool', () => {
-  it('gives back text equal to the text it was given, and null as null', () => {
-    const pool = new StringPool();
-    expect(pool.intern('storage.gp1')).toBe('storage.gp1');
-    expect(pool.intern(`storage.${'gp1'}`)).toBe('storage.gp1');
-    expect(pool.intern('org_1')).toBe('org_1');
-    expect(pool.intern(null)).toBeNull();
   });
 });
