@@ -3,11 +3,18 @@ import {
   Get,
   Injectable,
   Module,
+  type CallHandler,
+  type CanActivate,
   type DynamicModule,
+  type ExecutionContext,
   type INestApplication,
+  type MiddlewareConsumer,
+  type NestInterceptor,
+  type NestMiddleware,
+  type NestModule,
   type OnApplicationBootstrap,
 } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
+import { APP_GUARD, APP_INTERCEPTOR, NestFactory } from '@nestjs/core';
 import { Test } from '@nestjs/testing';
 import { appDatabaseOptions, freePort } from '@app/control-plane';
 import { DatabaseConnection, DatabaseModule } from '@app/database';
@@ -16,7 +23,8 @@ import { createTestDatabase, listPrice, type TestDatabase } from '@app/pricing/t
 import { spawn } from 'node:child_process';
 import type { Server } from 'node:http';
 import { resolve } from 'node:path';
-import { filter, firstValueFrom } from 'rxjs';
+import type { IncomingMessage } from 'node:http';
+import { filter, firstValueFrom, tap, type Observable } from 'rxjs';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { waitFor } from './support/http';
@@ -71,6 +79,47 @@ class OrdersModule {}
 @Module({})
 class HostModule {}
 
+/** What the host's own global guard, interceptor and middleware saw: `METHOD path (status)`. */
+const seen: { guard: string[]; interceptor: string[]; middleware: string[] } = {
+  guard: [],
+  interceptor: [],
+  middleware: [],
+};
+// Express gives a mounted middleware the path below its mount point in `url`: `originalUrl` is the request's.
+const line = (req: IncomingMessage & { originalUrl?: string }): string => `${req.method} ${req.originalUrl ?? req.url}`;
+
+@Injectable()
+class TracingGuard implements CanActivate {
+  canActivate(context: ExecutionContext): boolean {
+    seen.guard.push(line(context.switchToHttp().getRequest<IncomingMessage>()));
+    return true;
+  }
+}
+
+@Injectable()
+class TracingInterceptor implements NestInterceptor {
+  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    const req = context.switchToHttp().getRequest<IncomingMessage>();
+    return next.handle().pipe(tap({ complete: () => seen.interceptor.push(line(req)) }));
+  }
+}
+
+@Injectable()
+class TracingMiddleware implements NestMiddleware {
+  use(req: IncomingMessage, _res: unknown, next: () => void): void {
+    seen.middleware.push(line(req));
+    next();
+  }
+}
+
+/** A host with tracing of its own: a global guard, a global interceptor and a middleware on every route. */
+@Module({})
+class TracedHostModule implements NestModule {
+  configure(consumer: MiddlewareConsumer): void {
+    consumer.apply(TracingMiddleware).forRoutes('*');
+  }
+}
+
 /** A provider that needs prices at bootstrap: with the database not ready in 300 ms, the start fails. */
 @Injectable()
 class AwaitsPricesAtBootstrap implements OnApplicationBootstrap {
@@ -117,6 +166,33 @@ describe('PricingModule in a host of its own', () => {
       expect((await request(server).post('/v1/pricing')).status).toBe(405);
       expect((await request(server).get('/orders/gp1')).body).toEqual({ orderable: true });
       expect(app.get(InstanceOrders).canOrder('storage.io1')).toBe(false);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it("a host's global guard, interceptor and middleware see GET and HEAD /v1/pricing like every other route", async () => {
+    const traced: DynamicModule = {
+      module: TracedHostModule,
+      imports: [DatabaseModule.forRoot(appDatabaseOptions(db.url)), PricingModule.forRoot(), OrdersModule],
+      providers: [
+        { provide: APP_GUARD, useClass: TracingGuard },
+        { provide: APP_INTERCEPTOR, useClass: TracingInterceptor },
+      ],
+    };
+    const moduleRef = await Test.createTestingModule({ imports: [traced] }).compile();
+    const app: INestApplication = moduleRef.createNestApplication({ logger: ['error'] });
+    await app.init();
+    try {
+      await app.get(PricingService).whenReady(10_000);
+      const server = app.getHttpServer() as Server;
+      const got = await request(server).get('/v1/pricing');
+      expect(got.status).toBe(200);
+      expect((await request(server).get('/v1/pricing').set('if-none-match', got.headers.etag)).status).toBe(304);
+      expect((await request(server).head('/v1/pricing')).status).toBe(200);
+      expect((await request(server).get('/orders/gp1')).status).toBe(200);
+      const expected = ['GET /v1/pricing', 'GET /v1/pricing', 'HEAD /v1/pricing', 'GET /orders/gp1'];
+      expect(seen).toEqual({ guard: expected, interceptor: expected, middleware: expected });
     } finally {
       await app.close();
     }

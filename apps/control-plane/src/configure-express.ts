@@ -1,6 +1,5 @@
 import type { INestApplication } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { PRICE_LIST_PATH, PriceListMiddleware } from '@app/pricing';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { AppConfig } from './config/app-config';
@@ -52,8 +51,8 @@ function answerWhatExpressCannotRoute(server: Server, express: Handler, logReque
 /**
  * What only the HTTP server and the Express instance can take; main.ts and the tests apply it
  * before `init()`, so that what is mounted here comes ahead of Nest's middleware and routes: the
- * price list's GET and HEAD, then the request log (every request but the price list's). The API's
- * documents are mounted by `init()` (ApiDocs).
+ * request log (every request but the price list's, which metrics count). The API's documents are
+ * mounted by `init()` (ApiDocs).
  */
 export function configureExpress(app: INestApplication, config: AppConfig): void {
   const server = app.getHttpServer() as Server;
@@ -64,12 +63,6 @@ export function configureExpress(app: INestApplication, config: AppConfig): void
   express.set('trust proxy', config.trustProxy);
   express.disable('x-powered-by');
   express.disable('etag'); // Express's own ETags would be strong tags of other responses
-  // The price list first, as a plain Express route: the answer PricingModule's middleware gives,
-  // without Nest's wrapper around a middleware nor the request log's layer (it skips the price
-  // list anyway): docs/benchmarks.md, "What is left on the public route's path". Other methods
-  // go on to PricingController (405).
-  const priceList = app.get(PriceListMiddleware);
-  app.getHttpAdapter().get(PRICE_LIST_PATH, (req: IncomingMessage, res: ServerResponse) => priceList.use(req, res));
   express.use(requestLogging);
   app.get(ApiDocs).serveOn(app);
 }

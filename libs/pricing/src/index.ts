@@ -5,7 +5,6 @@ export type { PricingModuleOptions, TrustProxy } from './options/pricing-options
 export { PricingService } from './services/pricing.service';
 export { PriceBookService } from './services/price-book.service';
 export { PricingController, PRICE_LIST_PATH } from './http/pricing.controller';
-export { PriceListMiddleware } from './http/price-list.middleware';
 export { PricingMetrics } from './metrics/pricing-metrics';
 export { pricingMigrations } from './database/migrations';
 
@@ -46,7 +45,7 @@ export type { ImportChange, ImportReport, PriceTerms } from './price-book/descri
 export type { PriceChange, PriceChangeKind, PriceHistory, RecordStatus } from './price-book/format-history';
 export type { Withdrawal } from './price-book/plan-withdrawal';
 export type { Quantity } from './core/quote';
-export type { PriceListDocument, PriceListEntry, PriceListFamily } from './core/build-price-list';
+export type { PriceListDocument, PriceListEntry, PriceListFamily } from './core/price-list';
 
 // The catalogue of section 2.4.
 export type { UnitType, StorageClass, ProductFamily, ProductKeyParts, DimensionName } from './catalogue/catalogue';

@@ -1,26 +1,15 @@
-import {
-  ConfigurableModuleBuilder,
-  Module,
-  RequestMethod,
-  type DynamicModule,
-  type MiddlewareConsumer,
-  type NestModule,
-  type Provider,
-} from '@nestjs/common';
+import { ConfigurableModuleBuilder, Module, type DynamicModule, type Provider } from '@nestjs/common';
 import { Clock, SystemClock } from '@app/clock';
 import { PriceBookRepository } from './database/price-book.repository';
 import { PriceListAnswerCounts } from './http/price-list-answer-counts';
 import { PriceListRateLimiter, PriceListRateLimitGuard } from './http/price-list-rate-limit';
-import { PRICE_LIST_PATH, PricingController } from './http/pricing.controller';
-import { PriceListMiddleware } from './http/price-list.middleware';
+import { PricingController } from './http/pricing.controller';
 import { PricingMetrics } from './metrics/pricing-metrics';
 import { PriceBookService } from './services/price-book.service';
 import { PRICING_OPTIONS, resolvePricingOptions, type PricingModuleOptions } from './options/pricing-options';
 import { PricingService } from './services/pricing.service';
 import { PriceBookLoader } from './snapshot/price-book-loader';
 import { PriceBookListener } from './snapshot/price-book-listener';
-import { PriceListRenderer } from './snapshot/price-list-renderer';
-import { PriceListSchedule } from './snapshot/price-list-schedule';
 import { PricingState } from './snapshot/pricing-state';
 
 export const {
@@ -38,17 +27,12 @@ const PROVIDERS: Provider[] = [
   { provide: PRICING_OPTIONS, inject: [PRICING_MODULE_OPTIONS], useFactory: resolvePricingOptions },
   { provide: Clock, useClass: SystemClock },
   PriceBookRepository,
-  // Made by a factory: its constructor takes test seams (price-list-renderer.ts), not providers.
-  { provide: PriceListRenderer, useFactory: () => new PriceListRenderer() },
-  PriceListSchedule,
   PriceBookLoader,
   PricingState,
   PriceBookListener,
   PriceListAnswerCounts,
   PriceListRateLimiter,
   PriceListRateLimitGuard,
-  // A provider too, for a host to mount ahead of its router (price-list.middleware.ts).
-  PriceListMiddleware,
   PricingService,
   PriceBookService,
   PricingMetrics,
@@ -76,25 +60,11 @@ export class PricingModule extends ConfigurableModuleClass {
   }
 }
 
-/**
- * The module `forRoot` returns: PricingModule's providers and routes, and PriceListMiddleware on
- * GET (and HEAD, which Express routes with it) of the price list, ahead of the route's handler. A
- * class of its own, so that a feature module importing the class PricingModule (harmless) does not
- * apply the middleware again, where its providers are not.
- */
-@Module({})
-class PricingRootModule implements NestModule {
-  configure(consumer: MiddlewareConsumer): void {
-    consumer.apply(PriceListMiddleware).forRoutes({ path: PRICE_LIST_PATH, method: RequestMethod.GET });
-  }
-}
-
 function withPricing(module: DynamicModule): DynamicModule {
   return {
     ...module,
-    module: PricingRootModule,
     controllers: [PricingController],
     providers: [...(module.providers ?? []), ...PROVIDERS],
-    exports: [PricingService, PriceBookService, PricingMetrics, PriceListMiddleware],
+    exports: [PricingService, PriceBookService, PricingMetrics],
   };
 }

@@ -1,21 +1,39 @@
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { priceRecord } from '../core/price-record.fixture';
 import { answerPriceListRequest, tooManyRequests } from './answer-price-list-request';
-import { encodePriceList, priceListResponse, renderPriceList } from '../rendering/price-list-response';
+import { listAt, priceListDocument, publicList } from '../core/price-list';
+import type { PriceRecord } from '../core/price-record';
+import { runNow } from '../core/slices';
+import { renderPriceList, renderPriceListNow, type PriceListResponse } from '../rendering/price-list-response';
+import { weakEntityTag } from '../rendering/entity-tag';
+
+interface History {
+  readonly records: readonly PriceRecord[];
+  readonly writes: readonly number[];
+}
+
+/** The answers of the list of `history` at `instant`, as PricingSnapshot prepares them. */
+function render(history: History, instant: Date): Promise<PriceListResponse> {
+  const t = instant.getTime();
+  return renderPriceList(listAt(runNow(publicList(history.records, history.writes, t)), t));
+}
 
 describe('answerPriceListRequest', () => {
-  const list = renderPriceList(
-    { records: [priceRecord()], writes: [Date.parse('2026-02-01T10:00:00Z')] },
-    new Date('2026-06-01T00:00:00Z'),
-  );
-
-  const headers = {
-    etag: list.etag,
-    'cache-control': 'public, max-age=300',
-    'access-control-allow-origin': '*',
-    vary: 'Accept-Encoding',
-    'last-modified': 'Sun, 01 Feb 2026 10:00:00 GMT',
-  };
+  let list: PriceListResponse;
+  let headers: Record<string, string>;
+  beforeAll(async () => {
+    list = await render(
+      { records: [priceRecord()], writes: [Date.parse('2026-02-01T10:00:00Z')] },
+      new Date('2026-06-01T00:00:00Z'),
+    );
+    headers = {
+      etag: list.etag,
+      'cache-control': 'public, max-age=300',
+      'access-control-allow-origin': '*',
+      vary: 'Accept-Encoding',
+      'last-modified': 'Sun, 01 Feb 2026 10:00:00 GMT',
+    };
+  });
 
   it('answers GET with the plain body and every header of section 4, Vary: Accept-Encoding among them', () => {
     const answer = answerPriceListRequest('GET', {}, list);
@@ -52,7 +70,7 @@ describe('answerPriceListRequest', () => {
     const answer = answerPriceListRequest('HEAD', accept, list);
     expect([answer.status, answer.body]).toEqual([200, undefined]);
     expect(answer.headers).toEqual(answerPriceListRequest('GET', accept, list).headers);
-    expect(answer.headers['content-length']).toBe(list.bodies[coding].length);
+    expect(answer.headers['content-length']).toBe(list.ok[coding].body!.length);
   });
 
   it('answers a matching If-None-Match with 304, its headers with Vary and no body, whatever the coding', () => {
@@ -66,8 +84,8 @@ describe('answerPriceListRequest', () => {
     }
   });
 
-  it('leaves Last-Modified out when nothing was ever priced', () => {
-    const empty = renderPriceList({ records: [], writes: [] }, new Date('2026-06-01T00:00:00Z'));
+  it('leaves Last-Modified out when nothing was ever priced', async () => {
+    const empty = await render({ records: [], writes: [] }, new Date('2026-06-01T00:00:00Z'));
     expect(answerPriceListRequest('GET', {}, empty).headers).not.toHaveProperty('last-modified');
   });
 
@@ -105,13 +123,16 @@ describe('answerPriceListRequest', () => {
 
 describe('answerPriceListRequest with If-Modified-Since (RFC 9110 13.2.2)', () => {
   // last_changed 10:00:00.700; the change before it 09:00:00 (another second).
-  const list = renderPriceList(
-    {
-      records: [priceRecord({ validFrom: '2026-05-01T09:00:00Z' })],
-      writes: [Date.parse('2026-05-01T10:00:00.700Z')],
-    },
-    new Date('2026-06-01T00:00:00Z'),
-  );
+  let list: PriceListResponse;
+  beforeAll(async () => {
+    list = await render(
+      {
+        records: [priceRecord({ validFrom: '2026-05-01T09:00:00Z' })],
+        writes: [Date.parse('2026-05-01T10:00:00.700Z')],
+      },
+      new Date('2026-06-01T00:00:00Z'),
+    );
+  });
   const answer = (ims: string, inm?: string, method = 'GET'): number =>
     answerPriceListRequest(method, { 'if-none-match': inm, 'if-modified-since': ims }, list).status;
   const since = (ims: string, priceList: typeof list): number =>
@@ -125,8 +146,8 @@ describe('answerPriceListRequest with If-Modified-Since (RFC 9110 13.2.2)', () =
     expect(answer('Fri, 01 May 2026 10:00:00 GMT', undefined, 'HEAD')).toBe(304);
   });
 
-  it('200 when an earlier change falls in the same second as the date', () => {
-    const twice = renderPriceList(
+  it('200 when an earlier change falls in the same second as the date', async () => {
+    const twice = await render(
       {
         records: [priceRecord({ validFrom: '2026-05-01T10:00:00.200Z' })],
         writes: [Date.parse('2026-05-01T10:00:00.700Z')],
@@ -143,28 +164,56 @@ describe('answerPriceListRequest with If-Modified-Since (RFC 9110 13.2.2)', () =
     expect(answer('2026-05-01T10:00:00Z')).toBe(200);
   });
 
-  it('is ignored when nothing was ever priced (no Last-Modified)', () => {
-    const empty = renderPriceList({ records: [], writes: [] }, new Date('2026-06-01T00:00:00Z'));
+  it('is ignored when nothing was ever priced (no Last-Modified)', async () => {
+    const empty = await render({ records: [], writes: [] }, new Date('2026-06-01T00:00:00Z'));
     expect(since('Fri, 01 May 2099 10:00:00 GMT', empty)).toBe(200);
   });
 });
 
 describe('renderPriceList', () => {
-  it('expires at the next scheduled instant', () => {
+  it('expires at the next scheduled instant', async () => {
     const records = [priceRecord({ validUntil: '2026-07-01T00:00:00Z' })];
-    const list = renderPriceList({ records, writes: [] }, new Date('2026-06-01T00:00:00Z'));
+    const list = await render({ records, writes: [] }, new Date('2026-06-01T00:00:00Z'));
     expect(list.expiresAtMs).toBe(Date.parse('2026-07-01T00:00:00Z'));
-    expect(renderPriceList({ records: [], writes: [] }, new Date()).expiresAtMs).toBe(Infinity);
+    expect((await render({ records: [], writes: [] }, new Date())).expiresAtMs).toBe(Infinity);
   });
-});
 
-describe('encodePriceList', () => {
-  it('keeps the JSON and its gzip and brotli encodings, tagged from the JSON alone', () => {
+  it('keeps the JSON of the document and its gzip and brotli encodings, tagged from the JSON alone', async () => {
     const history = { records: [priceRecord(), priceRecord({ productKey: 'storage.io1' })], writes: [] };
-    const encoded = encodePriceList(history, new Date('2026-06-01T00:00:00Z'));
-    expect(gunzipSync(encoded.bodies.gzip).equals(encoded.bodies.identity)).toBe(true);
-    expect(brotliDecompressSync(encoded.bodies.br).equals(encoded.bodies.identity)).toBe(true);
-    expect(encoded.etag).toBe(renderPriceList(history, new Date('2026-06-01T00:00:00Z')).etag);
-    expect(priceListResponse(encoded)).toEqual(renderPriceList(history, new Date('2026-06-01T00:00:00Z')));
+    const t = Date.parse('2026-06-01T00:00:00Z');
+    const found = listAt(runNow(publicList(history.records, history.writes, t)), t);
+    const list = await renderPriceList(found);
+    const json = JSON.stringify(priceListDocument(runNow(listAt(runNow(publicList(history.records, [], t)), t))));
+    expect(list.body.toString()).toBe(json);
+    expect(gunzipSync(list.ok.gzip.body!).equals(list.body)).toBe(true);
+    expect(brotliDecompressSync(list.ok.br.body!).equals(list.body)).toBe(true);
+    expect(list.etag).toBe(weakEntityTag(list.body));
+  });
+
+  it('renderPriceListNow: the same list, tag and headers at once, in the plain coding only', async () => {
+    const history = { records: [priceRecord(), priceRecord({ productKey: 'storage.io1' })], writes: [] };
+    const t = Date.parse('2026-06-01T00:00:00Z');
+    const prepared = await render(history, new Date(t));
+    const now = renderPriceListNow(listAt(runNow(publicList(history.records, history.writes, t)), t));
+    expect([now.body, now.etag, now.lastChangedMs, now.expiresAtMs]).toEqual([
+      prepared.body,
+      prepared.etag,
+      prepared.lastChangedMs,
+      prepared.expiresAtMs,
+    ]);
+    expect(now.ok.identity).toEqual(prepared.ok.identity);
+    expect(now.ok.gzip).toEqual(prepared.ok.identity);
+    expect(now.notModified).toEqual(prepared.notModified);
+  });
+
+  it('serializes a list of thousands of prices in families exactly as JSON.stringify', async () => {
+    const records = Array.from({ length: 3000 }, (_, i) =>
+      priceRecord({ productKey: `compute.g${i % 7}.${i}`, unitType: 'seconds', unitCount: 3600, amount: `0.${i}` }),
+    ).concat([priceRecord(), priceRecord({ productKey: 'network.vpc_egress', unitType: 'gb', unitCount: 1 })]);
+    const t = Date.parse('2026-06-01T00:00:00Z');
+    const list = await render({ records, writes: [] }, new Date(t));
+    const document = priceListDocument(runNow(listAt(runNow(publicList(records, [], t)), t)));
+    expect(list.body.toString()).toBe(JSON.stringify(document));
+    expect(list.priceCount).toBe(3002);
   });
 });

@@ -56,10 +56,9 @@ export class PriceListExceptionFilter implements ExceptionFilter<RateLimitedErro
  * the same resource. Methods other than GET and HEAD get 405, OPTIONS included (the endpoint
  * supports no CORS preflight).
  *
- * PricingModule answers GET and HEAD ahead of this route, with PriceListMiddleware (the same
- * limit and answers, without Nest's guard and handler steps); this controller declares the
- * endpoint (its OpenAPI description), answers every other method, and answers GET and HEAD
- * itself where the module's middleware is not applied.
+ * Every request goes through Nest's pipeline like any other route: the host's global guards,
+ * interceptors and filters see it; the rate limit is a guard; the answer is bytes prepared once
+ * per change of the list (PricingSnapshot), written here.
  */
 @Public()
 @Controller(PRICE_LIST_PATH)
@@ -115,7 +114,7 @@ export class PricingController {
     content: PLAIN_TEXT,
   })
   priceList(@Req() req: IncomingMessage, @Res() res: ServerResponse): void {
-    this.counts.send(res, answerPriceListRequest(req.method!, req.headers, this.prices.current()?.priceList));
+    this.counts.send(res, answerPriceListRequest(req.method!, req.headers, this.prices.priceList()));
   }
 
   /** Described once, in the description of GET. */

@@ -2,7 +2,12 @@ import { createHash } from 'node:crypto';
 
 /** Weak ETag computed from the body bytes alone: the same body has the same tag everywhere. */
 export function weakEntityTag(body: Buffer): string {
-  return `W/"${createHash('sha256').update(body).digest('base64url').slice(0, 32)}"`;
+  return weakEntityTagOfDigest(createHash('sha256').update(body).digest());
+}
+
+/** The weak ETag of a body whose SHA-256 digest is `digest` (computed elsewhere: off the event loop). */
+export function weakEntityTagOfDigest(digest: Buffer): string {
+  return `W/"${digest.toString('base64url').slice(0, 32)}"`;
 }
 
 /**

@@ -1,23 +1,24 @@
+import { webcrypto } from 'node:crypto';
 import type { OutgoingHttpHeaders } from 'node:http';
-import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib';
-import { buildPriceList, listChangesAt, nextTransitionAfter, type ListPriceHistory } from '../core/build-price-list';
-import { formatHttpDate } from '../core/instant';
-import { weakEntityTag } from './entity-tag';
+import { promisify } from 'node:util';
+import { brotliCompress, constants as zlib, gzip } from 'node:zlib';
+import { PRODUCT_FAMILIES } from '../catalogue/catalogue';
+import { formatHttpDate, formatInstant } from '../core/instant';
+import { listEntry, type ListAt } from '../core/price-list';
+import type { PriceRecord } from '../core/price-record';
+import { inSlices, runNow, type Steps } from '../core/slices';
+import { weakEntityTag, weakEntityTagOfDigest } from './entity-tag';
 
 /** The content codings the price list is kept in: the plain body, gzip and brotli. */
 export type ContentCoding = 'identity' | 'gzip' | 'br';
 
 export const PRICE_LIST_CACHE_CONTROL = 'public, max-age=300';
 export const RETRY_AFTER_UNAVAILABLE_S = 30;
-
 /**
- * Brotli quality for the encoded copy. The default (11) takes 20 s and more on a 20 MB list;
- * measured on 100,000 prices (docs/benchmarks.md), quality 4 takes about half the time of 5 for
- * a body within 1 % of its size (smaller on a regular book), and gzip's default level 6 is as
- * fast again.
+ * Brotli quality of the encoded copy: the default (11) takes tens of seconds on a large list;
+ * 4 gives a body within a few per cent of 5's in about half the time (docs/benchmarks.md).
  */
 export const BROTLI_QUALITY = 4;
-
 /** Every answer of the endpoint lets a page on any origin read it (section 4). */
 export const ANY_ORIGIN = { 'access-control-allow-origin': '*' } as const;
 
@@ -28,13 +29,10 @@ export interface PlainResponse {
   readonly body?: Buffer;
 }
 
-/**
- * The price list at one instant as bytes: the costly part of a rebuild (build, serialize, hash,
- * compress), plain data that a worker thread can hand over.
- */
-export interface EncodedPriceList {
-  /** The body in every coding we keep (`identity` is the JSON itself). */
-  readonly bodies: Readonly<Record<ContentCoding, Buffer>>;
+/** The answers of the list at one instant, prepared once, never per request. */
+export interface PriceListResponse {
+  /** The JSON body (identity coding). */
+  readonly body: Buffer;
   /** Weak, from the JSON bytes: the same for every coding (RFC 9110 8.8.1). */
   readonly etag: string;
   /** `last_changed` (ms), `null` when nothing was ever priced. */
@@ -45,12 +43,8 @@ export interface EncodedPriceList {
   readonly builtForMs: number;
   /** The next instant at which the list changes by itself (ms), or Infinity. */
   readonly expiresAtMs: number;
-}
-
-/** The answers of `GET /v1/pricing`, computed once per change of the list, never per request. */
-export interface PriceListResponse extends EncodedPriceList {
-  /** The JSON body (identity coding). */
-  readonly body: Buffer;
+  /** The prices listed. */
+  readonly priceCount: number;
   /** 200 for GET, per coding. */
   readonly ok: Readonly<Record<ContentCoding, PlainResponse>>;
   /** 200 for HEAD, per coding: the same headers, no body. */
@@ -58,64 +52,125 @@ export interface PriceListResponse extends EncodedPriceList {
   readonly notModified: PlainResponse;
 }
 
-/** The price list at `instant`, rendered and encoded (see encodePriceList), with its answers. */
-export function renderPriceList(history: ListPriceHistory, instant: Date): PriceListResponse {
-  return priceListResponse(encodePriceList(history, instant));
+/** Each list price's entry, serialized once: a price that stays listed keeps its bytes. */
+const entryBytes = new WeakMap<PriceRecord, Buffer>();
+
+function entryOf(record: PriceRecord): Buffer {
+  let bytes = entryBytes.get(record);
+  if (!bytes) entryBytes.set(record, (bytes = Buffer.from(JSON.stringify(listEntry(record)))));
+  return bytes;
 }
 
-/** Builds the list at `instant`, serializes it, tags it and compresses it. Pure; no I/O. */
-export function encodePriceList(history: ListPriceHistory, instant: Date): EncodedPriceList {
-  const body = Buffer.from(JSON.stringify(buildPriceList(history, instant)), 'utf8');
-  const changes = listChangesAt(history, instant);
-  return {
-    bodies: {
-      identity: body,
-      gzip: gzipSync(body),
-      br: brotliCompressSync(body, {
-        params: {
-          [zlib.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY,
-          [zlib.BROTLI_PARAM_MODE]: zlib.BROTLI_MODE_TEXT,
-          [zlib.BROTLI_PARAM_SIZE_HINT]: body.length,
-        },
-      }),
-    },
-    etag: weakEntityTag(body),
-    lastChangedMs: changes.latest?.getTime() ?? null,
-    previousChangeMs: changes.previous?.getTime() ?? null,
-    builtForMs: instant.getTime(),
-    expiresAtMs: nextTransitionAfter(history, instant)?.getTime() ?? Infinity,
-  };
+const COMMA = Buffer.from(',');
+/** Closes a family's prices and the family, or the families and the document. */
+const CLOSE = Buffer.from(']}');
+const FAMILY_OPENINGS = PRODUCT_FAMILIES.map((family) =>
+  Buffer.from(`{"family":${JSON.stringify(family.family)},"prices":[`),
+);
+
+/**
+ * The document's bytes, exactly `JSON.stringify(priceListDocument(list))`, from each entry's
+ * serialized bytes, in steps (core/slices.ts).
+ */
+function* bodyOf(list: ListAt): Steps<Buffer> {
+  const lastChanged = list.lastChanged === null ? 'null' : `"${formatInstant(list.lastChanged)}"`;
+  const parts: Buffer[] = [
+    Buffer.from(`{"currency":"EUR","amounts_exclude_vat":true,"last_changed":${lastChanged},"families":[`),
+  ];
+  let family = -1;
+  for (const [i, record] of list.prices.entries()) {
+    if (list.families[i] !== family) {
+      if (family >= 0) parts.push(CLOSE, COMMA);
+      family = list.families[i];
+      parts.push(FAMILY_OPENINGS[family]);
+    } else parts.push(COMMA);
+    parts.push(entryOf(record));
+    if ((i & 1023) === 1023) yield;
+  }
+  if (family >= 0) parts.push(CLOSE);
+  parts.push(CLOSE);
+  // Buffer.concat in steps: a large list's body is tens of megabytes.
+  let length = 0;
+  for (const part of parts) length += part.length;
+  const body = Buffer.allocUnsafe(length);
+  let offset = 0;
+  for (const [i, part] of parts.entries()) {
+    offset += part.copy(body, offset);
+    if ((i & 4095) === 4095) yield;
+  }
+  return body;
 }
 
-/** The header objects of every answer, around the encoded bodies (cheap: no pass over the bytes). */
-export function priceListResponse(encoded: EncodedPriceList): PriceListResponse {
-  const lastModified = encoded.lastChangedMs !== null && formatHttpDate(new Date(encoded.lastChangedMs));
+const gzipAsync = promisify(gzip);
+const brotliAsync = promisify(brotliCompress);
+
+/**
+ * The answers of the list at one instant (`listAt`, core/price-list.ts): found and serialized a
+ * slice at a time (core/slices.ts), then hashed and compressed on libuv's thread pool, never on
+ * the event loop.
+ */
+export async function renderPriceList(listAt: Steps<ListAt>): Promise<PriceListResponse> {
+  const list = await inSlices(listAt);
+  const body = await inSlices(bodyOf(list));
+  const [digest, gzipped, brotli] = await Promise.all([
+    webcrypto.subtle.digest('SHA-256', body),
+    gzipAsync(body),
+    brotliAsync(body, {
+      params: {
+        [zlib.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY,
+        [zlib.BROTLI_PARAM_MODE]: zlib.BROTLI_MODE_TEXT,
+        [zlib.BROTLI_PARAM_SIZE_HINT]: body.length,
+      },
+    }),
+  ]);
+  return answers(list, weakEntityTagOfDigest(Buffer.from(digest)), { identity: body, gzip: gzipped, br: brotli });
+}
+
+/**
+ * The list's answers at once, on this thread, in the plain coding only (a client that asked for
+ * gzip gets the plain body, as HTTP allows): for an instant no prepared list covers.
+ */
+export function renderPriceListNow(listAt: Steps<ListAt>): PriceListResponse {
+  const list = runNow(listAt);
+  const body = runNow(bodyOf(list));
+  return answers(list, weakEntityTag(body), { identity: body, gzip: body, br: body });
+}
+
+/** The header objects of every answer, around the bodies (no pass over the bytes). */
+function answers(list: ListAt, etag: string, bodies: Readonly<Record<ContentCoding, Buffer>>): PriceListResponse {
+  const lastModified = list.lastChanged !== null && formatHttpDate(new Date(list.lastChanged));
   // Every 200 and 304 varies with Accept-Encoding, so that a shared cache keys its copies by it.
   const common: OutgoingHttpHeaders = {
-    etag: encoded.etag,
+    etag,
     'cache-control': PRICE_LIST_CACHE_CONTROL,
     ...ANY_ORIGIN,
     vary: 'Accept-Encoding',
     ...(lastModified && { 'last-modified': lastModified }),
   };
-  const answers = (coding: ContentCoding): { get: PlainResponse; head: PlainResponse } => {
-    const body = encoded.bodies[coding];
+  const ok = {} as Record<ContentCoding, PlainResponse>;
+  const okWithoutBody = {} as Record<ContentCoding, PlainResponse>;
+  for (const coding of ['identity', 'gzip', 'br'] as const) {
+    const body = bodies[coding];
+    const encoded = body !== bodies.identity;
     const headers: OutgoingHttpHeaders = {
       ...common,
       'content-type': 'application/json',
-      ...(coding !== 'identity' && { 'content-encoding': coding }),
+      ...(encoded && { 'content-encoding': coding }),
       'content-length': body.length,
     };
-    return { get: { status: 200, headers, body }, head: { status: 200, headers } };
-  };
-  const identity = answers('identity');
-  const gzip = answers('gzip');
-  const br = answers('br');
+    ok[coding] = { status: 200, headers, body };
+    okWithoutBody[coding] = { status: 200, headers };
+  }
   return {
-    ...encoded,
-    body: encoded.bodies.identity,
-    ok: { identity: identity.get, gzip: gzip.get, br: br.get },
-    okWithoutBody: { identity: identity.head, gzip: gzip.head, br: br.head },
+    body: bodies.identity,
+    etag,
+    lastChangedMs: list.lastChanged,
+    previousChangeMs: list.previousChange,
+    builtForMs: list.at,
+    expiresAtMs: list.nextChange,
+    priceCount: list.prices.length,
+    ok,
+    okWithoutBody,
     notModified: { status: 304, headers: common },
   };
 }

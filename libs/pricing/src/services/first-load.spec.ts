@@ -3,8 +3,8 @@ import type { PriceBookRepository } from '../database/price-book.repository';
 import type { PricingData } from '../database/pricing-data';
 import { priceRecord } from '../core/price-record.fixture';
 import { PricingUnavailableError } from '../errors/pricing-error';
+import { pricesInMemory, type PricesInMemory } from '../snapshot/prices-in-memory.fixture';
 import { PricingService } from './pricing.service';
-import { pricesInMemory, type PricesInMemoryFixture } from '../snapshot/prices-in-memory.fixture';
 
 // A start-up reads the list prices first and serves them (the public list, list prices,
 // availability), then every price: an organization's lookup is refused as unavailable until then,
@@ -34,14 +34,14 @@ async function until(condition: () => boolean): Promise<void> {
 }
 
 describe('PriceBookLoader at start-up: the list prices first, then every price', () => {
-  let prices: PricesInMemoryFixture;
+  let prices: PricesInMemory;
   let service: PricingService;
   let reads: boolean[];
 
   /** The prices in memory and PricingService on `loadPricingData`, each read's `listOnly` in `reads`. */
-  function startOn(loadPricingData: (listOnly: boolean) => Promise<PricingData>): void {
+  async function startOn(loadPricingData: (listOnly: boolean) => Promise<PricingData>): Promise<void> {
     reads = [];
-    const repository: Partial<PriceBookRepository> = {
+    const repository: Pick<PriceBookRepository, 'readVersion' | 'loadPricingData'> = {
       readVersion: () => Promise.resolve('2'),
       loadPricingData: ({ listOnly = false } = {}) => {
         reads.push(listOnly);
@@ -49,7 +49,7 @@ describe('PriceBookLoader at start-up: the list prices first, then every price',
       },
     };
     const clock = new ManualClock(new Date('2027-01-01T00:00:00Z'));
-    prices = pricesInMemory(repository, clock);
+    prices = await pricesInMemory(repository, clock);
     service = new PricingService(prices.state, prices.loader, clock);
   }
 
@@ -58,7 +58,7 @@ describe('PriceBookLoader at start-up: the list prices first, then every price',
   it('serves the list prices while the rest is read, refuses organizations until it is, and loads once both are read', async () => {
     let readEverything!: () => void;
     const everything = new Promise<void>((resolve) => (readEverything = resolve));
-    startOn(async (listOnly) => {
+    await startOn(async (listOnly) => {
       if (!listOnly) await everything;
       return data(listOnly);
     });
@@ -96,7 +96,7 @@ describe('PriceBookLoader at start-up: the list prices first, then every price',
 
   it('reads every price again at the next check when that read failed, serving the list prices meanwhile', async () => {
     let fail = true;
-    startOn((listOnly) =>
+    await startOn((listOnly) =>
       !listOnly && fail ? Promise.reject(new Error('connection lost')) : Promise.resolve(data(listOnly)),
     );
 

@@ -14,7 +14,9 @@ import { planChangesNothing, planImport, type ImportPlan } from '../price-book/p
 import { planWithdrawal, type Withdrawal } from '../price-book/plan-withdrawal';
 import { parsePriceBook, type PriceBook } from '../price-book/price-book';
 import { NO_PROGRESS, type Progress } from '../price-book/progress';
-import { renderPriceList } from '../rendering/price-list-response';
+import { listAt, publicList } from '../core/price-list';
+import { runNow } from '../core/slices';
+import { renderPriceListNow } from '../rendering/price-list-response';
 import { PriceBookLoader } from '../snapshot/price-book-loader';
 import { READY_TIMEOUT_MS } from './pricing.service';
 
@@ -214,7 +216,8 @@ export class PriceBookService {
   async priceListAt(instant: Date): Promise<Buffer> {
     await this.databaseReady();
     const data = await this.repository.loadPricingData();
-    return renderPriceList({ records: data.records, writes: data.listWrites }, instant).body;
+    const at = instant.getTime();
+    return renderPriceListNow(listAt(runNow(publicList(data.records, data.listWrites, at)), at)).body;
   }
 
   /**

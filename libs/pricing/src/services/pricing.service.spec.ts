@@ -9,29 +9,31 @@ import {
 } from '../errors/pricing-error';
 import type { PriceRecord } from '../core/price-record';
 import { priceRecord } from '../core/price-record.fixture';
-import { PricingService, type PricesInMemory } from './pricing.service';
-import type { PricingHealth } from '../snapshot/pricing-state';
+import { resolvePricingOptions } from '../options/pricing-options';
+import { PricingService } from './pricing.service';
 import type { QuoteLookup } from './pricing.types';
-import type { ShownPrices } from '../snapshot/price-list-schedule';
+import type { PriceBookLoader } from '../snapshot/price-book-loader';
 import { PricingSnapshot } from '../snapshot/pricing-snapshot';
+import { PricingState } from '../snapshot/pricing-state';
 
-/** Stands in for PricingState and PriceBookLoader: holds one snapshot, replaceable as a price book import would. */
-class StubCache implements PricesInMemory {
-  calls = 0;
+/** Stands in for PriceBookLoader: holds one snapshot, confirmed now, replaceable as an import would. */
+class HeldSnapshot {
+  reads = 0;
+  readonly databaseReachable = true;
 
-  constructor(private snapshot: PricingSnapshot | undefined) {}
+  constructor(private held: PricingSnapshot | undefined) {}
 
-  current(): ShownPrices | undefined {
-    this.calls += 1;
-    return this.snapshot ? ({ snapshot: this.snapshot } as ShownPrices) : undefined;
+  get snapshot(): PricingSnapshot | undefined {
+    this.reads += 1;
+    return this.held;
+  }
+
+  confirmedAgoMs(): number {
+    return this.held ? 0 : Infinity;
   }
 
   replace(snapshot: PricingSnapshot | undefined): void {
-    this.snapshot = snapshot;
-  }
-
-  health(): PricingHealth {
-    return { servable: this.snapshot !== undefined, databaseReachable: true, version: 'v1', confirmedAgoS: 0 };
+    this.held = snapshot;
   }
 
   check(): Promise<void> {
@@ -39,7 +41,7 @@ class StubCache implements PricesInMemory {
   }
 
   loaded(): Promise<void> {
-    return this.snapshot ? Promise.resolve() : new Promise(() => undefined);
+    return this.held ? Promise.resolve() : new Promise(() => undefined);
   }
 }
 
@@ -68,8 +70,11 @@ function record(spec: RecordSpec): PriceRecord {
   });
 }
 
-function snapshotOf(records: readonly PriceRecord[], availability: Record<string, boolean> = {}): PricingSnapshot {
-  return PricingSnapshot.of(
+function snapshotOf(
+  records: readonly PriceRecord[],
+  availability: Record<string, boolean> = {},
+): Promise<PricingSnapshot> {
+  return PricingSnapshot.build(
     {
       records,
       availability: new Map(Object.entries(availability)),
@@ -78,20 +83,22 @@ function snapshotOf(records: readonly PriceRecord[], availability: Record<string
       version: '1',
       lastChangeId: '0',
     },
-    new Date(NOW),
+    Date.parse(NOW),
   );
 }
 
 const NOW = '2026-06-15T12:00:00.000Z';
 
-function serviceOf(
+async function serviceOf(
   records: readonly PriceRecord[],
   availability: Record<string, boolean> = {},
   now: string = NOW,
-): { service: PricingService; cache: StubCache; clock: ManualClock } {
-  const cache = new StubCache(snapshotOf(records, availability));
+): Promise<{ service: PricingService; cache: HeldSnapshot; clock: ManualClock }> {
+  const cache = new HeldSnapshot(await snapshotOf(records, availability));
   const clock = new ManualClock(new Date(now));
-  return { service: new PricingService(cache, cache, clock), cache, clock };
+  const loader = cache as unknown as PriceBookLoader;
+  const state = new PricingState(resolvePricingOptions({}), loader, clock);
+  return { service: new PricingService(state, loader, clock), cache, clock };
 }
 
 /** The cost of a quote, `undefined` when no price was found. */
@@ -135,28 +142,31 @@ const io1 = record({
 const NOT_ON_SALE = { 'storage.io1': false, 'storage.st1': false };
 
 describe('PricingService.assertOrderable', () => {
-  it('accepts a product that is on sale and has a current list price', () => {
-    const { service } = serviceOf([gp1, st1, io1], NOT_ON_SALE);
+  it('accepts a product that is on sale and has a current list price', async () => {
+    const { service } = await serviceOf([gp1, st1, io1], NOT_ON_SALE);
     expect(() => service.assertOrderable('storage.gp1')).not.toThrow();
   });
 
-  it('accepts a product explicitly marked on sale', () => {
-    const { service } = serviceOf([gp1], { 'storage.gp1': true });
+  it('accepts a product explicitly marked on sale', async () => {
+    const { service } = await serviceOf([gp1], { 'storage.gp1': true });
     expect(() => service.assertOrderable('storage.gp1')).not.toThrow();
   });
 
-  it.each(['storage.io1', 'storage.st1'])('refuses %s, priced but not on sale, with PRODUCT_UNAVAILABLE', (key) => {
-    const { service } = serviceOf([gp1, st1, io1], NOT_ON_SALE);
-    const error = thrownBy(() => service.assertOrderable(key));
-    expect(error).toBeInstanceOf(ProductUnavailableError);
-    expect(error.code).toBe(PricingErrorCode.ProductUnavailable);
-    expect(error.code).toBe('PRODUCT_UNAVAILABLE');
-    expect(error.details).toEqual({ product_key: key });
-    expect((error as ProductUnavailableError).productKey).toBe(key);
-    expect(error.message).toBe(`${key} cannot be ordered: it is not on sale`);
-  });
+  it.each(['storage.io1', 'storage.st1'])(
+    'refuses %s, priced but not on sale, with PRODUCT_UNAVAILABLE',
+    async (key) => {
+      const { service } = await serviceOf([gp1, st1, io1], NOT_ON_SALE);
+      const error = thrownBy(() => service.assertOrderable(key));
+      expect(error).toBeInstanceOf(ProductUnavailableError);
+      expect(error.code).toBe(PricingErrorCode.ProductUnavailable);
+      expect(error.code).toBe('PRODUCT_UNAVAILABLE');
+      expect(error.details).toEqual({ product_key: key });
+      expect((error as ProductUnavailableError).productKey).toBe(key);
+      expect(error.message).toBe(`${key} cannot be ordered: it is not on sale`);
+    },
+  );
 
-  it('refuses a product that was priced earlier but has no price now', () => {
+  it('refuses a product that was priced earlier but has no price now', async () => {
     const ended = record({
       key: 'storage.gp1',
       unit: 'gib_hours',
@@ -165,7 +175,7 @@ describe('PricingService.assertOrderable', () => {
       from: '2026-01-01T00:00:00Z',
       until: '2026-06-01T00:00:00Z',
     });
-    const { service } = serviceOf([ended]);
+    const { service } = await serviceOf([ended]);
     const error = thrownBy(() => service.assertOrderable('storage.gp1'));
     expect(error).toBeInstanceOf(ProductUnavailableError);
     expect(error.code).toBe('PRODUCT_UNAVAILABLE');
@@ -175,7 +185,7 @@ describe('PricingService.assertOrderable', () => {
     expect(() => service.assertOrderable('storage.gp1', new Date('2026-05-31T23:59:59.999Z'))).not.toThrow();
   });
 
-  it('refuses a product whose only price is scheduled, until that price takes effect', () => {
+  it('refuses a product whose only price is scheduled, until that price takes effect', async () => {
     const scheduled = record({
       key: 'storage.gp1',
       unit: 'gib_hours',
@@ -183,7 +193,7 @@ describe('PricingService.assertOrderable', () => {
       amount: '0.05',
       from: '2026-07-01T00:00:00Z',
     });
-    const { service, clock } = serviceOf([scheduled]);
+    const { service, clock } = await serviceOf([scheduled]);
     expect(thrownBy(() => service.assertOrderable('storage.gp1')).code).toBe('PRODUCT_UNAVAILABLE');
     clock.set('2026-06-30T23:59:59.999Z');
     expect(thrownBy(() => service.assertOrderable('storage.gp1')).code).toBe('PRODUCT_UNAVAILABLE');
@@ -191,7 +201,7 @@ describe('PricingService.assertOrderable', () => {
     expect(() => service.assertOrderable('storage.gp1')).not.toThrow();
   });
 
-  it('refuses a product priced only for an organization with PRODUCT_UNAVAILABLE (no list price)', () => {
+  it('refuses a product priced only for an organization with PRODUCT_UNAVAILABLE (no list price)', async () => {
     const orgOnly = record({
       key: 'storage.snapshot',
       org: 'org_42',
@@ -200,7 +210,7 @@ describe('PricingService.assertOrderable', () => {
       amount: '0.01',
       from: '2026-01-01T00:00:00Z',
     });
-    const { service } = serviceOf([gp1, orgOnly]);
+    const { service } = await serviceOf([gp1, orgOnly]);
     const error = thrownBy(() => service.assertOrderable('storage.snapshot'));
     expect(error).toBeInstanceOf(ProductUnavailableError);
     expect(error.details).toEqual({ product_key: 'storage.snapshot' });
@@ -208,16 +218,16 @@ describe('PricingService.assertOrderable', () => {
 
   it.each(['storage.snapshot', 'compute.g2.4'])(
     'refuses a well-formed key that was never priced (%s) with PRODUCT_UNAVAILABLE, not UNKNOWN_PRODUCT',
-    (key) => {
-      const { service } = serviceOf([gp1, st1, io1], NOT_ON_SALE);
+    async (key) => {
+      const { service } = await serviceOf([gp1, st1, io1], NOT_ON_SALE);
       const error = thrownBy(() => service.assertOrderable(key));
       expect(error).toBeInstanceOf(ProductUnavailableError);
       expect(error.details).toEqual({ product_key: key });
     },
   );
 
-  it('refuses a product marked on sale that was never priced with PRODUCT_UNAVAILABLE', () => {
-    const { service } = serviceOf([gp1], { 'storage.snapshot': true });
+  it('refuses a product marked on sale that was never priced with PRODUCT_UNAVAILABLE', async () => {
+    const { service } = await serviceOf([gp1], { 'storage.snapshot': true });
     const error = thrownBy(() => service.assertOrderable('storage.snapshot'));
     expect(error.code).toBe('PRODUCT_UNAVAILABLE');
     expect(error.details).toEqual({ product_key: 'storage.snapshot' });
@@ -229,28 +239,30 @@ describe('PricingService.assertOrderable', () => {
     ['a key of no family', 'volume.gp1'],
     ['an empty key', ''],
     ['a key longer than 64 characters', `compute.g2.${'1'.repeat(60)}`],
-  ])('refuses %s with UNKNOWN_PRODUCT', (_label, key) => {
-    const { service } = serviceOf([gp1, st1, io1], NOT_ON_SALE);
+  ])('refuses %s with UNKNOWN_PRODUCT', async (_label, key) => {
+    const { service } = await serviceOf([gp1, st1, io1], NOT_ON_SALE);
     const error = thrownBy(() => service.assertOrderable(key));
     expect(error).toBeInstanceOf(UnknownProductError);
     expect(error.code).toBe('UNKNOWN_PRODUCT');
     expect(error.details).toEqual({ product_key: key });
   });
 
-  it('refuses with PRICING_UNAVAILABLE when no snapshot can be served', () => {
-    const { service, cache } = serviceOf([gp1]);
+  it('refuses with PRICING_UNAVAILABLE when no snapshot can be served', async () => {
+    const { service, cache } = await serviceOf([gp1]);
     cache.replace(undefined);
     const error = thrownBy(() => service.assertOrderable('storage.gp1'));
     expect(error).toBeInstanceOf(PricingUnavailableError);
     expect(error.code).toBe('PRICING_UNAVAILABLE');
   });
 
-  it('follows the snapshot it is given: availability changes apply on the next call, without a new service', () => {
-    const { service, cache } = serviceOf([gp1, st1, io1], NOT_ON_SALE);
+  it('follows the snapshot it is given: availability changes apply on the next call, without a new service', async () => {
+    const { service, cache } = await serviceOf([gp1, st1, io1], NOT_ON_SALE);
     expect(() => service.assertOrderable('storage.gp1')).not.toThrow();
-    cache.replace(snapshotOf([gp1, st1, io1], { ...NOT_ON_SALE, 'storage.gp1': false }));
+    cache.replace(await snapshotOf([gp1, st1, io1], { ...NOT_ON_SALE, 'storage.gp1': false }));
     expect(thrownBy(() => service.assertOrderable('storage.gp1')).code).toBe('PRODUCT_UNAVAILABLE');
-    cache.replace(snapshotOf([gp1, st1, io1], { 'storage.gp1': true, 'storage.io1': true, 'storage.st1': false }));
+    cache.replace(
+      await snapshotOf([gp1, st1, io1], { 'storage.gp1': true, 'storage.io1': true, 'storage.st1': false }),
+    );
     expect(() => service.assertOrderable('storage.gp1')).not.toThrow();
     expect(() => service.assertOrderable('storage.io1')).not.toThrow();
     expect(thrownBy(() => service.assertOrderable('storage.st1')).code).toBe('PRODUCT_UNAVAILABLE');
@@ -292,8 +304,8 @@ describe('PricingService.priceAt', () => {
   });
   const records = [listA, listB, org42, org7];
 
-  it("returns the organization's agreed price in force over the list price", () => {
-    const { service } = serviceOf(records);
+  it("returns the organization's agreed price in force over the list price", async () => {
+    const { service } = await serviceOf(records);
     expect(service.priceAt('storage.gp1', { organizationId: 'org_42' })).toEqual({
       found: true,
       price: {
@@ -309,8 +321,8 @@ describe('PricingService.priceAt', () => {
     });
   });
 
-  it('returns the list price without an organization', () => {
-    const { service } = serviceOf(records);
+  it('returns the list price without an organization', async () => {
+    const { service } = await serviceOf(records);
     expect(service.priceAt('storage.gp1')).toEqual({
       found: true,
       price: {
@@ -326,8 +338,8 @@ describe('PricingService.priceAt', () => {
     });
   });
 
-  it('returns the list price for an organization without an agreed price (another organization’s is ignored)', () => {
-    const { service } = serviceOf(records);
+  it('returns the list price for an organization without an agreed price (another organization’s is ignored)', async () => {
+    const { service } = await serviceOf(records);
     const lookup = service.priceAt('storage.gp1', { organizationId: 'org_99' });
     expect(lookup).toMatchObject({ found: true, price: { scope: 'list', organizationId: null, amount: '0.0480' } });
     // org_7's price is lower but belongs to org_7 only.
@@ -337,8 +349,8 @@ describe('PricingService.priceAt', () => {
     });
   });
 
-  it('falls back to the list price outside the organization price window (valid_from inclusive, valid_until exclusive)', () => {
-    const { service } = serviceOf(records);
+  it('falls back to the list price outside the organization price window (valid_from inclusive, valid_until exclusive)', async () => {
+    const { service } = await serviceOf(records);
     const amountAt = (at: string): string | undefined => {
       const lookup = service.priceAt('storage.gp1', { organizationId: 'org_42', at: new Date(at) });
       return lookup.found ? `${lookup.price.scope}:${lookup.price.amount}` : undefined;
@@ -349,8 +361,8 @@ describe('PricingService.priceAt', () => {
     expect(amountAt('2026-09-01T00:00:00.000Z')).toBe('list:0.0520');
   });
 
-  it('switches list prices at the boundary: valid_from inclusive, valid_until exclusive', () => {
-    const { service } = serviceOf(records);
+  it('switches list prices at the boundary: valid_from inclusive, valid_until exclusive', async () => {
+    const { service } = await serviceOf(records);
     const at = (instant: string) => service.priceAt('storage.gp1', { at: new Date(instant) });
     expect(at('2025-12-31T23:59:59.999Z')).toEqual({ found: false });
     expect(at('2026-01-01T00:00:00.000Z')).toMatchObject({ found: true, price: { amount: '0.0480' } });
@@ -362,14 +374,14 @@ describe('PricingService.priceAt', () => {
     expect(at('2100-01-01T00:00:00.000Z')).toMatchObject({ found: true, price: { amount: '0.0520' } });
   });
 
-  it('defaults the instant to the clock', () => {
-    const { service, clock } = serviceOf(records);
+  it('defaults the instant to the clock', async () => {
+    const { service, clock } = await serviceOf(records);
     expect(service.priceAt('storage.gp1')).toMatchObject({ found: true, price: { amount: '0.0480' } });
     clock.set('2026-07-01T00:00:00.000Z');
     expect(service.priceAt('storage.gp1')).toMatchObject({ found: true, price: { amount: '0.0520' } });
   });
 
-  it('answers "no price" explicitly, never zero', () => {
+  it('answers "no price" explicitly, never zero', async () => {
     const ended = record({
       key: 'network.vpc_egress',
       unit: 'gb',
@@ -378,14 +390,14 @@ describe('PricingService.priceAt', () => {
       from: '2026-01-01T00:00:00Z',
       until: '2026-02-01T00:00:00Z',
     });
-    const { service } = serviceOf([...records, ended]);
+    const { service } = await serviceOf([...records, ended]);
     expect(service.priceAt('storage.snapshot')).toEqual({ found: false });
     expect(service.priceAt('storage.snapshot', { organizationId: 'org_42' })).toEqual({ found: false });
     expect(service.priceAt('not a key')).toEqual({ found: false });
     expect(service.priceAt('network.vpc_egress')).toEqual({ found: false });
   });
 
-  it('returns the organization price even when there is no list price', () => {
+  it('returns the organization price even when there is no list price', async () => {
     const orgOnly = record({
       key: 'compute.g2.4',
       org: 'org_42',
@@ -394,7 +406,7 @@ describe('PricingService.priceAt', () => {
       amount: '0.05',
       from: '2026-01-01T00:00:00Z',
     });
-    const { service } = serviceOf([orgOnly]);
+    const { service } = await serviceOf([orgOnly]);
     expect(service.priceAt('compute.g2.4', { organizationId: 'org_42' })).toMatchObject({
       found: true,
       price: { scope: 'organization', amount: '0.05' },
@@ -403,22 +415,22 @@ describe('PricingService.priceAt', () => {
     expect(service.priceAt('compute.g2.4', { organizationId: 'org_7' })).toEqual({ found: false });
   });
 
-  it('prices products that are not on sale (availability does not hide a price)', () => {
-    const { service } = serviceOf([gp1, st1, io1], NOT_ON_SALE);
+  it('prices products that are not on sale (availability does not hide a price)', async () => {
+    const { service } = await serviceOf([gp1, st1, io1], NOT_ON_SALE);
     expect(service.priceAt('storage.io1')).toMatchObject({ found: true, price: { amount: '0.1250', scope: 'list' } });
   });
 
-  it('throws PRICING_UNAVAILABLE when no snapshot can be served', () => {
-    const { service, cache } = serviceOf(records);
+  it('throws PRICING_UNAVAILABLE when no snapshot can be served', async () => {
+    const { service, cache } = await serviceOf(records);
     cache.replace(undefined);
     expect(thrownBy(() => service.priceAt('storage.gp1')).code).toBe('PRICING_UNAVAILABLE');
   });
 
-  it('reads the snapshot held in memory: a new one applies on the next call', () => {
-    const { service, cache } = serviceOf(records);
-    const before = cache.calls;
+  it('reads the snapshot held in memory: a new one applies on the next call', async () => {
+    const { service, cache } = await serviceOf(records);
+    const before = cache.reads;
     service.priceAt('storage.gp1');
-    expect(cache.calls).toBe(before + 1);
+    expect(cache.reads).toBe(before + 1);
     const changed = record({
       key: 'storage.gp1',
       unit: 'gib_hours',
@@ -426,7 +438,7 @@ describe('PricingService.priceAt', () => {
       amount: '0.0490',
       from: '2026-01-01T00:00:00Z',
     });
-    cache.replace(snapshotOf([changed]));
+    cache.replace(await snapshotOf([changed]));
     expect(service.priceAt('storage.gp1')).toMatchObject({ found: true, price: { amount: '0.0490' } });
   });
 });
@@ -443,8 +455,8 @@ describe('PricingService.quote', () => {
     ['metric_months', 'observability.custom_metric', 1, '0.10', '3', '0.3'],
     ['requests', 'observability.api_request', 1000000, '0.50', '2500000', '1.25'],
     ['samples', 'observability.ingested_sample', 1000000, '0.20', '123', '0.0000246'],
-  ])('prices %s (%s, %i units for %s × %s)', (unit, key, count, amount, quantity, cost) => {
-    const { service } = serviceOf([record({ key, unit, count, amount, from })]);
+  ])('prices %s (%s, %i units for %s × %s)', async (unit, key, count, amount, quantity, cost) => {
+    const { service } = await serviceOf([record({ key, unit, count, amount, from })]);
     const quote = service.quote(key, quantity);
     expect(quote).toEqual({
       found: true,
@@ -464,17 +476,17 @@ describe('PricingService.quote', () => {
     expect(typeof costOf(quote)).toBe('string');
   });
 
-  it('"0.0480" per 730 GiB-hours for 730 GiB-hours costs "0.048"', () => {
-    const { service } = serviceOf([gp1]);
+  it('"0.0480" per 730 GiB-hours for 730 GiB-hours costs "0.048"', async () => {
+    const { service } = await serviceOf([gp1]);
     expect(costOf(service.quote('storage.gp1', '730'))).toBe('0.048');
     expect(costOf(service.quote('storage.gp1', 730n))).toBe('0.048');
     expect(costOf(service.quote('storage.gp1', '1000000'))).toBe('65.75342465753424657534');
   });
 
   /** The cost of `quantity` GB of egress at `amount` per `count` GB, quoted through the service. */
-  const egressCost = (amount: string, quantity: string | bigint, count = 1): string | undefined =>
+  const egressCost = async (amount: string, quantity: string | bigint, count = 1): Promise<string | undefined> =>
     costOf(
-      serviceOf([record({ key: 'network.vpc_egress', unit: 'gb', count, amount, from })]).service.quote(
+      (await serviceOf([record({ key: 'network.vpc_egress', unit: 'gb', count, amount, from })])).service.quote(
         'network.vpc_egress',
         quantity,
       ),
@@ -486,8 +498,8 @@ describe('PricingService.quote', () => {
     ['0.1', '0.2', 1, '0.02'], // 0.1 * 0.2 === 0.020000000000000004
     ['1.1', '1.1', 1, '1.21'], // 1.1 * 1.1 === 1.2100000000000002
     ['0.3', '1', 3, '0.1'], // 0.3 / 3 === 0.09999999999999999
-  ])('computes %s × %s / %i exactly as %s, where floats would round', (amount, quantity, count, cost) => {
-    expect(egressCost(amount, quantity, count)).toBe(cost);
+  ])('computes %s × %s / %i exactly as %s, where floats would round', async (amount, quantity, count, cost) => {
+    expect(await egressCost(amount, quantity, count)).toBe(cost);
   });
 
   // Amount, quantity, unit count and the exact cost: one rounding, half-even, to 20 decimal places.
@@ -532,17 +544,19 @@ describe('PricingService.quote', () => {
     ['a tie rounded up to even', '0.000000000000000000035', '1', 1, '0.00000000000000000004'],
     ['a tie at 15', '0.000000000000000000015', '1', 1, '0.00000000000000000002'],
     ['past a tie', '0.0000000000000000000251', '1', 1, '0.00000000000000000003'],
-  ])('stays exact: %s', (_what, amount, quantity, count, cost) => {
-    expect(egressCost(amount, quantity, count)).toBe(cost);
+  ])('stays exact: %s', async (_what, amount, quantity, count, cost) => {
+    expect(await egressCost(amount, quantity, count)).toBe(cost);
   });
 
-  it('rounds a division that does not terminate once, to 20 decimal places, for seconds too', () => {
-    const per3600 = serviceOf([record({ key: 'compute.g2.4', unit: 'seconds', count: 3600, amount: '0.0610', from })]);
+  it('rounds a division that does not terminate once, to 20 decimal places, for seconds too', async () => {
+    const per3600 = await serviceOf([
+      record({ key: 'compute.g2.4', unit: 'seconds', count: 3600, amount: '0.0610', from }),
+    ]);
     expect(costOf(per3600.service.quote('compute.g2.4', '1'))).toBe('0.00001694444444444444');
   });
 
-  it('takes bigint and string quantities, and reports the quantity as a decimal string', () => {
-    const { service } = serviceOf([gp1]);
+  it('takes bigint and string quantities, and reports the quantity as a decimal string', async () => {
+    const { service } = await serviceOf([gp1]);
     expect(service.quote('storage.gp1', 0n)).toMatchObject({ quantity: '0', cost: '0' });
     expect(service.quote('storage.gp1', 1460n)).toMatchObject({ quantity: '1460', cost: '0.096' });
     expect(service.quote('storage.gp1', 10n ** 40n)).toMatchObject({
@@ -553,9 +567,9 @@ describe('PricingService.quote', () => {
     expect(service.quote('storage.gp1', '0.5')).toMatchObject({ quantity: '0.5', cost: '0.00003287671232876712' });
   });
 
-  it('uses the organization price for an organization, the list price otherwise', () => {
+  it('uses the organization price for an organization, the list price otherwise', async () => {
     const org = record({ key: 'storage.gp1', org: 'org_42', unit: 'gib_hours', count: 730, amount: '0.0400', from });
-    const { service } = serviceOf([gp1, org]);
+    const { service } = await serviceOf([gp1, org]);
     expect(service.quote('storage.gp1', '730', { organizationId: 'org_42' })).toMatchObject({
       price: { scope: 'organization', organizationId: 'org_42', amount: '0.0400' },
       cost: '0.04',
@@ -567,7 +581,7 @@ describe('PricingService.quote', () => {
     expect(service.quote('storage.gp1', '730')).toMatchObject({ price: { scope: 'list' }, cost: '0.048' });
   });
 
-  it('prices at the instant asked for', () => {
+  it('prices at the instant asked for', async () => {
     const old = record({
       key: 'storage.gp1',
       unit: 'gib_hours',
@@ -583,7 +597,7 @@ describe('PricingService.quote', () => {
       amount: '0.0730',
       from: '2026-07-01T00:00:00Z',
     });
-    const { service } = serviceOf([old, next]);
+    const { service } = await serviceOf([old, next]);
     expect(costOf(service.quote('storage.gp1', '730', { at: new Date('2026-06-30T23:59:59.999Z') }))).toBe('0.048');
     expect(costOf(service.quote('storage.gp1', '730', { at: new Date('2026-07-01T00:00:00.000Z') }))).toBe('0.073');
   });
@@ -604,27 +618,28 @@ describe('PricingService.quote', () => {
     ['Infinity', 'Infinity'],
     ['hex', '0x10'],
     ['61 digits', '1'.repeat(61)],
-  ])('refuses a quantity with %s with INVALID_QUANTITY', (_label, quantity) => {
-    const { service } = serviceOf([gp1]);
+  ])('refuses a quantity with %s with INVALID_QUANTITY', async (_label, quantity) => {
+    const { service } = await serviceOf([gp1]);
     const error = thrownBy(() => service.quote('storage.gp1', quantity));
     expect(error.code).toBe(PricingErrorCode.InvalidQuantity);
     expect(error.code).toBe('INVALID_QUANTITY');
     expect(error.details).toEqual({ quantity: String(quantity) });
   });
 
-  it('refuses a JavaScript number from an untyped caller with INVALID_QUANTITY', () => {
-    const { service } = serviceOf([gp1]);
+  it('refuses a JavaScript number from an untyped caller with INVALID_QUANTITY', async () => {
+    const { service } = await serviceOf([gp1]);
     const error = thrownBy(() => service.quote('storage.gp1', 0.1 as unknown as string));
     expect(error.code).toBe('INVALID_QUANTITY');
   });
 
-  it('accepts a quantity of 60 digits', () => {
-    const egress = serviceOf([record({ key: 'network.vpc_egress', unit: 'gb', count: 1, amount: '1', from })]).service;
+  it('accepts a quantity of 60 digits', async () => {
+    const egress = (await serviceOf([record({ key: 'network.vpc_egress', unit: 'gb', count: 1, amount: '1', from })]))
+      .service;
     expect(costOf(egress.quote('network.vpc_egress', '9'.repeat(60)))).toBe('9'.repeat(60));
     expect(costOf(egress.quote('network.vpc_egress', `0.${'9'.repeat(59)}`))).toBe('1');
   });
 
-  it('answers { found: false } when there is no price, as priceAt does', () => {
+  it('answers { found: false } when there is no price, as priceAt does', async () => {
     const scheduled = record({
       key: 'compute.g2.4',
       unit: 'seconds',
@@ -632,15 +647,15 @@ describe('PricingService.quote', () => {
       amount: '0.0610',
       from: '2026-07-01T00:00:00Z',
     });
-    const { service } = serviceOf([gp1, scheduled]);
+    const { service } = await serviceOf([gp1, scheduled]);
     expect(service.quote('storage.snapshot', '1')).toEqual({ found: false });
     expect(service.quote('compute.g2.4', '3600')).toEqual({ found: false });
     expect(service.quote('storage.gp1', '730', { at: new Date('2025-12-31T23:59:59.999Z') })).toEqual({ found: false });
     expect(costOf(service.quote('compute.g2.4', '3600', { at: new Date('2026-07-01T00:00:00Z') }))).toBe('0.061');
   });
 
-  it('throws PRICING_UNAVAILABLE when no snapshot can be served', () => {
-    const { service, cache } = serviceOf([gp1]);
+  it('throws PRICING_UNAVAILABLE when no snapshot can be served', async () => {
+    const { service, cache } = await serviceOf([gp1]);
     cache.replace(undefined);
     expect(thrownBy(() => service.quote('storage.gp1', '730')).code).toBe('PRICING_UNAVAILABLE');
   });
@@ -679,8 +694,8 @@ describe('PricingService.costOfUsage and costOfEvents', () => {
     from: '2026-01-01T00:00:00Z',
   });
 
-  it('splits a volume at the price change and at the organization price inside it, with public prices', () => {
-    const { service } = serviceOf([listGp1, listGp1Later, orgGp1, egress]);
+  it('splits a volume at the price change and at the organization price inside it, with public prices', async () => {
+    const { service } = await serviceOf([listGp1, listGp1Later, orgGp1, egress]);
     const usage = { from: new Date('2026-01-24T00:00:00Z'), to: new Date('2026-02-02T00:00:00Z'), sizeGib: '10' };
     const cost = service.costOfUsage('storage.gp1', usage, { organizationId: 'org_42' });
     // 10 GiB × 24 h = 240 GiB-hours a day; 0.0730 per 730 is 0.0001 per GiB-hour, then 0.0002.
@@ -698,8 +713,8 @@ describe('PricingService.costOfUsage and costOfEvents', () => {
     expect(service.costOfUsage('storage.gp1', usage).total).toBe('0.24');
   });
 
-  it('prices metered events, bytes as decimal GB', () => {
-    const { service } = serviceOf([egress]);
+  it('prices metered events, bytes as decimal GB', async () => {
+    const { service } = await serviceOf([egress]);
     const cost = service.costOfEvents('network.vpc_egress', [
       { at: new Date('2026-03-01T00:00:00Z'), bytes: 1_500_000_000n },
       { at: new Date('2026-03-02T00:00:00Z'), quantity: '0.5' },
@@ -709,8 +724,8 @@ describe('PricingService.costOfUsage and costOfEvents', () => {
     expect(cost.lines[0]).toMatchObject({ quantity: '2', cost: '0.02', price: { productKey: 'network.vpc_egress' } });
   });
 
-  it('refuses an unknown product, and answers nothing before prices are loaded', () => {
-    const { service, cache } = serviceOf([egress]);
+  it('refuses an unknown product, and answers nothing before prices are loaded', async () => {
+    const { service, cache } = await serviceOf([egress]);
     const interval = { from: new Date('2026-03-01T00:00:00Z'), to: new Date('2026-03-02T00:00:00Z') };
     expect(thrownBy(() => service.costOfUsage('storage.gp9', interval)).code).toBe('UNKNOWN_PRODUCT');
     expect(thrownBy(() => service.costOfUsage('network.vpc_egress', interval)).code).toBe('INVALID_USAGE');

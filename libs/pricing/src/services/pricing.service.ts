@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { Clock } from '@app/clock';
 import { firstValueFrom, from, throwError, timeout } from 'rxjs';
 import { parseProductKey } from '../catalogue/catalogue';
@@ -9,7 +9,7 @@ import {
   ProductUnavailableError,
   UnknownProductError,
 } from '../errors/pricing-error';
-import { buildPriceList, type PriceListDocument } from '../core/build-price-list';
+import type { PriceListDocument } from '../core/price-list';
 import type { PriceRecord } from '../core/price-record';
 import { costOf, parseQuantity, type Quantity } from '../core/quote';
 import {
@@ -26,12 +26,6 @@ import { PriceBookLoader } from '../snapshot/price-book-loader';
 import type { PricingSnapshot } from '../snapshot/pricing-snapshot';
 import { PricingState, type PricingHealth } from '../snapshot/pricing-state';
 
-/**
- * What the service needs of the prices held in memory: what is served (PricingState) and their
- * loading (PriceBookLoader); one stand-in plays both in unit specs.
- */
-export type PricesInMemory = Pick<PricingState, 'current' | 'health'> & Pick<PriceBookLoader, 'check' | 'loaded'>;
-
 /** How long whenReady() waits for the first load by default. */
 export const READY_TIMEOUT_MS = 30_000;
 
@@ -42,8 +36,8 @@ export const READY_TIMEOUT_MS = 30_000;
 @Injectable()
 export class PricingService {
   constructor(
-    @Inject(PricingState) private readonly prices: Pick<PricesInMemory, 'current' | 'health'>,
-    @Inject(PriceBookLoader) private readonly loader: Pick<PricesInMemory, 'check' | 'loaded'>,
+    private readonly prices: PricingState,
+    private readonly loader: PriceBookLoader,
     private readonly clock: Clock,
   ) {}
 
@@ -69,7 +63,8 @@ export class PricingService {
     if (!parseProductKey(productKey)) throw new UnknownProductError(productKey);
     const snapshot = this.snapshot();
     if (!snapshot.isOnSale(productKey)) throw new ProductUnavailableError(productKey, 'it is not on sale');
-    if (!snapshot.listPriceAt(productKey, at)) throw new ProductUnavailableError(productKey, 'it has no current price');
+    if (!snapshot.listPriceAt(productKey, at.getTime()))
+      throw new ProductUnavailableError(productKey, 'it has no current price');
   }
 
   /** Whether a product is on sale (availability is data; a product not marked otherwise is). */
@@ -82,8 +77,9 @@ export class PricingService {
     const snapshot = this.snapshot(query.organizationId);
     const at = query.at ?? this.clock.now();
     const record =
-      (query.organizationId !== undefined && snapshot.organizationPriceAt(productKey, query.organizationId, at)) ||
-      snapshot.listPriceAt(productKey, at);
+      (query.organizationId !== undefined &&
+        snapshot.organizationPriceAt(productKey, query.organizationId, at.getTime())) ||
+      snapshot.listPriceAt(productKey, at.getTime());
     return record ? { found: true, price: toPrice(record) } : { found: false };
   }
 
@@ -131,7 +127,7 @@ export class PricingService {
 
   /** The public price list document at an instant (default now). */
   priceList(at: Date = this.clock.now()): PriceListDocument {
-    return buildPriceList(this.snapshot().listHistoryAt(at), at);
+    return this.snapshot().documentAt(at.getTime());
   }
 
   /**
@@ -162,11 +158,11 @@ export class PricingService {
    * snapshot/price-book-loader.ts), never a list price in place of an agreed one.
    */
   private snapshot(organizationId?: string): PricingSnapshot {
-    const state = this.prices.current();
-    if (!state || (organizationId !== undefined && !state.snapshot.hasOrganizationPrices)) {
+    const snapshot = this.prices.current();
+    if (!snapshot || (organizationId !== undefined && !snapshot.hasOrganizationPrices)) {
       throw new PricingUnavailableError();
     }
-    return state.snapshot;
+    return snapshot;
   }
 }
 

@@ -5,30 +5,33 @@ import { performance } from 'node:perf_hooks';
 import { filter, Subject, take, type Subscription } from 'rxjs';
 import { PriceBookRepository } from '../database/price-book.repository';
 import { PRICING_OPTIONS, type ResolvedPricingOptions } from '../options/pricing-options';
-import { PriceListSchedule } from './price-list-schedule';
 import { PricingSnapshot } from './pricing-snapshot';
 
 const RETRY_MS = 1_000;
+/** setTimeout holds at most 2^31-1 ms; a later instant is waited for in several turns. */
+const MAX_TIMER_MS = 2_147_483_647;
 
 /**
- * Loads the prices from the database and keeps them current: once the database is ready, on the
- * NOTIFY a price book change sends (PriceBookListener), and on a periodic version check that
- * catches lost notifications. A reload reads only the product keys written since the last one,
- * and is applied to the snapshot in slices. Each snapshot is shown through PriceListSchedule,
- * whose list it renders; what the database confirmed last, and when, is what PricingState judges
+ * Loads the prices into memory and keeps them current: once the database is ready, on the NOTIFY
+ * a price book change sends (PriceBookListener), and on a periodic version check that catches
+ * lost notifications. A reload reads only the product keys written since the last one. Each load
+ * makes a new PricingSnapshot (its list prepared) and swaps it in whole; one timer makes the next
+ * one as time passes, so that the list's answers for each instant at which it changes are ready
+ * before that instant. What the database confirmed last, and when, is what PricingState judges
  * staleness by.
  *
- * A load whose list does not render (its worker overran its limit: PriceListRenderer) changes
- * nothing: the last list and its snapshot are served, and the next check, which finds the
- * version still differing, loads and renders again.
+ * A load whose list does not render changes nothing: the last snapshot is served, and the next
+ * check, which finds the version still differing, loads again.
  */
 @Injectable()
 export class PriceBookLoader implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(PriceBookLoader.name);
+  private shown: PricingSnapshot | undefined;
   /** performance.now() when the database last confirmed the snapshot shown (staleness is real time). */
   private confirmedAt = -Infinity;
   private reachable = false;
   private checkTimer: NodeJS.Timeout | undefined;
+  private listTimer: NodeJS.Timeout | undefined;
   private checking: Promise<void> | undefined;
   private checkAgain = false;
   private stopped = false;
@@ -36,14 +39,16 @@ export class PriceBookLoader implements OnApplicationBootstrap, OnApplicationShu
   private readonly firstLoad: Promise<void>;
   private markLoaded!: () => void;
   private readonly builds = new Subject<number>();
-  /** Seconds each snapshot build took (read from the database, index, render): for metrics. */
+  private readonly renderFailures = new Subject<void>();
+  /** Seconds each load took (read from the database, index, render): for metrics. */
   readonly builds$ = this.builds.asObservable();
+  /** Each list that did not render (the last one was kept): for metrics. */
+  readonly renderFailures$ = this.renderFailures.asObservable();
 
   constructor(
     @Inject(PRICING_OPTIONS) private readonly options: ResolvedPricingOptions,
     private readonly repository: PriceBookRepository,
     private readonly database: DatabaseConnection,
-    private readonly schedule: PriceListSchedule,
     private readonly clock: Clock,
   ) {
     this.firstLoad = new Promise((resolve) => (this.markLoaded = resolve));
@@ -63,7 +68,14 @@ export class PriceBookLoader implements OnApplicationBootstrap, OnApplicationShu
     this.stopped = true;
     this.databaseReady?.unsubscribe();
     clearTimeout(this.checkTimer);
+    clearTimeout(this.listTimer);
     this.builds.complete();
+    this.renderFailures.complete();
+  }
+
+  /** The snapshot shown, `undefined` before the first load. */
+  get snapshot(): PricingSnapshot | undefined {
+    return this.shown;
   }
 
   /** Resolves once every price was loaded for the first time, organizations' included. */
@@ -105,77 +117,90 @@ export class PriceBookLoader implements OnApplicationBootstrap, OnApplicationShu
   }
 
   private async checkOnce(): Promise<void> {
-    try {
-      const version = await this.repository.readVersion();
-      const shown = this.schedule.snapshot;
-      if (version === shown?.version && shown.hasOrganizationPrices) {
-        this.confirmedAt = performance.now();
-        this.markReachable(true);
-        return;
-      }
-      await this.load();
-    } catch (error) {
-      this.markReachable(false, error);
-    }
-  }
-
-  private async load(): Promise<void> {
     const startedAt = performance.now();
     let snapshot: PricingSnapshot;
     try {
-      snapshot = await this.readSnapshot();
+      const version = await this.repository.readVersion();
+      const shown = this.shown;
+      if (version === shown?.version && shown.hasOrganizationPrices) return this.confirm(startedAt);
+      snapshot = await this.read(shown);
     } catch (error) {
-      this.markReachable(false, error);
-      return;
+      return this.markReachable(false, error);
     }
     if (this.stopped) return;
-    const readMs = performance.now() - startedAt;
-    const shown = this.schedule.snapshot;
-    try {
-      await this.schedule.show(snapshot);
-    } catch (error) {
-      if (this.stopped) return;
-      // The database was read: not an outage. Nothing is confirmed either, so staleness grows.
-      this.markReachable(true);
-      const held = shown ? `the list of version ${shown.version}` : 'nothing yet';
-      this.logger.error(
-        `the list of prices ${snapshot.version} did not render: ${(error as Error)?.message ?? String(error)}; ` +
-          `serving ${held}, rendering again at the next check`,
-      );
-      return;
-    }
-    if (this.stopped) return;
+    this.show(snapshot);
+    this.confirm(startedAt);
     this.builds.next((performance.now() - startedAt) / 1000);
-    this.confirmedAt = startedAt;
-    this.markReachable(true);
     // The list prices shown first at start-up: organizations' prices are read next, at once.
     if (snapshot.hasOrganizationPrices) this.markLoaded();
     else this.checkAgain = true;
     const held = snapshot.hasOrganizationPrices ? 'records' : "list prices alone, organizations' next";
     this.logger.debug(
-      `prices ${snapshot.version} loaded (${snapshot.recordCount} ${held}): read ${readMs.toFixed(0)} ms, ` +
-        `list of ${snapshot.listHistory.records.length} listable prices rendered in ` +
-        `${this.schedule.lastRenderDurationMs.toFixed(0)} ms`,
+      `prices ${snapshot.version} loaded (${snapshot.recordCount} ${held}): read and rendered in ` +
+        `${(performance.now() - startedAt).toFixed(0)} ms`,
     );
   }
 
   /**
    * The snapshot shown with the changes since it (or everything, when they do not follow it). The
    * first read takes the list prices alone: the public list, list prices and availability are
-   * served from them within seconds whatever the number of organizations' prices (a million
-   * records take several seconds to read: docs/benchmarks.md, "A large price book"); the next
-   * read, at once, takes everything, and only then are prices loaded (`loaded()`).
+   * served from them within seconds whatever the number of organizations' prices; the next read,
+   * at once, takes everything, and only then are prices loaded (`loaded()`).
    */
-  private async readSnapshot(): Promise<PricingSnapshot> {
-    const shown = this.schedule.snapshot;
+  private async read(shown: PricingSnapshot | undefined): Promise<PricingSnapshot> {
     if (shown?.hasOrganizationPrices) {
       const changes = await this.repository.loadChangesSince(shown.lastChangeId);
-      const updated = await shown.withChanges(changes, this.clock.now());
+      const updated = await this.rendered(shown.withChanges(changes, this.clock.nowMs()));
       if (updated) return updated;
       this.logger.log(`changes since version ${shown.version} do not follow it: reading every price again`);
     }
     const data = await this.repository.loadPricingData({ listOnly: shown === undefined });
-    return PricingSnapshot.build(data, this.clock.now());
+    return this.rendered(PricingSnapshot.build(data, this.clock.nowMs()));
+  }
+
+  /** A snapshot being made; one whose list did not render is logged and counted, and the database was read. */
+  private async rendered<T>(making: Promise<T>): Promise<T> {
+    try {
+      return await making;
+    } catch (error) {
+      this.renderFailures.next();
+      this.markReachable(true);
+      const held = this.shown ? `version ${this.shown.version}` : 'nothing yet';
+      this.logger.error(
+        `the price list did not render: ${String(error)}; serving ${held}, rendering again at the next check`,
+      );
+      throw new RenderFailedError();
+    }
+  }
+
+  /** Swaps `snapshot` in, and sets the one timer for the next instant its list needs preparing. */
+  private show(snapshot: PricingSnapshot): void {
+    this.shown = snapshot;
+    clearTimeout(this.listTimer);
+    if (this.stopped || snapshot.preparedUntil === Infinity) return;
+    const delay = Math.min(Math.max(snapshot.preparedUntil - this.clock.nowMs(), 0), MAX_TIMER_MS);
+    this.listTimer = setTimeout(() => void this.prepareLists(snapshot), delay);
+    this.listTimer.unref();
+  }
+
+  /** The timer's work: the same prices, their list prepared from now on, swapped in unless a load came first. */
+  private async prepareLists(shown: PricingSnapshot): Promise<void> {
+    if (this.shown !== shown) return;
+    if (shown.preparedUntil > this.clock.nowMs()) return this.show(shown); // a long wait, in turns
+    try {
+      const prepared = await shown.preparedFor(this.clock.nowMs());
+      if (this.shown === shown && !this.stopped) this.show(prepared);
+    } catch (error) {
+      this.renderFailures.next();
+      this.logger.error(`preparing the next price list failed: ${String(error)}; it renders on demand meanwhile`);
+      if (this.shown === shown && !this.stopped)
+        this.listTimer = setTimeout(() => void this.prepareLists(shown), RETRY_MS).unref();
+    }
+  }
+
+  private confirm(startedAt: number): void {
+    this.confirmedAt = startedAt;
+    this.markReachable(true);
   }
 
   private scheduleCheck(delayMs: number): void {
@@ -183,7 +208,7 @@ export class PriceBookLoader implements OnApplicationBootstrap, OnApplicationShu
     clearTimeout(this.checkTimer);
     this.checkTimer = setTimeout(() => {
       void this.check().then(() =>
-        this.scheduleCheck(this.schedule.snapshot && this.reachable ? this.checkIntervalMs() : RETRY_MS),
+        this.scheduleCheck(this.shown && this.reachable ? this.checkIntervalMs() : RETRY_MS),
       );
     }, delayMs);
     this.checkTimer.unref();
@@ -195,6 +220,7 @@ export class PriceBookLoader implements OnApplicationBootstrap, OnApplicationShu
   }
 
   private markReachable(reachable: boolean, error?: unknown): void {
+    if (error instanceof RenderFailedError) return; // the database answered: rendered() said what failed
     if (reachable !== this.reachable) {
       if (reachable) this.logger.log('prices loaded from the database');
       else
@@ -205,3 +231,6 @@ export class PriceBookLoader implements OnApplicationBootstrap, OnApplicationShu
     this.reachable = reachable;
   }
 }
+
+/** A load whose list did not render: already logged and counted. */
+class RenderFailedError extends Error {}

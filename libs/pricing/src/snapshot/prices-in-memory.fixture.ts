@@ -1,38 +1,40 @@
-import type { Clock } from '@app/clock';
-import type { DatabaseConnection } from '@app/database';
-import type { PriceBookRepository } from '../database/price-book.repository';
-import { resolvePricingOptions, type PricingModuleOptions } from '../options/pricing-options';
+import { Test } from '@nestjs/testing';
+import { Clock } from '@app/clock';
+import { DatabaseConnection } from '@app/database';
+import { PriceBookRepository } from '../database/price-book.repository';
+import { PRICING_OPTIONS, resolvePricingOptions } from '../options/pricing-options';
 import { PriceBookLoader } from './price-book-loader';
-import { PriceListRenderer } from './price-list-renderer';
-import { PriceListSchedule } from './price-list-schedule';
 import { PricingState } from './pricing-state';
 
-/** The prices in memory as PricingModule wires them, on a stand-in repository, for specs. */
-export interface PricesInMemoryFixture {
+/** The prices in memory as PricingModule wires them, for specs. */
+export interface PricesInMemory {
   readonly loader: PriceBookLoader;
-  readonly schedule: PriceListSchedule;
   readonly state: PricingState;
-  close(): Promise<void>;
+  close(): void;
 }
 
-export function pricesInMemory(
-  repository: Partial<PriceBookRepository>,
+/**
+ * The loader and the state on a stand-in for the repository's reads, not started
+ * (nothing runs until the spec calls `loader.check()`).
+ */
+export async function pricesInMemory(
+  repository: Pick<PriceBookRepository, 'readVersion' | 'loadPricingData'> & Partial<PriceBookRepository>,
   clock: Clock,
-  options: PricingModuleOptions = {},
-  renderer = new PriceListRenderer(),
-): PricesInMemoryFixture {
-  const resolved = resolvePricingOptions(options);
-  const schedule = new PriceListSchedule(renderer, clock);
-  const database = {} as DatabaseConnection; // only asked for its state at bootstrap, which specs skip
-  const loader = new PriceBookLoader(resolved, repository as PriceBookRepository, database, schedule, clock);
-  const state = new PricingState(resolved, loader, schedule, clock);
+): Promise<PricesInMemory> {
+  const moduleRef = await Test.createTestingModule({
+    providers: [
+      { provide: PRICING_OPTIONS, useValue: resolvePricingOptions({}) },
+      { provide: Clock, useValue: clock },
+      { provide: PriceBookRepository, useValue: repository },
+      { provide: DatabaseConnection, useValue: {} }, // only asked for its state at bootstrap, which specs skip
+      PriceBookLoader,
+      PricingState,
+    ],
+  }).compile();
+  const loader = moduleRef.get(PriceBookLoader);
   return {
     loader,
-    schedule,
-    state,
-    async close() {
-      loader.onApplicationShutdown();
-      await schedule.onApplicationShutdown();
-    },
+    state: moduleRef.get(PricingState),
+    close: () => loader.onApplicationShutdown(),
   };
 }

@@ -1,14 +1,12 @@
-import { buildPriceList } from '../core/build-price-list';
 import type { PriceRecord } from '../core/price-record';
 import { priceRecord } from '../core/price-record.fixture';
-import { jan1 } from '../core/dated-price-record.fixture';
 import type { PricingChanges, PricingData } from '../database/pricing-data';
-import { PricingSnapshot } from './pricing-snapshot';
+import { PREPARE_AHEAD_MS, PricingSnapshot } from './pricing-snapshot';
 
 const ms = (iso: string): number => Date.parse(iso);
-const at = (iso: string): Date => new Date(iso);
-const LOADED = at('2026-06-01T00:00:00Z');
-const LATER = at('2026-08-01T00:00:00Z');
+const jan1 = (year: number): string => `${year}-01-01T00:00:00Z`;
+const LOADED = ms('2026-06-01T00:00:00Z');
+const LATER = ms('2026-08-01T00:00:00Z');
 
 const gp1Ended = priceRecord({
   amount: '0.0400',
@@ -58,22 +56,49 @@ function changes(fields: Partial<PricingChanges> = {}): { changes: PricingChange
 }
 
 describe('PricingSnapshot', () => {
-  const held = PricingSnapshot.of(data([gp1Ended, gp1, io1, io1Agreed]), LOADED);
+  let held: PricingSnapshot;
+  beforeAll(async () => {
+    held = await PricingSnapshot.build(data([gp1Ended, gp1, io1, io1Agreed]), LOADED);
+  });
 
-  it('holds for the public list only what can still be listed, and what last_changed needs', () => {
-    expect(held.listHistory.records).toEqual([gp1, io1]);
-    // The ended gp1 price and the write of 2025: the two latest of their instants.
-    expect(held.listHistory.writes).toEqual([ms(jan1(2025)), ms(jan1(2026))]);
+  it('prepares the answers of the list now, and serves them without rendering again', () => {
+    const now = held.priceListAt(LOADED);
+    expect(held.priceListAt(LATER)).toBe(now); // nothing changes by itself: one list from now on
+    expect(now.expiresAtMs).toBe(Infinity);
+    expect(JSON.parse(now.body.toString())).toEqual(held.documentAt(LOADED));
+    expect(now.ok.gzip.headers['content-encoding']).toBe('gzip');
+    expect(held.preparedUntil).toBe(Infinity);
+  });
+
+  it('prepares the lists of the instants at which the list changes within PREPARE_AHEAD_MS', async () => {
+    const soon = LOADED + PREPARE_AHEAD_MS / 2;
+    const ending = { ...gp1, validUntil: soon };
+    const later = priceRecord({ productKey: 'storage.st1', validFrom: LOADED + 10 * PREPARE_AHEAD_MS });
+    const snapshot = await PricingSnapshot.build(data([gp1Ended, ending, io1, later]), LOADED);
+    const first = snapshot.priceListAt(LOADED);
+    const second = snapshot.priceListAt(soon);
+    expect([first.expiresAtMs, second.builtForMs, second.expiresAtMs]).toEqual([soon, soon, later.validFrom]);
+    expect(snapshot.priceListAt(soon)).toBe(second); // prepared, not rendered on demand
+    expect(snapshot.preparedUntil).toBe(later.validFrom - PREPARE_AHEAD_MS);
+    // Past what is prepared: rendered on demand (never an outdated list), in the plain coding.
+    const onDemand = snapshot.priceListAt(later.validFrom);
+    expect(onDemand).not.toBe(snapshot.priceListAt(later.validFrom));
+    expect(JSON.parse(onDemand.body.toString())).toEqual(snapshot.documentAt(later.validFrom));
+    expect(onDemand.ok.gzip.headers['content-encoding']).toBeUndefined();
+    // The loader's timer prepares it ahead (price-book-loader.ts).
+    const prepared = await snapshot.preparedFor(later.validFrom - PREPARE_AHEAD_MS);
+    expect(prepared.priceListAt(later.validFrom)).toBe(prepared.priceListAt(later.validFrom));
+    expect(prepared.priceListAt(later.validFrom).etag).toBe(onDemand.etag);
   });
 
   it('answers lookups over the whole history, organization prices included', () => {
-    expect(held.listPriceAt('storage.gp1', at('2025-06-01T00:00:00Z'))).toBe(gp1Ended);
+    expect(held.listPriceAt('storage.gp1', ms('2025-06-01T00:00:00Z'))).toBe(gp1Ended);
     expect(held.listPriceAt('storage.gp1', LATER)).toBe(gp1);
     expect(held.organizationPriceAt('storage.io1', 'org_1', LATER)).toBe(io1Agreed);
     expect(held.organizationPriceAt('storage.io1', 'org_2', LATER)).toBeUndefined();
   });
 
-  it("answers an organization's one price and its several prices alike, in any order of records", () => {
+  it("answers an organization's one price and its several prices alike, in any order of records", async () => {
     const ended = priceRecord({
       productKey: 'storage.io1',
       organizationId: 'org_2',
@@ -87,9 +112,9 @@ describe('PricingSnapshot', () => {
       amount: '0.0950',
       validFrom: '2026-07-01T00:00:00Z',
     });
-    const snapshot = PricingSnapshot.of(data([next, io1, io1Agreed, ended]), LOADED);
+    const snapshot = await PricingSnapshot.build(data([next, io1, io1Agreed, ended]), LOADED);
     expect(snapshot.organizationPriceAt('storage.io1', 'org_1', LATER)).toBe(io1Agreed);
-    expect(snapshot.organizationPriceAt('storage.io1', 'org_1', at(jan1(2024)))).toBeUndefined();
+    expect(snapshot.organizationPriceAt('storage.io1', 'org_1', ms(jan1(2024)))).toBeUndefined();
     expect(snapshot.organizationPriceAt('storage.io1', 'org_2', LOADED)).toBe(ended);
     expect(snapshot.organizationPriceAt('storage.io1', 'org_2', LATER)).toBe(next);
     expect(snapshot.applicablePrices('storage.io1', 'org_1')).toEqual({ list: [io1], organization: [io1Agreed] });
@@ -97,36 +122,31 @@ describe('PricingSnapshot', () => {
     expect(snapshot.applicablePrices('storage.io1', 'org_3')).toEqual({ list: [io1], organization: [] });
   });
 
-  it('builds the list before the instant it was compacted at from the whole history', () => {
-    const before = at('2025-06-01T00:00:00Z');
-    const whole = { records: [gp1Ended, gp1, io1], writes: [ms(jan1(2025))] };
-    expect(buildPriceList(held.listHistoryAt(before), before)).toEqual(buildPriceList(whole, before));
-    expect(held.listHistoryAt(LATER)).toBe(held.listHistory);
-  });
-
-  it('in slices: the same snapshot as at once', async () => {
-    expect(await PricingSnapshot.build(data([gp1Ended, gp1, io1, io1Agreed]), LOADED)).toEqual(held);
+  it('gives the document at an instant before the one it was built at from the whole history', async () => {
+    const before = ms('2025-06-01T00:00:00Z');
+    const then = await PricingSnapshot.build(data([gp1Ended, gp1, io1, io1Agreed]), before);
+    expect(held.documentAt(before)).toEqual(then.documentAt(before));
+    expect(held.documentAt(before).families[0].prices[0].amount).toBe('0.0400');
+    expect(held.priceListAt(before).body).toEqual(then.priceListAt(before).body);
   });
 
   it('with changes: what a full read of the database afterwards gives, other keys untouched', async () => {
     const { changes: read, after } = changes();
     const updated = (await held.withChanges(read, LOADED))!;
-    const reread = PricingSnapshot.of(after, LOADED);
-    for (const instant of [LOADED, at('2026-07-01T00:00:00Z'), LATER]) {
-      expect(buildPriceList(updated.listHistoryAt(instant), instant)).toEqual(
-        buildPriceList(reread.listHistoryAt(instant), instant),
-      );
+    const reread = await PricingSnapshot.build(after, LOADED);
+    for (const instant of [LOADED, ms('2026-07-01T00:00:00Z'), LATER]) {
+      expect(updated.documentAt(instant)).toEqual(reread.documentAt(instant));
+      expect(updated.priceListAt(instant).body).toEqual(reread.priceListAt(instant).body);
       for (const key of ['storage.gp1', 'storage.io1']) {
         expect(updated.listPriceAt(key, instant)).toEqual(reread.listPriceAt(key, instant));
       }
     }
-    const before = at('2025-06-01T00:00:00Z');
-    expect(buildPriceList(updated.listHistoryAt(before), before)).toEqual(
-      buildPriceList(reread.listHistoryAt(before), before),
-    );
+    const before = ms('2025-06-01T00:00:00Z');
+    expect(updated.documentAt(before)).toEqual(reread.documentAt(before));
     expect(updated.listPriceAt('storage.gp1', before)).toBe(gp1Ended); // read once, kept
     expect(updated.organizationPriceAt('storage.io1', 'org_1', LATER)).toBeUndefined();
     expect([updated.isOnSale('storage.io1'), updated.version, updated.lastChangeId]).toEqual([false, '4', '13']);
+    expect(updated.recordCount).toBe(4);
   });
 
   it.each([

@@ -1,72 +1,143 @@
-import { compactListHistory, type ListedRecord, type ListPriceHistory } from '../core/build-price-list';
-import type { PricingChanges, PricingData } from '../database/pricing-data';
+import {
+  listAt,
+  priceListDocument,
+  publicList,
+  withProducts,
+  type ListAt,
+  type PriceListDocument,
+  type PublicList,
+} from '../core/price-list';
 import { byValidFrom, isInForce, priceInForceAt, type PriceRecord } from '../core/price-record';
+import { inSlices, runNow, type Steps } from '../core/slices';
 import type { ApplicablePrices } from '../core/usage';
-import { runInSlices, runNow, type Steps } from './slices';
+import type { PricingChanges, PricingData } from '../database/pricing-data';
+import { renderPriceList, renderPriceListNow, type PriceListResponse } from '../rendering/price-list-response';
 
-/**
- * One product key's prices: the list price history and each organization's (when any has one),
- * each sorted by `validFrom` (lookups bisect them: held-price.ts).
- */
+/** The lists of the instants at which the list changes are prepared this long ahead of them. */
+export const PREPARE_AHEAD_MS = 5_000;
+/** At most this many lists are prepared ahead at once (changes a few milliseconds apart). */
+const MAX_PREPARED = 4;
+
+/** One product key's prices: the list's and each organization's, each sorted by `validFrom`. */
 interface ProductPrices {
   readonly list: PriceRecord[];
   /**
    * Each organization's prices of the key: the one record itself where there is one (most agree
-   * one price per key; an array around each cost about 56 bytes a record at a million records,
-   * docs/benchmarks.md, "A large price book"), else its records sorted by `validFrom`.
+   * one price per key, and an array around each costs memory at a million records), else its
+   * records sorted by `validFrom`.
    */
   organizations?: Map<string, PriceRecord | PriceRecord[]>;
 }
 
-/** An organization's prices of a key as a list (see ProductPrices). */
-function scopeList(held: PriceRecord | PriceRecord[] | undefined): readonly PriceRecord[] | undefined {
-  return held === undefined || Array.isArray(held) ? held : [held];
-}
-
-/** A snapshot's contents; `listWrites` holds every list write, for the list before `listableFrom`. */
-export interface SnapshotParts extends Omit<PricingData, 'records'> {
+interface Parts {
   readonly prices: ReadonlyMap<string, ProductPrices>;
   readonly recordCount: number;
-  /** What the public list needs from `listableFrom` on (compactListHistory). */
-  readonly listHistory: ListPriceHistory;
-  readonly listableFrom: Date;
+  readonly availability: ReadonlyMap<string, boolean>;
+  /** Every list write's instant, for a document before `publicList.from`. */
+  readonly listWrites: readonly number[];
+  readonly publicList: PublicList;
+  /** The list's answers prepared for consecutive instants, ascending: each expires as the next starts. */
+  readonly lists: readonly PriceListResponse[];
+  readonly version: string;
+  readonly lastChangeId: string;
+  readonly hasOrganizationPrices: boolean;
 }
 
-/** Items between two pause points of a rebuild (see slices.ts). */
-const STEP = 2_000;
-
 /**
- * Prices and availability held in memory. Lookups at any instant read the whole history
- * (billing prices past intervals); the public list reads only `listHistory`: the prices in
- * force or scheduled when the snapshot was made, and what `last_changed` needs. A change read
- * from the database replaces the records of the product keys it names (`withChanges`): ended
- * history is read once, at start, and never again.
+ * The prices held in memory, as one immutable value: every record indexed for lookups at any
+ * instant (billing prices past intervals), availability, the public list from now on, and its
+ * answers prepared for now and the instants at which it changes next. Reading it has no effects;
+ * the loader (price-book-loader.ts) makes a new one on every change and as time passes, and swaps
+ * it in. A change makes a new snapshot that shares every product key it does not touch, and their
+ * entries keep their serialized bytes (rendering/price-list-response.ts).
  */
 export class PricingSnapshot {
-  /** Made by `of`, `build` and `withChanges`. */
-  constructor(private readonly parts: SnapshotParts) {}
+  private constructor(private readonly parts: Parts) {}
 
-  /** The snapshot of `data`, its public list compacted at `instant`, built at once. */
-  static of(data: PricingData, instant: Date): PricingSnapshot {
-    return runNow(buildSnapshot(data, instant));
-  }
-
-  /** As `of`, in slices that leave the event loop free for requests between them. */
-  static build(data: PricingData, instant: Date): Promise<PricingSnapshot> {
-    return runInSlices(buildSnapshot(data, instant));
+  /** The snapshot of `data`, its list prepared from `now` on. */
+  static async build(data: PricingData, now: number): Promise<PricingSnapshot> {
+    const prices = new Map<string, ProductPrices>();
+    await inSlices(addRecords(prices, data.records));
+    const snapshot = new PricingSnapshot({
+      prices,
+      recordCount: data.records.length,
+      availability: data.availability,
+      listWrites: data.listWrites,
+      publicList: await inSlices(publicList(listRecords(prices.values()), data.listWrites, now)),
+      lists: [],
+      version: data.version,
+      lastChangeId: data.lastChangeId,
+      hasOrganizationPrices: data.listOnly !== true,
+    });
+    return snapshot.preparedFor(now);
   }
 
   /**
-   * This snapshot with `changes` applied, its public list compacted at `instant`, built in
-   * slices; `undefined` when the changes do not follow this snapshot exactly (another starting
-   * point, a version that moved by more than the writes read, a record count that differs from
-   * the database's), so that the caller reads everything again instead.
+   * This snapshot with `changes` applied, its list prepared from `now` on; `undefined` when the
+   * changes do not follow it exactly (another starting point, a version that moved by more than
+   * the writes read, a record count other than the database's), so that the caller reads
+   * everything again.
    */
-  async withChanges(changes: PricingChanges, instant: Date): Promise<PricingSnapshot | undefined> {
-    if (this.parts.listOnly || changes.sinceChangeId !== this.parts.lastChangeId) return undefined;
-    if (BigInt(changes.version) - BigInt(this.parts.version) !== BigInt(changes.writeCount)) return undefined;
-    const updated = await runInSlices(applyChanges(this.parts, changes, instant));
-    return updated.parts.recordCount === changes.recordCount ? updated : undefined;
+  async withChanges(changes: PricingChanges, now: number): Promise<PricingSnapshot | undefined> {
+    const held = this.parts;
+    if (!held.hasOrganizationPrices || changes.sinceChangeId !== held.lastChangeId) return undefined;
+    if (BigInt(changes.version) - BigInt(held.version) !== BigInt(changes.writeCount)) return undefined;
+    let recordCount = held.recordCount + changes.records.length;
+    for (const productKey of changes.productKeys) recordCount -= countRecords(held.prices.get(productKey));
+    if (recordCount !== changes.recordCount) return undefined;
+    const prices = await inSlices(copyWithout(held.prices, new Set(changes.productKeys)));
+    await inSlices(addRecords(prices, changes.records));
+    const changed = new Map(changes.productKeys.map((key) => [key, prices.get(key)?.list ?? []]));
+    const from = Math.max(now, held.publicList.from);
+    const listWrites = [...held.listWrites, ...changes.listWrites];
+    return new PricingSnapshot({
+      ...held,
+      prices,
+      recordCount,
+      availability: changes.availability,
+      listWrites,
+      publicList: await inSlices(withProducts(held.publicList, changed, changes.listWrites, from)),
+      lists: [],
+      version: changes.version,
+      lastChangeId: changes.lastChangeId,
+    }).preparedFor(now);
+  }
+
+  /**
+   * This snapshot with its list's answers prepared for `now` and every instant within
+   * PREPARE_AHEAD_MS after it at which the list changes (those prepared before are kept).
+   */
+  async preparedFor(now: number): Promise<PricingSnapshot> {
+    const lists = this.parts.lists.filter((list) => list.expiresAtMs > now);
+    if (lists.length > 0 && lists[0].builtForMs > now) lists.length = 0; // a clock set back
+    let instant = lists.length > 0 ? lists[lists.length - 1].expiresAtMs : now;
+    while (instant <= now + PREPARE_AHEAD_MS && lists.length < MAX_PREPARED) {
+      const list = await renderPriceList(this.listAt(instant));
+      lists.push(list);
+      instant = list.expiresAtMs;
+    }
+    return new PricingSnapshot({ ...this.parts, lists });
+  }
+
+  /** When the list's answers should be prepared again (`preparedFor`); Infinity when never. */
+  get preparedUntil(): number {
+    const lists = this.parts.lists;
+    return lists.length === 0 ? -Infinity : lists[lists.length - 1].expiresAtMs - PREPARE_AHEAD_MS;
+  }
+
+  /**
+   * The answers of `GET /v1/pricing` at `now`: the list prepared for it, or, when none covers it
+   * (the clock passed the lists prepared before the loader's timer fired), the list rendered now,
+   * in the plain coding only. Never an outdated list.
+   */
+  priceListAt(now: number): PriceListResponse {
+    for (const list of this.parts.lists) if (list.builtForMs <= now && now < list.expiresAtMs) return list;
+    return renderPriceListNow(this.listAt(now));
+  }
+
+  /** The public document at any instant. */
+  documentAt(at: number): PriceListDocument {
+    return priceListDocument(runNow(this.listAt(at)));
   }
 
   get version(): string {
@@ -84,130 +155,56 @@ export class PricingSnapshot {
 
   /**
    * Whether organizations' prices are held too; `false` for the list prices an instance reads
-   * first at start-up (snapshot/price-book-loader.ts), which serve the public list, list prices
-   * and availability, never an organization's lookup.
+   * first at start-up (price-book-loader.ts), which serve the public list, list prices and
+   * availability, never an organization's lookup.
    */
   get hasOrganizationPrices(): boolean {
-    return !this.parts.listOnly;
+    return this.parts.hasOrganizationPrices;
   }
 
-  /** The public list's history, valid from `listableFrom` on. */
-  get listHistory(): ListPriceHistory {
-    return this.parts.listHistory;
-  }
-
-  get listableFrom(): Date {
-    return this.parts.listableFrom;
-  }
-
-  /** What the public list at `instant` is built from: the compact history, or, before it, all of it. */
-  listHistoryAt(instant: Date): ListPriceHistory {
-    if (instant >= this.parts.listableFrom) return this.parts.listHistory;
-    const records: PriceRecord[] = [];
-    for (const prices of this.parts.prices.values()) for (const record of prices.list) records.push(record);
-    return { records, writes: this.parts.listWrites };
-  }
-
-  /** The list price of `productKey` in force at `instant`: O(log n) in the key's history. */
-  listPriceAt(productKey: string, instant: Date): PriceRecord | undefined {
+  /** The list price of `productKey` in force at `at`: O(log n) in the key's history. */
+  listPriceAt(productKey: string, at: number): PriceRecord | undefined {
     const list = this.parts.prices.get(productKey)?.list;
-    return list && priceInForceAt(list, instant.getTime());
+    return list && priceInForceAt(list, at);
   }
 
-  /** The price agreed with `organizationId` for `productKey`, in force at `instant`: O(log n). */
-  organizationPriceAt(productKey: string, organizationId: string, instant: Date): PriceRecord | undefined {
+  /** The price agreed with `organizationId` for `productKey`, in force at `at`: O(log n). */
+  organizationPriceAt(productKey: string, organizationId: string, at: number): PriceRecord | undefined {
     const agreed = this.parts.prices.get(productKey)?.organizations?.get(organizationId);
-    if (agreed === undefined || Array.isArray(agreed)) return agreed && priceInForceAt(agreed, instant.getTime());
-    return isInForce(agreed, instant.getTime()) ? agreed : undefined;
+    if (agreed === undefined || Array.isArray(agreed)) return agreed && priceInForceAt(agreed, at);
+    return isInForce(agreed, at) ? agreed : undefined;
   }
 
   /** The records that may price usage of `productKey`: its list prices, and the organization's. */
   applicablePrices(productKey: string, organizationId?: string): ApplicablePrices {
     const prices = this.parts.prices.get(productKey);
-    return {
-      list: prices?.list ?? [],
-      organization: (organizationId !== undefined && scopeList(prices?.organizations?.get(organizationId))) || [],
-    };
+    const agreed = organizationId === undefined ? undefined : prices?.organizations?.get(organizationId);
+    return { list: prices?.list ?? [], organization: agreed === undefined ? [] : [agreed].flat() };
   }
 
   /** Availability is data: a product not marked otherwise is on sale. */
   isOnSale(productKey: string): boolean {
     return this.parts.availability.get(productKey) ?? true;
   }
-}
 
-function* buildSnapshot(data: PricingData, instant: Date): Steps<PricingSnapshot> {
-  const prices = new Map<string, ProductPrices>();
-  const listRecords: PriceRecord[] = [];
-  yield* addRecords(prices, data.records, listRecords);
-  const listHistory = yield* compactInSteps(listRecords, data.listWrites, instant);
-  return new PricingSnapshot({
-    prices,
-    recordCount: data.records.length,
-    availability: data.availability,
-    listWrites: data.listWrites,
-    listHistory,
-    listableFrom: instant,
-    version: data.version,
-    lastChangeId: data.lastChangeId,
-    listOnly: data.listOnly,
-  });
-}
-
-function* applyChanges(held: SnapshotParts, changes: PricingChanges, instant: Date): Steps<PricingSnapshot> {
-  const written = new Set(changes.productKeys);
-  const prices = new Map<string, ProductPrices>();
-  let recordCount = held.recordCount;
-  let n = 0;
-  for (const [productKey, entry] of held.prices) {
-    if (!written.has(productKey)) prices.set(productKey, entry);
-    else
-      recordCount -=
-        entry.list.length + sum(entry.organizations?.values() ?? [], (held) => (Array.isArray(held) ? held.length : 1));
-    if (++n % STEP === 0) yield;
+  /** The public list at `at`: from what can still be listed, or, before that, from all of history. */
+  private *listAt(at: number): Steps<ListAt> {
+    const { publicList: list, prices, listWrites } = this.parts;
+    return yield* listAt(at >= list.from ? list : yield* publicList(listRecords(prices.values()), listWrites, at), at);
   }
-  const listable: ListedRecord[] = [];
-  for (const record of held.listHistory.records) {
-    if (!written.has(record.productKey)) listable.push(record);
-    if (++n % STEP === 0) yield;
-  }
-  const newListRecords: PriceRecord[] = [];
-  yield* addRecords(prices, changes.records, newListRecords);
-  for (const record of newListRecords) listable.push(record);
-  const listHistory = yield* compactInSteps(listable, [...held.listHistory.writes, ...changes.listWrites], instant);
-  return new PricingSnapshot({
-    prices,
-    recordCount: recordCount + changes.records.length,
-    availability: changes.availability,
-    listWrites: [...held.listWrites, ...changes.listWrites],
-    listHistory,
-    listableFrom: instant,
-    version: changes.version,
-    lastChangeId: changes.lastChangeId,
-  });
 }
 
-/**
- * Indexes `records` (new keys of `prices`, in any order) by product key and scope into `prices`,
- * each scope sorted by `validFrom`; list prices are also added to `list`.
- */
-function* addRecords(
-  prices: Map<string, ProductPrices>,
-  records: readonly PriceRecord[],
-  list: PriceRecord[],
-): Steps<void> {
+/** Indexes `records` (of keys not in `prices` yet, in any order) by key and scope, each scope sorted. */
+function* addRecords(prices: Map<string, ProductPrices>, records: readonly PriceRecord[]): Steps<void> {
   const scopes: PriceRecord[][] = [];
-  let n = 0;
-  for (const record of records) {
+  for (const [i, record] of records.entries()) {
     let entry = prices.get(record.productKey);
     if (!entry) {
       prices.set(record.productKey, (entry = { list: [] }));
       scopes.push(entry.list);
     }
-    if (record.organizationId === null) {
-      entry.list.push(record);
-      list.push(record);
-    } else {
+    if (record.organizationId === null) entry.list.push(record);
+    else {
       entry.organizations ??= new Map();
       const agreed = entry.organizations.get(record.organizationId);
       if (agreed === undefined) entry.organizations.set(record.organizationId, record);
@@ -218,33 +215,34 @@ function* addRecords(
         scopes.push(scope);
       }
     }
-    if (++n % STEP === 0) yield;
+    if ((i & 1023) === 1023) yield;
   }
-  for (const scope of scopes) {
+  for (const [i, scope] of scopes.entries()) {
     if (scope.length > 1) scope.sort(byValidFrom);
-    if (++n % STEP === 0) yield;
+    if ((i & 1023) === 1023) yield;
   }
 }
 
-/** compactListHistory a part at a time: compacting the parts one after the other gives the same. */
-function* compactInSteps(
-  records: readonly ListedRecord[],
-  writes: readonly number[],
-  instant: Date,
-): Steps<ListPriceHistory> {
-  const kept: ListedRecord[] = [];
-  let summary = writes;
-  for (let start = 0; start === 0 || start < records.length; start += STEP) {
-    const part = compactListHistory({ records: records.slice(start, start + STEP), writes: summary }, instant);
-    for (const record of part.records) kept.push(record);
-    summary = part.writes;
-    yield;
+/** `prices` without the product keys in `left`, copied in steps: a book may hold a hundred thousand keys. */
+function* copyWithout(
+  prices: ReadonlyMap<string, ProductPrices>,
+  left: ReadonlySet<string>,
+): Steps<Map<string, ProductPrices>> {
+  const copy = new Map<string, ProductPrices>();
+  let n = 0;
+  for (const [productKey, product] of prices) {
+    if (!left.has(productKey)) copy.set(productKey, product);
+    if ((++n & 1023) === 0) yield;
   }
-  return { records: kept, writes: summary };
+  return copy;
 }
 
-function sum<T>(items: Iterable<T>, value: (item: T) => number): number {
-  let total = 0;
-  for (const item of items) total += value(item);
-  return total;
+function* listRecords(products: Iterable<ProductPrices>): Generator<PriceRecord> {
+  for (const product of products) yield* product.list;
+}
+
+function countRecords(product: ProductPrices | undefined): number {
+  let count = product?.list.length ?? 0;
+  for (const agreed of product?.organizations?.values() ?? []) count += Array.isArray(agreed) ? agreed.length : 1;
+  return count;
 }

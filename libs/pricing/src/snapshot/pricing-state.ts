@@ -1,8 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Clock } from '@app/clock';
 import { PRICING_OPTIONS, type ResolvedPricingOptions } from '../options/pricing-options';
+import type { PriceListResponse } from '../rendering/price-list-response';
 import { PriceBookLoader } from './price-book-loader';
-import { PriceListSchedule, type ShownPrices } from './price-list-schedule';
+import type { PricingSnapshot } from './pricing-snapshot';
 
 /** The state of the prices held in memory, for readiness probes. */
 export interface PricingHealth {
@@ -18,38 +19,31 @@ export interface PricingHealth {
 
 /**
  * What is served now, for everything that reads prices (the controller, PricingService, metrics,
- * readiness): the snapshot shown and its list at the clock's instant (PriceListSchedule), while
- * the database confirmed them within `maxStalenessS` (PriceBookLoader). While the database cannot
- * be read, what was loaded keeps being served, scheduled transitions included, up to that limit.
- *
- * Reading it is not free of effects, on purpose: when the list held has expired, `current()` (and
- * `health()`, which calls it) advances the schedule to the clock's instant
- * (`PriceListSchedule.advanceTo`): it swaps in the list prepared for that instant, or renders and
- * holds one when the clock passed every list prepared. A transition timer that fires late must
- * never let a request get an outdated list, and a list rendered on the spot is held rather than
- * rendered again for every request. Nothing else changes: no database read, no new snapshot.
+ * readiness): the snapshot the loader shows, while the database confirmed it within
+ * `maxStalenessS`. While the database cannot be read, the last snapshot keeps being served, its
+ * scheduled transitions included, up to that limit. Reading has no effects.
  */
 @Injectable()
 export class PricingState {
   constructor(
     @Inject(PRICING_OPTIONS) private readonly options: ResolvedPricingOptions,
     private readonly loader: PriceBookLoader,
-    private readonly schedule: PriceListSchedule,
     private readonly clock: Clock,
   ) {}
 
-  /**
-   * The prices shown and their list now, or `undefined` when none can be served (never loaded, or
-   * too stale); advances the schedule to now first when its list expired (see the class).
-   */
-  current(): ShownPrices | undefined {
-    if (this.loader.confirmedAgoMs() > this.options.maxStalenessS * 1000) return undefined;
-    return this.schedule.advanceTo(this.clock.nowMs());
+  /** The prices served now, or `undefined` when none can be (never loaded, or too stale). */
+  current(): PricingSnapshot | undefined {
+    return this.loader.confirmedAgoMs() > this.options.maxStalenessS * 1000 ? undefined : this.loader.snapshot;
+  }
+
+  /** The answers of `GET /v1/pricing` now, or `undefined` when no list can be served. */
+  priceList(): PriceListResponse | undefined {
+    return this.current()?.priceListAt(this.clock.nowMs());
   }
 
   /** For readiness: whether prices can be served, and what the database looked like lately. */
   health(): PricingHealth {
-    const version = this.schedule.snapshot?.version ?? null;
+    const version = this.loader.snapshot?.version ?? null;
     const ago = version === null ? null : this.loader.confirmedAgoMs() / 1000;
     return {
       servable: this.current() !== undefined,

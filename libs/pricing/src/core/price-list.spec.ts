@@ -1,18 +1,36 @@
-import {
-  buildPriceList,
-  compactListHistory,
-  countListPrices,
-  lastChangedAt,
-  listChangesAt,
-  nextTransitionAfter,
-  type ListPriceHistory,
-} from './build-price-list';
+import { compareNatural } from '../catalogue/natural-order';
 import { seededRandom } from '../testing/seeded-random';
+import {
+  listAt,
+  priceListDocument,
+  publicList,
+  withProducts,
+  type ListAt,
+  type PriceListDocument,
+  type PublicList,
+} from './price-list';
+import { isInForce, type PriceRecord } from './price-record';
 import { priceRecord } from './price-record.fixture';
+import { runNow } from './slices';
+
+/** An instant as the list holds it: epoch milliseconds. */
+const ms = (iso: string): number => Date.parse(iso);
+
+/** The public list of `records` and `writes` at `at`, built from `from` on (default: at `at`). */
+function listOf(records: readonly PriceRecord[], writes: readonly number[], at: number, from = at): ListAt {
+  return runNow(listAt(runNow(publicList(records, writes, from)), at));
+}
+
+interface History {
+  readonly records: readonly PriceRecord[];
+  readonly writes: readonly number[];
+}
+
+function buildPriceList(history: History, at: Date): PriceListDocument {
+  return priceListDocument(listOf(history.records, history.writes, at.getTime()));
+}
 
 const at = (iso: string): Date => new Date(iso);
-/** A write's instant, as a history holds it: epoch milliseconds. */
-const ms = (iso: string): number => Date.parse(iso);
 
 describe('buildPriceList', () => {
   it('lists families in the order of section 2.4 and leaves out families without a current price', () => {
@@ -110,7 +128,11 @@ describe('buildPriceList', () => {
   });
 });
 
-describe('lastChangedAt', () => {
+describe('last_changed', () => {
+  const lastChangedAt = (history: History, instant: Date): Date | null => {
+    const latest = listOf(history.records, history.writes, instant.getTime()).lastChanged;
+    return latest === null ? null : new Date(latest);
+  };
   const record = priceRecord({ validFrom: '2026-03-01T00:00:00Z', validUntil: '2026-09-01T00:00:00Z' });
 
   it('is the latest write, valid_from or valid_until that has passed', () => {
@@ -133,7 +155,11 @@ describe('lastChangedAt', () => {
   });
 });
 
-describe('nextTransitionAfter', () => {
+describe('the next change', () => {
+  const nextTransitionAfter = (history: History, instant: Date): Date | null => {
+    const next = listOf(history.records, history.writes, instant.getTime()).nextChange;
+    return next === Infinity ? null : new Date(next);
+  };
   it('is the next valid_from or valid_until of a list price after the instant', () => {
     const records = [
       priceRecord({ validFrom: '2026-01-01T00:00:00Z', validUntil: '2026-07-01T00:00:00Z' }),
@@ -156,7 +182,9 @@ describe('nextTransitionAfter', () => {
   });
 });
 
-describe('countListPrices', () => {
+describe('the prices listed', () => {
+  const countListPrices = (history: History, instant: Date): number =>
+    listOf(history.records, history.writes, instant.getTime()).prices.length;
   it('counts the prices the list at that instant holds: list prices in force only', () => {
     const records = [
       priceRecord({ productKey: 'storage.gp1', validUntil: '2026-07-01T00:00:00Z' }),
@@ -180,7 +208,7 @@ describe('countListPrices', () => {
   });
 });
 
-describe('compactListHistory', () => {
+describe('publicList: only what can still be listed', () => {
   const from = at('2026-06-01T00:00:00Z');
 
   it('keeps prices in force or scheduled, and the two latest changes up to the instant in place of ended ones', () => {
@@ -189,50 +217,103 @@ describe('compactListHistory', () => {
     const scheduled = priceRecord({ validFrom: '2026-09-01T00:00:00Z' });
     const endsAtInstant = priceRecord({ productKey: 'storage.io1', validUntil: '2026-06-01T00:00:00Z' });
     const organization = priceRecord({ organizationId: 'org_1', validFrom: '2026-05-01T00:00:00Z' });
-    const compact = compactListHistory(
-      {
-        records: [ended, current, scheduled, endsAtInstant, organization],
-        writes: [ms('2025-12-01T00:00:00Z'), ms('2026-02-01T00:00:00Z'), ms('2026-06-01T00:00:00.003Z')],
-      },
-      from,
+    const list = runNow(
+      publicList(
+        [ended, current, scheduled, endsAtInstant, organization],
+        [ms('2025-12-01T00:00:00Z'), ms('2026-02-01T00:00:00Z'), ms('2026-06-01T00:00:00.003Z')],
+        from.getTime(),
+      ),
     );
-    expect(compact.records).toEqual([current, scheduled]);
-    expect(compact.writes).toEqual([
-      ms('2026-03-01T00:00:00Z'),
-      ms('2026-06-01T00:00:00Z'),
-      ms('2026-06-01T00:00:00.003Z'),
-    ]);
+    expect(list.products.map((p) => p.prices)).toEqual([[current, scheduled]]);
+    expect(list.past).toEqual([ms('2026-03-01T00:00:00Z'), ms('2026-06-01T00:00:00Z')]);
+    expect(list.writes).toEqual([ms('2026-06-01T00:00:00.003Z')]);
   });
 
-  it('gives the same list, changes and next transition as the whole history at every later instant', () => {
+  /** What the rules of the document give, computed naively from the whole history. */
+  function expected(history: History, t: number): { document: PriceListDocument; next: number } {
+    const listed = history.records
+      .filter((r) => r.organizationId === null && isInForce(r, t))
+      .sort((a, b) => compareNatural(a.productKey, b.productKey));
+    const instants = [
+      ...history.writes,
+      ...history.records
+        .filter((r) => r.organizationId === null)
+        .flatMap((r) => [r.validFrom, r.validUntil ?? Infinity]),
+    ];
+    const past = instants.filter((i) => i <= t);
+    const lastChanged = past.length === 0 ? null : Math.max(...past);
+    const document = listOf(listed, [], t); // families in the order of section 2.4, checked above
+    return {
+      document: {
+        ...priceListDocument(document),
+        last_changed: lastChanged === null ? null : new Date(lastChanged).toISOString().replace('.000Z', 'Z'),
+      },
+      next: Math.min(...instants.filter((i) => i > t)),
+    };
+  }
+
+  function randomHistory(random: () => number, base: number): History {
+    const day = 86_400_000;
+    const instant = (): number => base + Math.round((random() - 0.5) * 200) * day;
+    const records = Array.from({ length: 1 + Math.floor(random() * 8) }, (_, i) => {
+      const validFrom = instant();
+      const validUntil = random() < 0.3 ? null : validFrom + (1 + Math.floor(random() * 90)) * day;
+      return priceRecord({
+        productKey: `compute.g${i}.${Math.floor(random() * 3)}`,
+        unitType: 'seconds',
+        unitCount: 3600,
+        organizationId: random() < 0.2 ? 'org_1' : null,
+        validFrom,
+        validUntil,
+      });
+    });
+    return { records, writes: Array.from({ length: Math.floor(random() * 4) }, () => instant()) };
+  }
+
+  it('gives the list, last_changed and next change of the whole history at every instant from `from` on', () => {
     const random = seededRandom(20261122);
     const day = 86_400_000;
-    const base = from.getTime();
-    const instant = (): Date => new Date(base + Math.round((random() - 0.5) * 200) * day);
     for (let round = 0; round < 200; round++) {
-      const records = Array.from({ length: 1 + Math.floor(random() * 8) }, (_, i) => {
-        const validFrom = instant();
-        const validUntil = random() < 0.3 ? null : validFrom.getTime() + (1 + Math.floor(random() * 90)) * day;
-        return priceRecord({
-          productKey: `compute.g${i}.${Math.floor(random() * 3)}`,
-          unitType: 'seconds',
-          unitCount: 3600,
-          organizationId: random() < 0.2 ? 'org_1' : null,
-          validFrom,
-          validUntil,
-        });
-      });
-      const writes = Array.from({ length: Math.floor(random() * 4) }, () => instant().getTime());
-      const history: ListPriceHistory = { records, writes };
-      const compactFrom = instant();
-      const compact = compactListHistory(history, compactFrom);
+      const history = randomHistory(random, from.getTime());
+      const listFrom = from.getTime() + Math.round((random() - 0.5) * 200) * day;
+      const list = runNow(publicList(history.records, history.writes, listFrom));
       for (const offset of [0, 1, day, 30 * day, 120 * day]) {
-        const t = new Date(compactFrom.getTime() + offset);
-        expect(buildPriceList(compact, t)).toEqual(buildPriceList(history, t));
-        expect(listChangesAt(compact, t)).toEqual(listChangesAt(history, t));
-        expect(nextTransitionAfter(compact, t)).toEqual(nextTransitionAfter(history, t));
+        const t = listFrom + offset;
+        const found = runNow(listAt(list, t));
+        const { document, next } = expected(history, t);
+        expect(priceListDocument(found)).toEqual(document);
+        expect(found.nextChange).toBe(next);
       }
-      expect(compactListHistory(compact, compactFrom)).toEqual(compact);
+    }
+  });
+
+  it('withProducts: a change of some keys gives the list built from scratch', () => {
+    const random = seededRandom(20261126);
+    const day = 86_400_000;
+    for (let round = 0; round < 200; round++) {
+      const before = randomHistory(random, from.getTime());
+      const first = from.getTime() + Math.round((random() - 0.5) * 100) * day;
+      const later = first + Math.round(random() * 50) * day;
+      // A change keeps what took effect (history is never rewritten) and adds prices from `later` on.
+      const added = randomHistory(random, later + 100 * day).records;
+      const keys = new Set(added.map((r) => r.productKey));
+      const kept = before.records.filter((r) => !keys.has(r.productKey) || r.validFrom <= later);
+      const writes = [later, later + day];
+      const changed = new Map(
+        [...keys].map((k) => [k, [...kept, ...added].filter((r) => r.productKey === k)] as const),
+      );
+      const updated: PublicList = runNow(
+        withProducts(runNow(publicList(before.records, before.writes, first)), changed, writes, later),
+      );
+      const whole = { records: [...kept, ...added], writes: [...before.writes, ...writes] };
+      for (const offset of [0, 1, day, 30 * day, 300 * day]) {
+        const t = later + offset;
+        const found = runNow(listAt(updated, t));
+        const { document, next } = expected(whole, t);
+        expect(priceListDocument(found)).toEqual(document);
+        expect(found.nextChange).toBe(next);
+        expect(found).toEqual(listOf(whole.records, whole.writes, t, later));
+      }
     }
   });
 });

@@ -1,0 +1,173 @@
+import { Logger } from '@nestjs/common';
+import { ManualClock } from '@app/clock';
+import { priceRecord } from '../core/price-record.fixture';
+import type { PricingData } from '../database/pricing-data';
+import { renderPriceList, type PriceListResponse } from '../rendering/price-list-response';
+import { PREPARE_AHEAD_MS } from './pricing-snapshot';
+import { pricesInMemory, type PricesInMemory } from './prices-in-memory.fixture';
+
+// What is served around a scheduled instant: the loader's one timer prepares the list of the
+// instant ahead of it, in a new snapshot swapped in whole; a request reads the list of its
+// instant from the snapshot, and a clock past every list prepared gets the list rendered on
+// demand. Reading has no effects. Fake timers; the clock is a ManualClock moved by hand.
+
+// Every list prepared (rendered with its codings) is counted; a list rendered on demand is not.
+jest.mock('../rendering/price-list-response', () => {
+  const actual = jest.requireActual<typeof import('../rendering/price-list-response')>(
+    '../rendering/price-list-response',
+  );
+  return { ...actual, renderPriceList: jest.fn(actual.renderPriceList) };
+});
+const prepared = jest.mocked(renderPriceList);
+
+const T = Date.parse('2030-01-01T00:00:00Z');
+const T2 = Date.parse('2030-02-01T00:00:00Z');
+
+function data(): PricingData {
+  return {
+    records: [
+      priceRecord({ amount: '1', validFrom: '2029-01-01T00:00:00Z', validUntil: T }),
+      priceRecord({ amount: '2', validFrom: T, validUntil: T2 }),
+      priceRecord({ amount: '3', validFrom: T2 }),
+    ],
+    availability: new Map(),
+    listWrites: [],
+    version: '2',
+    lastChangeId: '3',
+  };
+}
+
+const amountOf = (list: PriceListResponse): string =>
+  (JSON.parse(list.body.toString('utf8')) as { families: { prices: { amount: string }[] }[] }).families[0].prices[0]
+    .amount;
+
+describe('PriceBookLoader around a scheduled instant', () => {
+  let clock: ManualClock;
+  let prices: PricesInMemory;
+
+  async function loadedAt(nowMs: number): Promise<void> {
+    clock = new ManualClock(new Date(nowMs));
+    prices = await pricesInMemory(
+      { readVersion: () => Promise.resolve('2'), loadPricingData: () => Promise.resolve(data()) },
+      clock,
+    );
+    await prices.loader.check();
+    prepared.mockClear();
+  }
+
+  const served = (): PriceListResponse => prices.state.priceList()!;
+
+  /** Waits (turning the real event loop: lists compress on libuv's pool) until the loader swaps a snapshot in. */
+  async function swapped(): Promise<void> {
+    const shown = prices.loader.snapshot;
+    const deadline = performance.now() + 5_000;
+    while (prices.loader.snapshot === shown) {
+      if (performance.now() > deadline) throw new Error('no snapshot swapped in within 5 s');
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  }
+
+  // Only timers are fake: serializing and compressing give the event loop turns (setImmediate,
+  // core/slices.ts) and use libuv's thread pool, which fake timers would never let finish.
+  beforeEach(() =>
+    jest.useFakeTimers({
+      doNotFake: ['setImmediate', 'clearImmediate', 'nextTick', 'queueMicrotask', 'performance', 'hrtime'],
+    }),
+  );
+
+  afterEach(() => {
+    prices.close();
+    jest.useRealTimers();
+  });
+
+  it('prepares the list of the next instant ahead, by its one timer, and serves it from the instant', async () => {
+    await loadedAt(T - 60_000);
+    expect(amountOf(served())).toBe('1');
+    clock.set(new Date(T - PREPARE_AHEAD_MS));
+    await jest.advanceTimersByTimeAsync(60_000 - PREPARE_AHEAD_MS); // the timer set for 5 s ahead of T
+    await swapped(); // in a new snapshot
+    expect(prepared).toHaveBeenCalledTimes(1); // the list from T on, prepared ahead
+    expect(amountOf(served())).toBe('1');
+    clock.set(new Date(T));
+    const list = served();
+    expect([amountOf(list), list.builtForMs, list.expiresAtMs]).toEqual(['2', T, T2]);
+    expect(served()).toBe(list); // prepared, not rendered for the request
+    expect(prepared).toHaveBeenCalledTimes(1); // nothing rendered at the instant
+  });
+
+  it('a list prepared ahead that fails to render: logged, the instant still brings the next list, the timer tries again', async () => {
+    await loadedAt(T - 60_000);
+    prepared.mockRejectedValueOnce(new Error('out of memory'));
+    const errors = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
+    const failures: unknown[] = [];
+    prices.loader.renderFailures$.subscribe((failure) => failures.push(failure));
+    try {
+      clock.set(new Date(T - PREPARE_AHEAD_MS));
+      await jest.advanceTimersByTimeAsync(60_000 - PREPARE_AHEAD_MS); // the timer set for 5 s ahead of T: it fails
+      expect(prepared).toHaveBeenCalledTimes(1);
+      expect(errors.mock.calls).toEqual([
+        [
+          expect.stringMatching(
+            /^preparing the next price list failed: .*out of memory.*; it renders on demand meanwhile$/,
+          ),
+        ],
+      ]);
+      expect(failures).toHaveLength(1);
+      expect(amountOf(served())).toBe('1');
+      clock.set(new Date(T));
+      const list = served(); // rendered on demand: never the outdated list
+      expect([amountOf(list), list.builtForMs, list.expiresAtMs]).toEqual(['2', T, T2]);
+      await jest.advanceTimersByTimeAsync(1_000); // the timer tries again
+      await swapped();
+      expect(prepared).toHaveBeenCalledTimes(2);
+      expect(served()).toBe(served());
+      expect(amountOf(served())).toBe('2');
+    } finally {
+      errors.mockRestore();
+    }
+  });
+
+  it('a request at the instant, before the timer fired, gets the list prepared ahead', async () => {
+    await loadedAt(T - 60_000);
+    clock.set(new Date(T - PREPARE_AHEAD_MS));
+    await jest.advanceTimersByTimeAsync(60_000 - PREPARE_AHEAD_MS);
+    await swapped();
+    clock.set(new Date(T - 1)); // prepared, but not yet in force: not a moment early
+    expect(amountOf(served())).toBe('1');
+    clock.set(new Date(T)); // no timer runs at T
+    expect(amountOf(served())).toBe('2');
+    expect(prepared).toHaveBeenCalledTimes(1);
+  });
+
+  it('a load close to the next instant prepares that list too before swapping in', async () => {
+    await loadedAt(T - 2_000);
+    clock.set(new Date(T));
+    expect(served()).toBe(served());
+    expect(amountOf(served())).toBe('2');
+    expect(prepared).not.toHaveBeenCalled();
+  });
+
+  it('a clock past every list prepared gets the list of its instant, rendered on demand', async () => {
+    await loadedAt(T - 60_000);
+    clock.set(new Date(T2 + 1));
+    const list = served();
+    expect([amountOf(list), list.builtForMs, list.expiresAtMs]).toEqual(['3', T2 + 1, Infinity]);
+    expect(prepared).not.toHaveBeenCalled();
+    clock.set(new Date(T - 30_000)); // a clock set back: the list of that instant again
+    expect(amountOf(served())).toBe('1');
+  });
+
+  it('reading has no effects: a list rendered on demand is not held, the snapshot stays the one loaded', async () => {
+    await loadedAt(T - 60_000);
+    const loaded = prices.loader.snapshot;
+    clock.set(new Date(T2 + 1));
+    const list = served();
+    clock.set(new Date(T2 + 2));
+    const again = served();
+    expect(again).not.toBe(list);
+    expect(again.etag).toBe(list.etag);
+    expect(prices.state.health().servable).toBe(true);
+    expect(prices.loader.snapshot).toBe(loaded);
+    expect(prepared).not.toHaveBeenCalled();
+  });
+});
