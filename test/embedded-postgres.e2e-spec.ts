@@ -1,8 +1,9 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from '@app/control-plane';
 import { runCli } from './support/cli';
 import { startEmbeddedPostgresInChild, type ChildEmbeddedDatabase } from './support/embedded-postgres';
 import { queryAt } from './support/sql';
@@ -135,5 +136,23 @@ describe('the embedded PostgreSQL', () => {
     started = await start(dir);
     expect(started.url).toBe(started.superuserUrl);
     expect(started.output()).toContain("the database postgres holds the app's tables");
+  }, 60_000);
+
+  it('started while the previous server of its data still refuses connections (shutting down), waits for it, then starts its own', async () => {
+    started = await start(dir);
+    await started.stop();
+    // The previous instance's server, still shutting down: its postmaster.pid names a live process
+    // that takes no connection (here a process of the test, on a port where nothing listens).
+    const previous = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 1500)'], { stdio: 'ignore' });
+    const gone = new Promise((done) => previous.once('exit', done));
+    const port = await freePort();
+    const pidFile = join(dir, 'postgres', 'postmaster.pid');
+    await writeFile(pidFile, `${previous.pid}\n${join(dir, 'postgres')}\n0\n${port}\n\n127.0.0.1\n`);
+    started = await start(dir);
+    await gone;
+    expect(started.output()).toMatch(/refuses connections \(ECONNREFUSED\): waiting for it/);
+    const [{ one }] = await queryAt<{ one: number }>(started.url, `SELECT 1 AS one`);
+    expect(one).toBe(1);
+    expect(new URL(started.url).port).not.toBe(String(port));
   }, 60_000);
 });

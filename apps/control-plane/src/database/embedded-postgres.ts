@@ -33,6 +33,9 @@ interface EmbeddedPostgresInstance {
 type EmbeddedPostgresClass = new (options: Record<string, unknown>) => EmbeddedPostgresInstance;
 
 const STOP_TIMEOUT_MS = 10_000;
+/** How long a start waits for a server of the same data directory that refuses connections to go away. */
+const PREVIOUS_SERVER_WAIT_MS = 60_000;
+const PREVIOUS_SERVER_POLL_MS = 200;
 const logger = new Logger('EmbeddedPostgres');
 
 interface ExitHook {
@@ -84,7 +87,7 @@ export async function startEmbeddedPostgres(
     const superuserPassword = await passwordOf(root, 'postgres-password');
     const appPassword = await passwordOf(root, 'control-plane-password');
 
-    const running = await runningPort(databaseDir);
+    const running = await liveServerPort(databaseDir, superuserPassword);
     if (running !== undefined) {
       const superuserUrl = urlOf(running, SUPERUSER, superuserPassword, 'postgres');
       const url = await prepareAppRole(superuserUrl, running, appPassword);
@@ -259,6 +262,48 @@ async function passwordOf(root: string, name: string): Promise<string> {
   const password = randomBytes(24).toString('base64url');
   await writeFile(file, `${password}\n`, { mode: 0o600, flag: 'wx' });
   return password;
+}
+
+/**
+ * The port of a server of `databaseDir` that accepts connections (another process of this
+ * checkout runs it), or `undefined` when there is none. A server whose process lives but refuses
+ * connections (the previous instance's, still shutting down after a crash or a signal) is waited
+ * for: until it accepts connections, or its process is gone and this one can start its own.
+ */
+async function liveServerPort(databaseDir: string, superuserPassword: string): Promise<number | undefined> {
+  const deadline = Date.now() + PREVIOUS_SERVER_WAIT_MS;
+  let told = false;
+  for (;;) {
+    const port = await runningPort(databaseDir);
+    if (port === undefined) return undefined;
+    const refused = await connectionRefusal(urlOf(port, SUPERUSER, superuserPassword, 'postgres'));
+    if (refused === undefined) return port;
+    if (Date.now() > deadline) {
+      throw new Error(
+        `the PostgreSQL of ${databaseDir} (its postmaster.pid names a live process) still refuses connections ` +
+          `after ${PREVIOUS_SERVER_WAIT_MS / 1000} s (${refused}): stop it, or remove a stale postmaster.pid`,
+      );
+    }
+    if (!told) logger.log(`the PostgreSQL of ${databaseDir} refuses connections (${refused}): waiting for it`);
+    told = true;
+    await new Promise((resolveWait) => setTimeout(resolveWait, PREVIOUS_SERVER_POLL_MS));
+  }
+}
+
+/** Why a server does not take a connection now (refused, starting or shutting down); `undefined` when it does. */
+async function connectionRefusal(url: string): Promise<string | undefined> {
+  const client = new Client({ connectionString: url, connectionTimeoutMillis: 2_000 });
+  try {
+    await client.connect();
+    return undefined;
+  } catch (error) {
+    const { code } = error as { code?: string };
+    // 57P03: starting up or shutting down; ECONNREFUSED: not listening (any more, or yet).
+    if (code === 'ECONNREFUSED' || code === '57P03' || code === 'ECONNRESET') return code;
+    throw error;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
 }
 
 /** The port of a live server in `databaseDir`, from its postmaster.pid (line 4). */
