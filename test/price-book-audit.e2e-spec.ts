@@ -179,7 +179,7 @@ describe('PriceBookService: who and why, from code', () => {
     const scheduled = checked({ prices: [hour('compute.s1.1', '0.2000', { valid_from: at.toISOString() })] });
     await service().applyBook(scheduled, { actor: 'billing-sync', reason: 'scheduled rise' });
     await service().withdraw(
-      { productKey: 'compute.s1.1', organizationId: null, validFrom: at },
+      { productKey: 'compute.s1.1', organizationId: null, validFrom: at.getTime() },
       { actor: 'ops@example.com', reason: 'rise dropped' },
     );
     const history = await cli(['history', 'compute.s1.1', '--json']);
@@ -203,7 +203,7 @@ describe('PriceBookService: who and why, from code', () => {
     const since = await lastChangeId();
     const at = inAMonth();
     await service().apply({ prices: [hour('compute.s2.1', '0.1000', { valid_from: at.toISOString() })] });
-    await service().withdraw({ productKey: 'compute.s2.1', organizationId: null, validFrom: at });
+    await service().withdraw({ productKey: 'compute.s2.1', organizationId: null, validFrom: at.getTime() });
     expect(await changesAfter(since)).toEqual([
       { change: 'set', product_key: 'compute.s2.1', actor: userInfo().username, reason: null },
       { change: 'withdraw_price', product_key: 'compute.s2.1', actor: userInfo().username, reason: null },
@@ -225,7 +225,8 @@ describe('PriceBookService: who and why, from code', () => {
       ['applyIfEmpty', (options) => service().applyIfEmpty(book, options)],
       [
         'withdraw',
-        (options) => service().withdraw({ productKey: 'compute.s3.1', organizationId: null, validFrom: at }, options),
+        (options) =>
+          service().withdraw({ productKey: 'compute.s3.1', organizationId: null, validFrom: at.getTime() }, options),
       ],
     ];
     const actor = 'author: an actor is 1 to 100 letters, digits or ". _ @ + -" (a user name or an e-mail address)';

@@ -1542,7 +1542,7 @@ describe('history', () => {
     await applyBook(f.dataSource, { prices: [price('compute.h1.1', '1.20', { valid_from: scheduled })] });
     await applyBook(f.dataSource, { prices: [price('compute.h1.1', '1.30', { valid_from: withdrawnAt })] });
     await PriceBookService.on(f.dataSource).withdraw(
-      { productKey: 'compute.h1.1', organizationId: null, validFrom: new Date(withdrawnAt) },
+      { productKey: 'compute.h1.1', organizationId: null, validFrom: Date.parse(withdrawnAt) },
       { actor: TEST_ACTOR },
     );
   });

@@ -143,7 +143,7 @@ describe('rebuilding the price list', () => {
       const withdrawn = await PriceBookService.on(dataSource).withdraw({
         productKey: 'storage.io1',
         organizationId: null,
-        validFrom: new Date('2031-01-01T00:00:00Z'),
+        validFrom: Date.parse('2031-01-01T00:00:00Z'),
       });
       expect(await reload(running)).toBe(withdrawn.version);
       expect(await answers(running)).toEqual(await answers(await fresh()));

@@ -536,7 +536,7 @@ describe('GET /v1/pricing', () => {
       const withdrawn = await PriceBookService.on(dataSource).withdraw({
         productKey: 'storage.gp1',
         organizationId: null,
-        validFrom: new Date('2035-01-01T00:00:00Z'),
+        validFrom: Date.parse('2035-01-01T00:00:00Z'),
       });
       expect(await reload(app)).toBe(withdrawn.version);
       const { res, doc } = await read();

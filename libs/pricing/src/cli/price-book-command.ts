@@ -91,7 +91,13 @@ export type PriceBookCommand =
       readonly organizationId: string | null;
       readonly json: boolean;
     }
-  | { readonly name: 'changes'; readonly since: Date | null; readonly until: Date | null; readonly json: boolean }
+  | {
+      readonly name: 'changes';
+      /** Epoch milliseconds. */
+      readonly since: number | null;
+      readonly until: number | null;
+      readonly json: boolean;
+    }
   | { readonly name: 'withdraw'; readonly withdrawal: Withdrawal; readonly author: CommandAuthor }
   | { readonly name: 'migrate' };
 
@@ -212,7 +218,7 @@ export async function preparePriceBookCommand(
       if (args.length > 0) throw new PriceBookUsageError('changes takes no arguments');
       const since = values.since === undefined ? null : instantOption('--since', values.since);
       const until = values.until === undefined ? null : instantOption('--until', values.until);
-      if (since && until && since.getTime() >= until.getTime()) {
+      if (since !== null && until !== null && since >= until) {
         throw new PriceBookUsageError('--since must be before --until');
       }
       return { name: 'changes', since, until, json };
@@ -314,7 +320,7 @@ export async function runPriceBookCommand(
     case 'history': {
       const history = await priceBook.history(command.productKey, command.organizationId);
       const print = command.json ? historyJson : formatHistory;
-      return out(print(history, command.productKey, command.organizationId, now));
+      return out(print(history, command.productKey, command.organizationId, now.getTime()));
     }
     case 'changes': {
       const range = { since: command.since ?? undefined, until: command.until ?? undefined };
@@ -324,7 +330,10 @@ export async function runPriceBookCommand(
         });
       }
       const document = new PrettyJsonArray(
-        { since: command.since && formatInstant(command.since), until: command.until && formatInstant(command.until) },
+        {
+          since: command.since === null ? null : formatInstant(command.since),
+          until: command.until === null ? null : formatInstant(command.until),
+        },
         'changes',
       );
       await priceBook.changes(range, (page) => {
@@ -380,11 +389,12 @@ function* withSummary(lines: Iterable<string>, summary: string): Generator<strin
   yield summary;
 }
 
-function instantOption(option: string, text: string): Date {
+/** An instant of the command line, as epoch milliseconds. */
+function instantOption(option: string, text: string): number {
   const instant = parseInstant(text);
   if (!instant)
     throw new PriceBookUsageError(`${option} ${quoteValue(text)}: not an RFC 3339 timestamp with an offset`);
-  return instant;
+  return instant.getTime();
 }
 
 /** The product key and scope of `history` and `withdraw`, checked as the price book checks them. */
@@ -416,8 +426,10 @@ function withdrawalOf(
   if (text === undefined || (from !== undefined && until !== undefined)) {
     throw new PriceBookUsageError('withdraw takes --valid-from or --valid-until');
   }
-  const instant = parseInstant(text);
-  if (!instant) throw new PriceBookUsageError(`${quoteValue(text)} is not an RFC 3339 timestamp with an offset`);
+  const instant = parseInstant(text)?.getTime();
+  if (instant === undefined) {
+    throw new PriceBookUsageError(`${quoteValue(text)} is not an RFC 3339 timestamp with an offset`);
+  }
   return from !== undefined
     ? { productKey, organizationId, validFrom: instant }
     : { productKey, organizationId, validUntil: instant };

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager, type QueryRunner } from 'typeorm';
-import type { DatedPriceRecord, PriceRecord } from '../core/price-record';
+import type { PriceRecord } from '../core/price-record';
 import { StringPool } from './string-pool';
 import type { LoggedChange, PriceChange, PriceChangeKind, PriceHistory } from '../price-book/format-history';
 import type { Author } from '../price-book/author';
@@ -33,22 +33,8 @@ export interface PriceScope {
 
 /** The whole stored price book: every record and the availability of products. */
 export interface StoredBook {
-  readonly records: readonly DatedPriceRecord[];
+  readonly records: readonly PriceRecord[];
   readonly availability: ReadonlyMap<string, boolean>;
-}
-
-/** A row of price_record as read: instants as epoch milliseconds (parsing 300,000 timestamps as text costs more than the query). */
-interface PriceRecordRow {
-  readonly id: string;
-  readonly product_key: string;
-  readonly organization_id: string | null;
-  readonly unit_type: DatedPriceRecord['unitType'];
-  readonly unit_count: number;
-  readonly amount: string;
-  readonly valid_from: number;
-  readonly valid_until: number | null;
-  readonly recorded_at: number;
-  readonly superseded_by: string | null;
 }
 
 interface AvailabilityRow {
@@ -86,7 +72,7 @@ interface InsertedRow {
 interface PriceChangeRow {
   readonly changed_at: number;
   readonly change: PriceChangeKind;
-  readonly price_record_id: string | null;
+  readonly price_record_id: number | null;
   readonly actor: string | null;
   readonly reason: string | null;
 }
@@ -115,7 +101,7 @@ function toLoggedChange(row: LoggedChangeRow): LoggedChange {
 
 function toPriceChange(row: PriceChangeRow): PriceChange {
   return {
-    changedAt: new Date(row.changed_at),
+    changedAt: row.changed_at,
     change: row.change,
     priceRecordId: row.price_record_id,
     actor: row.actor,
@@ -126,12 +112,13 @@ function toPriceChange(row: PriceChangeRow): PriceChange {
 /** A timestamp column as epoch milliseconds (parsing 300,000 timestamps as text costs more than the query). */
 const epochMs = (column: string, alias = column): string =>
   `(extract(epoch FROM ${column}) * 1000)::float8 AS ${alias}`;
-/** What a held price reads of a row: instants as epoch milliseconds, the id as a number (below 2^53). */
-const HELD_COLUMNS = `price_record.id::float8 AS id, product_key, organization_id, unit_type, unit_count,
+/** What a price record reads of a row: instants as epoch milliseconds, the id as a number (below 2^53). */
+const RECORD_COLUMNS = `price_record.id::float8 AS id, product_key, organization_id, unit_type, unit_count,
   amount::text AS amount, ${epochMs('valid_from')}, ${epochMs('valid_until')}, ${epochMs('recorded_at')},
   superseded_by::float8 AS superseded_by`;
 
-interface HeldPriceRow {
+/** A row of price_record as read (RECORD_COLUMNS). */
+interface PriceRecordRow {
   readonly id: number;
   readonly product_key: string;
   readonly organization_id: string | null;
@@ -144,11 +131,8 @@ interface HeldPriceRow {
   readonly superseded_by: number | null;
 }
 
-const RECORD_COLUMNS = `id::text, product_key, organization_id, unit_type, unit_count, amount::text,
-  ${epochMs('valid_from')}, ${epochMs('valid_until')}, ${epochMs('recorded_at')}, superseded_by::text`;
-
 /** The one mapping from a stored row to the domain's price record. */
-function toPriceRecord(row: PriceRecordRow): DatedPriceRecord {
+function toPriceRecord(row: PriceRecordRow): PriceRecord {
   return {
     id: row.id,
     productKey: row.product_key,
@@ -156,9 +140,9 @@ function toPriceRecord(row: PriceRecordRow): DatedPriceRecord {
     unitType: row.unit_type,
     unitCount: row.unit_count,
     amount: row.amount,
-    validFrom: new Date(row.valid_from),
-    validUntil: row.valid_until === null ? null : new Date(row.valid_until),
-    recordedAt: new Date(row.recorded_at),
+    validFrom: row.valid_from,
+    validUntil: row.valid_until,
+    recordedAt: row.recorded_at,
     supersededBy: row.superseded_by,
   };
 }
@@ -288,8 +272,8 @@ export class PriceBookRepository {
    * The stored records of the product keys and scopes named (`organizationId` null: the list
    * price), read by the scope index, BATCH scopes a statement; nothing else.
    */
-  async recordsOf(tx: PriceBookTransaction, scopes: readonly PriceScope[]): Promise<DatedPriceRecord[]> {
-    const records: DatedPriceRecord[] = [];
+  async recordsOf(tx: PriceBookTransaction, scopes: readonly PriceScope[]): Promise<PriceRecord[]> {
+    const records: PriceRecord[] = [];
     const listKeys = scopes.filter((s) => s.organizationId === null).map((s) => s.productKey);
     const organizations = scopes.filter((s) => s.organizationId !== null);
     await inBatches(listKeys, async (keys) => {
@@ -354,7 +338,7 @@ export class PriceBookRepository {
     for (const reend of reends) {
       await tx.query(`UPDATE price_record SET valid_until = $2, superseded_by = $3 WHERE id = $1`, [
         reend.id,
-        reend.validUntil,
+        reend.validUntil === null ? null : new Date(reend.validUntil),
         reend.supersededBy,
       ]);
     }
@@ -406,7 +390,7 @@ export class PriceBookRepository {
       );
       const changes = await rows<PriceChangeRow>(
         db,
-        `SELECT ${epochMs('changed_at')}, change, price_record_id::text, actor, reason FROM price_change
+        `SELECT ${epochMs('changed_at')}, change, price_record_id::float8 AS price_record_id, actor, reason FROM price_change
           WHERE product_key = $1 AND ${scope} AND change <> 'availability' ORDER BY price_change.changed_at, price_change.id`,
         parameters,
       );
@@ -420,7 +404,7 @@ export class PriceBookRepository {
    * it is now (none for a withdrawn price or availability), read in one snapshot.
    */
   changes(
-    range: { readonly since?: Date; readonly until?: Date },
+    range: { readonly since?: number; readonly until?: number },
     consume: (page: readonly LoggedChange[]) => void | Promise<void>,
   ): Promise<void> {
     return this.dataSource.transaction('REPEATABLE READ', async (db) => {
@@ -430,13 +414,13 @@ export class PriceBookRepository {
         const page = await rows<LoggedChangeRow>(
           db,
           `SELECT c.id::float8 AS change_id, ${epochMs('c.changed_at', 'changed_at')},
-                  c.change, c.price_record_id::text, c.actor, c.reason, c.product_key, c.organization_id, c.on_sale,
+                  c.change, c.price_record_id::float8 AS price_record_id, c.actor, c.reason, c.product_key, c.organization_id, c.on_sale,
                   r.unit_type, r.unit_count, r.amount::text AS amount, ${epochMs('r.valid_from', 'valid_from')},
                   ${epochMs('r.valid_until', 'valid_until')}, ${epochMs('r.recorded_at', 'recorded_at')}
              FROM price_change c LEFT JOIN price_record r ON r.id = c.price_record_id
             WHERE c.id > $1 AND ($2::timestamptz IS NULL OR c.changed_at >= $2) AND ($3::timestamptz IS NULL OR c.changed_at < $3)
             ORDER BY c.id LIMIT ${PAGE}`,
-          [after, range.since ?? null, range.until ?? null],
+          [after, instantParameter(range.since), instantParameter(range.until)],
         );
         await consume(page.map(toLoggedChange));
         if (page.length < PAGE) return;
@@ -459,9 +443,9 @@ export class PriceBookRepository {
  * Price records in id order (all, or those `where` selects, its parameter as $2), a page per
  * statement (keyset), so no statement runs long.
  */
-async function readRecords(db: EntityManager, where = 'true', parameter?: string): Promise<DatedPriceRecord[]> {
-  const records: DatedPriceRecord[] = [];
-  let after = '0';
+async function readRecords(db: EntityManager, where = 'true', parameter?: string): Promise<PriceRecord[]> {
+  const records: PriceRecord[] = [];
+  let after = 0;
   for (;;) {
     const page = await rows<PriceRecordRow>(
       db,
@@ -502,9 +486,9 @@ async function readHeldPrices(
   const prices: PriceRecord[] = [];
   let after = 0;
   for (;;) {
-    const page = await rows<HeldPriceRow>(
+    const page = await rows<PriceRecordRow>(
       db,
-      `SELECT ${HELD_COLUMNS} FROM price_record
+      `SELECT ${RECORD_COLUMNS} FROM price_record
         WHERE price_record.id > $1 AND ${where} ORDER BY price_record.id LIMIT ${PAGE}`,
       parameter === undefined ? [after] : [after, parameter],
     );
@@ -554,7 +538,7 @@ async function writePlan(
       `UPDATE price_record SET valid_until = planned.valid_until
          FROM unnest($1::bigint[], $2::timestamptz[]) AS planned(id, valid_until)
         WHERE price_record.id = planned.id`,
-      [batch.map((end) => end.id), batch.map((end) => end.validUntil)],
+      [batch.map((end) => end.id), batch.map((end) => new Date(end.validUntil))],
     );
     advance(batch.length);
   });
@@ -583,8 +567,8 @@ async function writePlan(
         batch.map((p) => p.unitType),
         batch.map((p) => p.unitCount),
         batch.map((p) => p.amount),
-        batch.map((p) => p.validFrom),
-        batch.map((p) => p.validUntil),
+        batch.map((p) => new Date(p.validFrom)),
+        batch.map((p) => (p.validUntil === null ? null : new Date(p.validUntil))),
       ],
     );
     // (key, scope, valid_from) is unique: prices of one key and scope never overlap.
@@ -615,7 +599,13 @@ async function writePlan(
   });
 
   // One change-log row per write; only an availability row says what it set (on_sale).
-  const row = (key: string, org: string | null, change: string, id: string | null, onSale: boolean | null = null) => ({
+  const row = (
+    key: string,
+    org: string | null,
+    change: string,
+    id: string | number | null,
+    onSale: boolean | null = null,
+  ) => ({
     key,
     org,
     change,
@@ -643,6 +633,11 @@ async function writePlan(
       ],
     ),
   );
+}
+
+/** An instant (epoch ms) as a timestamptz parameter. */
+function instantParameter(ms: number | undefined): Date | null {
+  return ms === undefined ? null : new Date(ms);
 }
 
 /** Runs `write` on consecutive slices of BATCH items, one after the other. */

@@ -1,6 +1,6 @@
 import type { PriceBookRepository, PriceBookTransaction, PriceScope } from '../database/price-book.repository';
-import { datedPriceRecord } from '../core/dated-price-record.fixture';
-import type { DatedPriceRecord as PriceRecord } from '../core/price-record';
+import type { PriceRecord } from '../core/price-record';
+import { priceRecord } from '../core/price-record.fixture';
 import { PriceBookService } from './price-book.service';
 
 // The write workflow on a repository that only records what it is asked: an import reads the
@@ -42,9 +42,9 @@ const price = (productKey: string, amount: string, organization?: string) => ({
 describe('PriceBookService reads what a write touches', () => {
   it('asks for the scopes of the book, each once, and plans against what they hold', async () => {
     const stored = [
-      datedPriceRecord({ productKey: 'storage.gp1', amount: '0.0480' }),
-      datedPriceRecord({ productKey: 'storage.gp1', organizationId: 'org_1', amount: '0.0400' }),
-      datedPriceRecord({ productKey: 'storage.snapshot', amount: '0.0100' }),
+      priceRecord({ productKey: 'storage.gp1', amount: '0.0480' }),
+      priceRecord({ productKey: 'storage.gp1', organizationId: 'org_1', amount: '0.0400' }),
+      priceRecord({ productKey: 'storage.snapshot', amount: '0.0100' }),
     ];
     const { repository, asked, committed } = stubRepository(stored);
     const result = await new PriceBookService(repository).apply({
@@ -74,16 +74,16 @@ describe('PriceBookService reads what a write touches', () => {
 
   it('a withdrawal reads its one scope; a dry run rolls back', async () => {
     const { repository, asked, committed } = stubRepository([
-      datedPriceRecord({ productKey: 'storage.gp1', validFrom: '2027-01-01T00:00:00Z' }),
+      priceRecord({ productKey: 'storage.gp1', validFrom: '2027-01-01T00:00:00Z' }),
     ]);
     const service = new PriceBookService(repository);
     await service.withdraw({
       productKey: 'storage.gp1',
       organizationId: null,
-      validFrom: new Date('2027-01-01T00:00:00Z'),
+      validFrom: Date.parse('2027-01-01T00:00:00Z'),
     });
     expect(asked).toEqual([
-      [{ productKey: 'storage.gp1', organizationId: null, validFrom: new Date('2027-01-01T00:00:00Z') }],
+      [{ productKey: 'storage.gp1', organizationId: null, validFrom: Date.parse('2027-01-01T00:00:00Z') }],
     ]);
     await service.apply({ prices: [price('storage.snapshot', '0.05')] }, { dryRun: true });
     expect(committed).toEqual([true, false]);

@@ -118,7 +118,7 @@ export class PriceBookService {
           // Only what the book names: a change of one price reads one scope, whatever the book's size.
           const stored = await this.repository.recordsOf(tx, scopesOf(book));
           const availability = await this.repository.availability(tx);
-          const planned = planImport(book, stored, availability, instant, (done) => progress.update(done));
+          const planned = planImport(book, stored, availability, instant.getTime(), (done) => progress.update(done));
           if ('errors' in planned) throw new PriceBookRefusedError(planned.errors);
           const { plan } = planned;
           if (options.reviewed) refuseUnlessReviewed(plan, instant, options.reviewed);
@@ -166,11 +166,11 @@ export class PriceBookService {
   }
 
   /**
-   * The change log of every key and scope with its instant in [since, until) (either open), oldest
-   * first, a page at a time, each change with who made it and why.
+   * The change log of every key and scope with its instant in [since, until) (epoch ms, either
+   * open), oldest first, a page at a time, each change with who made it and why.
    */
   async changes(
-    range: { readonly since?: Date; readonly until?: Date },
+    range: { readonly since?: number; readonly until?: number },
     consume: (page: readonly LoggedChange[]) => void | Promise<void>,
   ): Promise<void> {
     await this.databaseReady();
@@ -183,7 +183,8 @@ export class PriceBookService {
     await this.databaseReady();
     const result = await this.repository.inTransaction(async (tx) => {
       const instant = await this.repository.lock(tx);
-      const planned = planWithdrawal(withdrawal, await this.repository.recordsOf(tx, [withdrawal]), instant);
+      const stored = await this.repository.recordsOf(tx, [withdrawal]);
+      const planned = planWithdrawal(withdrawal, stored, instant.getTime());
       if ('error' in planned) throw new PriceBookRefusedError([planned.error]);
       await this.repository.writeWithdrawal(tx, withdrawal, planned.plan, instant, author);
       return { instant, version: await this.repository.publishChange(tx) };

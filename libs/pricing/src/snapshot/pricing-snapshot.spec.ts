@@ -1,7 +1,7 @@
 import { buildPriceList } from '../core/build-price-list';
 import type { PriceRecord } from '../core/price-record';
 import { priceRecord } from '../core/price-record.fixture';
-import { jan1 } from '../core/dated-price-record.fixture';
+import { jan1 } from '../core/price-record.fixture';
 import type { PricingChanges, PricingData } from '../database/pricing-data';
 import { PricingSnapshot } from './pricing-snapshot';
 
