@@ -8,7 +8,9 @@ import {
   type Provider,
 } from '@nestjs/common';
 import { Clock, SystemClock } from '@app/clock';
-import { PriceBookRepository } from './database/price-book.repository';
+import { PriceBookReads } from './database/price-book-reads';
+import { PriceBookWrites } from './database/price-book-writes';
+import { PriceSnapshotReads } from './database/price-snapshot-reads';
 import { PriceListAnswerCounts } from './http/price-list-answer-counts';
 import { PriceListRateLimiter, PriceListRateLimitGuard } from './http/price-list-rate-limit';
 import { PRICE_LIST_PATH, PricingController } from './http/pricing.controller';
@@ -37,7 +39,9 @@ export const {
 const PROVIDERS: Provider[] = [
   { provide: PRICING_OPTIONS, inject: [PRICING_MODULE_OPTIONS], useFactory: resolvePricingOptions },
   { provide: Clock, useClass: SystemClock },
-  PriceBookRepository,
+  PriceSnapshotReads,
+  PriceBookWrites,
+  PriceBookReads,
   // Made by a factory: its constructor takes test seams (price-list-renderer.ts), not providers.
   { provide: PriceListRenderer, useFactory: () => new PriceListRenderer() },
   PriceListSchedule,

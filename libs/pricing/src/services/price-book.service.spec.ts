@@ -1,4 +1,6 @@
-import type { PriceBookRepository, PriceBookTransaction, PriceScope } from '../database/price-book.repository';
+import type { PriceBookReads } from '../database/price-book-reads';
+import type { PriceBookTransaction, PriceBookWrites, PriceScope } from '../database/price-book-writes';
+import type { PriceSnapshotReads } from '../database/price-snapshot-reads';
 import type { PriceRecord } from '../core/price-record';
 import { priceRecord } from '../core/price-record.fixture';
 import { PriceBookService } from './price-book.service';
@@ -28,8 +30,11 @@ function stubRepository(stored: readonly PriceRecord[]) {
     publishChange: () => Promise.resolve('2'),
     version: () => Promise.resolve('1'),
   };
-  return { repository: repository as unknown as PriceBookRepository, asked, committed };
+  return { repository: repository as unknown as PriceBookWrites, asked, committed };
 }
+
+const serviceOn = (writes: PriceBookWrites): PriceBookService =>
+  new PriceBookService(writes, {} as PriceBookReads, {} as PriceSnapshotReads);
 
 const price = (productKey: string, amount: string, organization?: string) => ({
   product_key: productKey,
@@ -47,7 +52,7 @@ describe('PriceBookService reads what a write touches', () => {
       priceRecord({ productKey: 'storage.snapshot', amount: '0.0100' }),
     ];
     const { repository, asked, committed } = stubRepository(stored);
-    const result = await new PriceBookService(repository).apply({
+    const result = await serviceOn(repository).apply({
       prices: [
         price('storage.gp1', '0.0480'),
         price('storage.gp1', '0.0390', 'org_1'),
@@ -76,7 +81,7 @@ describe('PriceBookService reads what a write touches', () => {
     const { repository, asked, committed } = stubRepository([
       priceRecord({ productKey: 'storage.gp1', validFrom: '2027-01-01T00:00:00Z' }),
     ]);
-    const service = new PriceBookService(repository);
+    const service = serviceOn(repository);
     await service.withdraw({
       productKey: 'storage.gp1',
       organizationId: null,

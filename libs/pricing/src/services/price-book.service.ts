@@ -2,7 +2,9 @@ import { Injectable, Optional } from '@nestjs/common';
 import { DatabaseConnection } from '@app/database';
 import { userInfo } from 'node:os';
 import type { DataSource } from 'typeorm';
-import { PriceBookRepository, type PriceScope } from '../database/price-book.repository';
+import { PriceBookReads } from '../database/price-book-reads';
+import { PriceBookWrites, type PriceScope } from '../database/price-book-writes';
+import { PriceSnapshotReads } from '../database/price-snapshot-reads';
 import { quoteValue } from '../errors/bounded-text';
 import { PriceBookCommittedError, PriceBookRefusedError, PricingUnavailableError } from '../errors/pricing-error';
 import { formatInstant } from '../core/instant';
@@ -67,13 +69,15 @@ export interface WithdrawalResult {
  *
  * Each write is one workflow: take the price book lock, read what is stored, plan with the pure
  * rules of price-book/, write the plan and publish the new version, all in one transaction
- * (PriceBookRepository runs the SQL in it). In a Nest app, a write waits for the database to be
+ * (PriceBookWrites runs the SQL in it). In a Nest app, a write waits for the database to be
  * connected and migrated, and its change is in PricingService's answers when the call resolves.
  */
 @Injectable()
 export class PriceBookService {
   constructor(
-    private readonly repository: PriceBookRepository,
+    private readonly writes: PriceBookWrites,
+    private readonly reads: PriceBookReads,
+    private readonly snapshotReads: PriceSnapshotReads,
     // Both absent outside Nest (PriceBookService.on): the caller's DataSource is ready, and no
     // prices are held in this process.
     @Optional() private readonly database?: DatabaseConnection,
@@ -82,7 +86,11 @@ export class PriceBookService {
 
   /** The service on a DataSource of its own, outside Nest (the CLI, scripts, tests). */
   static on(dataSource: DataSource): PriceBookService {
-    return new PriceBookService(new PriceBookRepository(dataSource));
+    return new PriceBookService(
+      new PriceBookWrites(dataSource),
+      new PriceBookReads(dataSource),
+      new PriceSnapshotReads(dataSource),
+    );
   }
 
   /**
@@ -102,12 +110,12 @@ export class PriceBookService {
     const progress = options.progress ?? NO_PROGRESS;
     let written;
     try {
-      written = await this.repository.inTransaction(
+      written = await this.writes.inTransaction(
         async (tx) => {
           progress.start('checking', book.prices.length, 'entries');
-          const instant = await this.repository.lock(tx);
+          const instant = await this.writes.lock(tx);
           if (options.reviewed) {
-            const version = await this.repository.version(tx);
+            const version = await this.writes.version(tx);
             if (version !== options.reviewed.version) {
               throw new PriceBookRefusedError([
                 `the price book moved since the plan: it was at version ${options.reviewed.version}, ` +
@@ -116,16 +124,15 @@ export class PriceBookService {
             }
           }
           // Only what the book names: a change of one price reads one scope, whatever the book's size.
-          const stored = await this.repository.recordsOf(tx, scopesOf(book));
-          const availability = await this.repository.availability(tx);
+          const stored = await this.writes.recordsOf(tx, scopesOf(book));
+          const availability = await this.writes.availability(tx);
           const planned = planImport(book, stored, availability, instant.getTime(), (done) => progress.update(done));
           if ('errors' in planned) throw new PriceBookRefusedError(planned.errors);
           const { plan } = planned;
           if (options.reviewed) refuseUnlessReviewed(plan, instant, options.reviewed);
           const changed = !planChangesNothing(plan);
-          if (changed) await this.repository.writePlan(tx, plan, instant, author, progress);
-          const version =
-            changed && !dryRun ? await this.repository.publishChange(tx) : await this.repository.version(tx);
+          if (changed) await this.writes.writePlan(tx, plan, instant, author, progress);
+          const version = changed && !dryRun ? await this.writes.publishChange(tx) : await this.writes.version(tx);
           return { plan, instant, version, changed };
         },
         { commit: !dryRun },
@@ -162,7 +169,7 @@ export class PriceBookService {
     // Refused whatever the database holds: a bad author must not pass until the first empty one.
     authorOf(options);
     await this.databaseReady();
-    return (await this.repository.isEmpty()) ? this.applyBook(book, options) : undefined;
+    return (await this.writes.isEmpty()) ? this.applyBook(book, options) : undefined;
   }
 
   /**
@@ -174,20 +181,20 @@ export class PriceBookService {
     consume: (page: readonly LoggedChange[]) => void | Promise<void>,
   ): Promise<void> {
     await this.databaseReady();
-    await this.repository.changes(range, consume);
+    await this.reads.changes(range, consume);
   }
 
   /** Withdraws a scheduled price or a scheduled end, in one transaction. */
   async withdraw(withdrawal: Withdrawal, options: WriteOptions = {}): Promise<WithdrawalResult> {
     const author = authorOf(options);
     await this.databaseReady();
-    const result = await this.repository.inTransaction(async (tx) => {
-      const instant = await this.repository.lock(tx);
-      const stored = await this.repository.recordsOf(tx, [withdrawal]);
+    const result = await this.writes.inTransaction(async (tx) => {
+      const instant = await this.writes.lock(tx);
+      const stored = await this.writes.recordsOf(tx, [withdrawal]);
       const planned = planWithdrawal(withdrawal, stored, instant.getTime());
       if ('error' in planned) throw new PriceBookRefusedError([planned.error]);
-      await this.repository.writeWithdrawal(tx, withdrawal, planned.plan, instant, author);
-      return { instant, version: await this.repository.publishChange(tx) };
+      await this.writes.writeWithdrawal(tx, withdrawal, planned.plan, instant, author);
+      return { instant, version: await this.writes.publishChange(tx) };
     });
     await this.loader?.check();
     return result;
@@ -196,7 +203,7 @@ export class PriceBookService {
   /** Every record of one key and scope (`organizationId` null: list prices), with the change log. */
   async history(productKey: string, organizationId: string | null): Promise<PriceHistory> {
     await this.databaseReady();
-    return this.repository.history(productKey, organizationId);
+    return this.reads.history(productKey, organizationId);
   }
 
   /** The whole price book, history included, in the import format (stable bytes). */
@@ -207,14 +214,14 @@ export class PriceBookService {
   /** As `export`, in parts: a book of a million records is never one string (price-book/text-parts.ts). */
   async exportInParts(): Promise<Iterable<string>> {
     await this.databaseReady();
-    const { records, availability } = await this.repository.readBook();
+    const { records, availability } = await this.reads.readBook();
     return priceBookParts(records, availability);
   }
 
   /** The body `GET /v1/pricing` serves at `instant`, read from the database now. */
   async priceListAt(instant: Date): Promise<Buffer> {
     await this.databaseReady();
-    const data = await this.repository.loadPricingData();
+    const data = await this.snapshotReads.loadPricingData();
     return renderPriceList({ records: data.records, writes: data.listWrites }, instant).body;
   }
 
