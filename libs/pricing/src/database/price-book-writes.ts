@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, type EntityManager, type QueryRunner } from 'typeorm';
+import { CommitOutcomeUnknownError, inTransaction, type TransactionOptions } from '@app/database';
+import { DataSource, type EntityManager } from 'typeorm';
 import type { PriceRecord } from '../core/price-record';
 import { PriceBookCommitUnknownError } from '../errors/pricing-error';
 import type { Author } from '../price-book/author';
@@ -46,21 +47,10 @@ export class PriceBookWrites {
    * throws, nothing is kept either; when the connection fails during the commit, nobody knows
    * (PriceBookCommitUnknownError).
    */
-  async inTransaction<T>(work: (tx: PriceBookTransaction) => Promise<T>, { commit = true } = {}): Promise<T> {
-    const runner = this.dataSource.createQueryRunner();
-    await runner.connect();
-    try {
-      await runner.startTransaction();
-      const result = await work(runner.manager);
-      if (commit) await commitOrSayUnknown(runner);
-      else await runner.rollbackTransaction();
-      return result;
-    } catch (error) {
-      if (runner.isTransactionActive) await runner.rollbackTransaction().catch(() => undefined);
-      throw error;
-    } finally {
-      await runner.release();
-    }
+  inTransaction<T>(work: (tx: PriceBookTransaction) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
+    return inTransaction(this.dataSource, work, options).catch((error: unknown) => {
+      throw error instanceof CommitOutcomeUnknownError ? new PriceBookCommitUnknownError(error.cause) : error;
+    });
   }
 
   /**
@@ -196,24 +186,5 @@ export class PriceBookWrites {
       `SELECT NOT EXISTS (SELECT 1 FROM price_record) AND NOT EXISTS (SELECT 1 FROM price_change) AS empty`,
     );
     return row.empty;
-  }
-}
-
-/** A SQLSTATE: PostgreSQL answered, so a failed COMMIT was rolled back. */
-const SQLSTATE = /^[0-9A-Z]{5}$/;
-
-/**
- * Commits; a failure that PostgreSQL did not answer (the connection went away while it committed)
- * is PriceBookCommitUnknownError, since the change may be in force.
- */
-async function commitOrSayUnknown(runner: QueryRunner): Promise<void> {
-  try {
-    await runner.commitTransaction();
-  } catch (error) {
-    const code =
-      (error as { driverError?: { code?: unknown }; code?: unknown }).driverError?.code ??
-      (error as { code?: unknown }).code;
-    if (typeof code === 'string' && SQLSTATE.test(code)) throw error;
-    throw new PriceBookCommitUnknownError(error);
   }
 }
