@@ -2,7 +2,7 @@ import { lstat, stat } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import type { DataSource } from 'typeorm';
 import { explainProductKey } from '../catalogue/catalogue';
-import { PriceBookCommittedError } from '../errors/pricing-error';
+import { PriceBookCommittedError, PricingError, PricingErrorCode } from '../errors/pricing-error';
 import { cutText, MAX_QUOTED_CHARACTERS, quoteValue } from '../errors/bounded-text';
 import {
   formatImportSummary,
@@ -52,10 +52,10 @@ characters). Options may stand before or after the arguments. On a terminal, rea
 and writing a large book show progress on stderr. The database is DATABASE_URL, else the
 embedded PostgreSQL in DATA_DIR (default .data/).`;
 
-export class PriceBookUsageError extends Error {
+/** A wrong command line: the CLI prints it with the usage and exits 2. */
+export class PriceBookUsageError extends PricingError {
   constructor(message: string) {
-    super(message);
-    this.name = 'PriceBookUsageError';
+    super(PricingErrorCode.PriceBookUsage, message);
   }
 }
 
