@@ -2,7 +2,16 @@ import { createHash, randomBytes } from 'node:crypto';
 import { lstat, readFile, symlink, writeFile } from 'node:fs/promises';
 import { userInfo } from 'node:os';
 import { join } from 'node:path';
-import { parsePriceBook, PriceBookService, PricingErrorCode, type PriceBook, type WriteOptions } from '@app/pricing';
+import type { INestApplicationContext } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import {
+  parsePriceBook,
+  PriceBookCliModule,
+  PriceBookService,
+  PricingErrorCode,
+  type PriceBook,
+  type WriteOptions,
+} from '@app/pricing';
 import { Client } from 'pg';
 import { CLI, runCli, runCommand, type CliResult } from './support/cli';
 import { useTempDir, useTestDatabase } from './support/fixtures';
@@ -165,7 +174,13 @@ describe('actor and reason on every write', () => {
 
 describe('PriceBookService: who and why, from code', () => {
   // docs/using-pricing.md, "PriceBookService": every write takes { actor?, reason? }.
-  const service = (): PriceBookService => PriceBookService.on(test.dataSource);
+  let context: INestApplicationContext;
+  beforeAll(async () => {
+    const module = PriceBookCliModule.on(test.dataSource);
+    context = await NestFactory.createApplicationContext(module, { abortOnError: false });
+  });
+  afterAll(() => context.close());
+  const service = (): PriceBookService => context.get(PriceBookService);
   const inAMonth = (): Date => new Date(Math.ceil(Date.now() / 1000) * 1000 + 30 * 86_400_000);
   const checked = (book: unknown): PriceBook => {
     const parsed = parsePriceBook(book);

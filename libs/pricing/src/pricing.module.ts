@@ -17,6 +17,8 @@ import { PRICE_LIST_PATH, PricingController } from './http/pricing.controller';
 import { PriceListMiddleware } from './http/price-list.middleware';
 import { PricingMetrics } from './metrics/pricing-metrics';
 import { PriceBookService } from './services/price-book.service';
+import { PriceBookHost } from './services/price-book-host';
+import { PricingModuleHost } from './services/pricing-module-host';
 import { PRICING_OPTIONS, resolvePricingOptions, type PricingModuleOptions } from './options/pricing-options';
 import { PricingService } from './services/pricing.service';
 import { PriceBookLoader } from './snapshot/price-book-loader';
@@ -54,6 +56,7 @@ const PROVIDERS: Provider[] = [
   // A provider too, for a host to mount ahead of its router (price-list.middleware.ts).
   PriceListMiddleware,
   PricingService,
+  { provide: PriceBookHost, useClass: PricingModuleHost },
   PriceBookService,
   PricingMetrics,
 ];

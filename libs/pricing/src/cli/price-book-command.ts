@@ -15,11 +15,12 @@ import { changeLines, loggedChangeJson } from '../price-book/format-changes';
 import { formatHistory, historyJson } from '../price-book/format-history';
 import { ORGANIZATION_ID, type PriceBook } from '../price-book/price-book';
 import { PrettyJsonArray } from '../price-book/text-parts';
-import { PriceBookService, processUser, type WriteOptions } from '../services/price-book.service';
+import { processUser, type PriceBookService, type WriteOptions } from '../services/price-book.service';
 import type { Withdrawal } from '../price-book/plan-withdrawal';
 import { NO_PROGRESS, type Progress } from '../price-book/progress';
 import { formatInstant, parseInstant } from '../core/instant';
 import { readPlanFile, writePlanFile, type PlanFile } from './plan-file';
+import { withPriceBook } from './price-book-cli.module';
 import { DEFAULT_PRICE_BOOK_MAX_BYTES, PriceBookFileError, readPriceBookFileAndDigest } from './price-book-file';
 
 export const PRICE_BOOK_USAGE = `usage: npm run -s pricing -- <command>
@@ -286,17 +287,26 @@ export type DatabaseCommand = Exclude<PriceBookCommand, { readonly name: 'help' 
 
 /**
  * Runs a prepared command on a migrated database at `now` (what `show` shows and `history`
- * calls in force); what it prints goes to `out`, progress to `progress`. Refusals throw
- * PriceBookRefusedError, with nothing written.
+ * calls in force), on an application context of PriceBookCliModule; what it prints goes to `out`,
+ * progress to `progress`. Refusals throw PriceBookRefusedError, with nothing written.
  */
-export async function runPriceBookCommand(
+export function runPriceBookCommand(
   command: DatabaseCommand,
   dataSource: DataSource,
   out: (text: string | Buffer) => void,
   now: Date,
   progress: Progress = NO_PROGRESS,
 ): Promise<void> {
-  const priceBook = PriceBookService.on(dataSource);
+  return withPriceBook(dataSource, (priceBook) => runOn(priceBook, command, out, now, progress));
+}
+
+async function runOn(
+  priceBook: PriceBookService,
+  command: DatabaseCommand,
+  out: (text: string | Buffer) => void,
+  now: Date,
+  progress: Progress,
+): Promise<void> {
   switch (command.name) {
     case 'import': {
       const result = await priceBook.applyBook(command.book, {

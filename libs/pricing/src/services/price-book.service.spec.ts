@@ -1,8 +1,10 @@
-import type { PriceBookReads } from '../database/price-book-reads';
-import type { PriceBookTransaction, PriceBookWrites, PriceScope } from '../database/price-book-writes';
-import type { PriceSnapshotReads } from '../database/price-snapshot-reads';
+import { Test } from '@nestjs/testing';
+import { PriceBookReads } from '../database/price-book-reads';
+import { PriceBookWrites, type PriceBookTransaction, type PriceScope } from '../database/price-book-writes';
+import { PriceSnapshotReads } from '../database/price-snapshot-reads';
 import type { PriceRecord } from '../core/price-record';
 import { priceRecord } from '../core/price-record.fixture';
+import { PriceBookHost, StandaloneHost } from './price-book-host';
 import { PriceBookService } from './price-book.service';
 
 // The write workflow on a repository that only records what it is asked: an import reads the
@@ -33,8 +35,19 @@ function stubRepository(stored: readonly PriceRecord[]) {
   return { repository: repository as unknown as PriceBookWrites, asked, committed };
 }
 
-const serviceOn = (writes: PriceBookWrites): PriceBookService =>
-  new PriceBookService(writes, {} as PriceBookReads, {} as PriceSnapshotReads);
+/** The service as Nest makes it, on the stub and the host of a process that holds no prices. */
+async function serviceOn(writes: PriceBookWrites): Promise<PriceBookService> {
+  const moduleRef = await Test.createTestingModule({
+    providers: [
+      PriceBookService,
+      { provide: PriceBookWrites, useValue: writes },
+      { provide: PriceBookReads, useValue: {} },
+      { provide: PriceSnapshotReads, useValue: {} },
+      { provide: PriceBookHost, useClass: StandaloneHost },
+    ],
+  }).compile();
+  return moduleRef.get(PriceBookService);
+}
 
 const price = (productKey: string, amount: string, organization?: string) => ({
   product_key: productKey,
@@ -52,7 +65,9 @@ describe('PriceBookService reads what a write touches', () => {
       priceRecord({ productKey: 'storage.snapshot', amount: '0.0100' }),
     ];
     const { repository, asked, committed } = stubRepository(stored);
-    const result = await serviceOn(repository).apply({
+    const result = await (
+      await serviceOn(repository)
+    ).apply({
       prices: [
         price('storage.gp1', '0.0480'),
         price('storage.gp1', '0.0390', 'org_1'),
@@ -81,7 +96,7 @@ describe('PriceBookService reads what a write touches', () => {
     const { repository, asked, committed } = stubRepository([
       priceRecord({ productKey: 'storage.gp1', validFrom: '2027-01-01T00:00:00Z' }),
     ]);
-    const service = serviceOn(repository);
+    const service = await serviceOn(repository);
     await service.withdraw({
       productKey: 'storage.gp1',
       organizationId: null,
