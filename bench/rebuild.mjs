@@ -114,7 +114,7 @@ function summary(runs) {
 }
 
 async function measureRebuilds(url) {
-  const { PriceBookRepository } = lib('libs/pricing/src/database/price-book.repository.js');
+  const { PriceSnapshotReads } = lib('libs/pricing/src/database/price-snapshot-reads.js');
   const { PriceBookLoader } = lib('libs/pricing/src/snapshot/price-book-loader.js');
   const { PriceListSchedule } = lib('libs/pricing/src/snapshot/price-list-schedule.js');
   const { PriceListRenderer } = lib('libs/pricing/src/snapshot/price-list-renderer.js');
@@ -127,7 +127,7 @@ async function measureRebuilds(url) {
   const { SystemClock } = lib('libs/clock/src/clock.js');
 
   const dataSource = await openDataSource(url);
-  const repository = new PriceBookRepository(dataSource);
+  const repository = new PriceSnapshotReads(dataSource);
   const rounds = { synchronous: [], synchronousCompressed: [], fullRead: [], oneChange: [], fullReadAgain: [] };
   let body;
   let bodies;

@@ -565,7 +565,7 @@ async function captureResponse(key, port) {
 async function timeRebuild(url) {
   const { DataSource } = requireFromRoot('typeorm');
   const { dataSourceOptions } = requireFromRoot(join(DIST, 'libs/database/src/data-source-options.js'));
-  const { PriceBookRepository } = requireFromRoot(join(DIST, 'libs/pricing/src/database/price-book.repository.js'));
+  const { PriceSnapshotReads } = requireFromRoot(join(DIST, 'libs/pricing/src/database/price-snapshot-reads.js'));
   const { PricingSnapshot } = requireFromRoot(join(DIST, 'libs/pricing/src/snapshot/pricing-snapshot.js'));
   const { renderPriceList } = requireFromRoot(join(DIST, 'libs/pricing/src/rendering/price-list-response.js'));
 
@@ -584,7 +584,7 @@ async function timeRebuild(url) {
 
   const dataSource = new DataSource(dataSourceOptions({ url }));
   await dataSource.initialize();
-  const repository = new PriceBookRepository(dataSource);
+  const repository = new PriceSnapshotReads(dataSource);
   const reads = [];
   const full = [];
   let bytes = 0;

@@ -148,15 +148,15 @@ function callsPerSecond(work) {
 
 /**
  * What an instance's start-up spends on the book, in this process with the built library: reading
- * every record (PriceBookRepository.loadPricingData, in pages) and indexing them into a snapshot
+ * every record (PriceSnapshotReads.loadPricingData, in pages) and indexing them into a snapshot
  * (PricingSnapshot.build). Milliseconds of each.
  */
 async function loadBreakdown(url) {
-  const { PriceBookRepository } = requireFromRoot(join(DIST, 'libs/pricing/src/database/price-book.repository.js'));
+  const { PriceSnapshotReads } = requireFromRoot(join(DIST, 'libs/pricing/src/database/price-snapshot-reads.js'));
   const { PricingSnapshot } = requireFromRoot(join(DIST, 'libs/pricing/src/snapshot/pricing-snapshot.js'));
   const dataSource = await openDataSource(url);
   let started = performance.now();
-  const data = await new PriceBookRepository(dataSource).loadPricingData();
+  const data = await new PriceSnapshotReads(dataSource).loadPricingData();
   const readMs = performance.now() - started;
   started = performance.now();
   await PricingSnapshot.build(data, new Date());

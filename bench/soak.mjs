@@ -73,21 +73,20 @@ await bench.runMain(async () => {
   );
   // Changes are applied as the CLI applies them (PriceBookService), from this process: a CLI
   // process starting every minute would take the cores from the app and the client too.
-  const { PriceBookService } = bench.requireFromRoot(
-    join(bench.DIST, 'libs/pricing/src/price-book/price-book.service.js'),
-  );
-  const priceBook = PriceBookService.on(await bench.openDataSource(url));
+  const { withPriceBook } = bench.requireFromRoot(join(bench.DIST, 'libs/pricing/src/cli/price-book-cli.module.js'));
   const changes = [];
   const started = performance.now();
-  for (let n = 1; performance.now() - started + CHANGE_EVERY_S * 1000 < DURATION_S * 1000; n++) {
-    await sleep(started + n * CHANGE_EVERY_S * 1000 - performance.now());
-    const t = performance.now();
-    await priceBook.apply({
-      prices: [{ product_key: 'compute.soak.1', unit_type: 'seconds', unit_count: 3600, amount: `0.${n}` }],
-    });
-    changes.push(performance.now() - t);
-    bench.log(`price change ${n} applied`);
-  }
+  await withPriceBook(await bench.openDataSource(url), async (priceBook) => {
+    for (let n = 1; performance.now() - started + CHANGE_EVERY_S * 1000 < DURATION_S * 1000; n++) {
+      await sleep(started + n * CHANGE_EVERY_S * 1000 - performance.now());
+      const t = performance.now();
+      await priceBook.apply({
+        prices: [{ product_key: 'compute.soak.1', unit_type: 'seconds', unit_count: 3600, amount: `0.${n}` }],
+      });
+      changes.push(performance.now() - t);
+      bench.log(`price change ${n} applied`);
+    }
+  });
   const minutes = await soak;
   const memoryAtEnd = await memory();
   await app.stop();

@@ -2,7 +2,16 @@ import { createHash, randomBytes } from 'node:crypto';
 import { lstat, readFile, symlink, writeFile } from 'node:fs/promises';
 import { userInfo } from 'node:os';
 import { join } from 'node:path';
-import { parsePriceBook, PriceBookService, PricingErrorCode, type PriceBook, type WriteOptions } from '@app/pricing';
+import type { INestApplicationContext } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import {
+  parsePriceBook,
+  PriceBookCliModule,
+  PriceBookService,
+  PricingErrorCode,
+  type PriceBook,
+  type WriteOptions,
+} from '@app/pricing';
 import { Client } from 'pg';
 import { CLI, runCli, runCommand, type CliResult } from './support/cli';
 import { useTempDir, useTestDatabase } from './support/fixtures';
@@ -165,7 +174,13 @@ describe('actor and reason on every write', () => {
 
 describe('PriceBookService: who and why, from code', () => {
   // docs/using-pricing.md, "PriceBookService": every write takes { actor?, reason? }.
-  const service = (): PriceBookService => PriceBookService.on(test.dataSource);
+  let context: INestApplicationContext;
+  beforeAll(async () => {
+    const module = PriceBookCliModule.on(test.dataSource);
+    context = await NestFactory.createApplicationContext(module, { abortOnError: false });
+  });
+  afterAll(() => context.close());
+  const service = (): PriceBookService => context.get(PriceBookService);
   const inAMonth = (): Date => new Date(Math.ceil(Date.now() / 1000) * 1000 + 30 * 86_400_000);
   const checked = (book: unknown): PriceBook => {
     const parsed = parsePriceBook(book);
@@ -179,7 +194,7 @@ describe('PriceBookService: who and why, from code', () => {
     const scheduled = checked({ prices: [hour('compute.s1.1', '0.2000', { valid_from: at.toISOString() })] });
     await service().applyBook(scheduled, { actor: 'billing-sync', reason: 'scheduled rise' });
     await service().withdraw(
-      { productKey: 'compute.s1.1', organizationId: null, validFrom: at },
+      { productKey: 'compute.s1.1', organizationId: null, validFrom: at.getTime() },
       { actor: 'ops@example.com', reason: 'rise dropped' },
     );
     const history = await cli(['history', 'compute.s1.1', '--json']);
@@ -203,7 +218,7 @@ describe('PriceBookService: who and why, from code', () => {
     const since = await lastChangeId();
     const at = inAMonth();
     await service().apply({ prices: [hour('compute.s2.1', '0.1000', { valid_from: at.toISOString() })] });
-    await service().withdraw({ productKey: 'compute.s2.1', organizationId: null, validFrom: at });
+    await service().withdraw({ productKey: 'compute.s2.1', organizationId: null, validFrom: at.getTime() });
     expect(await changesAfter(since)).toEqual([
       { change: 'set', product_key: 'compute.s2.1', actor: userInfo().username, reason: null },
       { change: 'withdraw_price', product_key: 'compute.s2.1', actor: userInfo().username, reason: null },
@@ -225,7 +240,8 @@ describe('PriceBookService: who and why, from code', () => {
       ['applyIfEmpty', (options) => service().applyIfEmpty(book, options)],
       [
         'withdraw',
-        (options) => service().withdraw({ productKey: 'compute.s3.1', organizationId: null, validFrom: at }, options),
+        (options) =>
+          service().withdraw({ productKey: 'compute.s3.1', organizationId: null, validFrom: at.getTime() }, options),
       ],
     ];
     const actor = 'author: an actor is 1 to 100 letters, digits or ". _ @ + -" (a user name or an e-mail address)';

@@ -1,4 +1,4 @@
-import { PriceBookService } from '@app/pricing';
+import { withPriceBook } from '@app/pricing';
 import { spawnSync } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -1035,7 +1035,7 @@ describe('show', () => {
     const shown = await f.cli('show');
     expect({ code: shown.code, stderr: shown.stderr }).toEqual({ code: 0, stderr: '' });
 
-    const rendered = await PriceBookService.on(f.dataSource).priceListAt(new Date());
+    const rendered = await withPriceBook(f.dataSource, (priceBook) => priceBook.priceListAt(new Date()));
     expect(shown.stdout).toBe(rendered.toString('utf8'));
 
     const app = await startTestApp({ databaseUrl: f.db.url });
@@ -1309,7 +1309,7 @@ describe('large outputs', () => {
   });
 });
 
-// PAGE and BATCH in price-book.repository.ts: 5,000 records a statement.
+// PAGE in database/price-book-rows.ts and BATCH in database/write-plan.ts: 5,000 records a statement.
 describe('books of more than one page of records (the database is read and written 5,000 records at a time)', () => {
   let f: Fixture;
   const prices = Array.from({ length: 12_001 }, (_, i) =>
@@ -1541,9 +1541,11 @@ describe('history', () => {
     });
     await applyBook(f.dataSource, { prices: [price('compute.h1.1', '1.20', { valid_from: scheduled })] });
     await applyBook(f.dataSource, { prices: [price('compute.h1.1', '1.30', { valid_from: withdrawnAt })] });
-    await PriceBookService.on(f.dataSource).withdraw(
-      { productKey: 'compute.h1.1', organizationId: null, validFrom: new Date(withdrawnAt) },
-      { actor: TEST_ACTOR },
+    await withPriceBook(f.dataSource, (priceBook) =>
+      priceBook.withdraw(
+        { productKey: 'compute.h1.1', organizationId: null, validFrom: Date.parse(withdrawnAt) },
+        { actor: TEST_ACTOR },
+      ),
     );
   });
   afterAll(() => f?.close());

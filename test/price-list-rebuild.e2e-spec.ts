@@ -1,4 +1,4 @@
-import { PriceBookService, PricingService } from '@app/pricing';
+import { PricingService, withPriceBook } from '@app/pricing';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -140,11 +140,13 @@ describe('rebuilding the price list', () => {
     });
 
     it('a withdrawal of a scheduled price', async () => {
-      const withdrawn = await PriceBookService.on(dataSource).withdraw({
-        productKey: 'storage.io1',
-        organizationId: null,
-        validFrom: new Date('2031-01-01T00:00:00Z'),
-      });
+      const withdrawn = await withPriceBook(dataSource, (priceBook) =>
+        priceBook.withdraw({
+          productKey: 'storage.io1',
+          organizationId: null,
+          validFrom: Date.parse('2031-01-01T00:00:00Z'),
+        }),
+      );
       expect(await reload(running)).toBe(withdrawn.version);
       expect(await answers(running)).toEqual(await answers(await fresh()));
       expect(readEverything()).toEqual([]);

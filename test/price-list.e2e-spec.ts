@@ -1,5 +1,5 @@
 import { Clock } from '@app/clock';
-import { PriceBookService, PricingService } from '@app/pricing';
+import { PricingService, withPriceBook } from '@app/pricing';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import type { IncomingHttpHeaders } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -533,11 +533,13 @@ describe('GET /v1/pricing', () => {
 
     it('a withdrawal of a scheduled list price moves it', async () => {
       const before = await read();
-      const withdrawn = await PriceBookService.on(dataSource).withdraw({
-        productKey: 'storage.gp1',
-        organizationId: null,
-        validFrom: new Date('2035-01-01T00:00:00Z'),
-      });
+      const withdrawn = await withPriceBook(dataSource, (priceBook) =>
+        priceBook.withdraw({
+          productKey: 'storage.gp1',
+          organizationId: null,
+          validFrom: Date.parse('2035-01-01T00:00:00Z'),
+        }),
+      );
       expect(await reload(app)).toBe(withdrawn.version);
       const { res, doc } = await read();
       expectLastChanged(res, doc, withdrawn.instant);

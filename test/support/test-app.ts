@@ -3,7 +3,7 @@ import { Test } from '@nestjs/testing';
 import { Clock } from '@app/clock';
 import { AppModule, appDatabaseOptions, configureExpress, loadConfig } from '@app/control-plane';
 import { DatabaseConnection, dataSourceOptions } from '@app/database';
-import { PriceBookService, PricingService, type ImportResult } from '@app/pricing';
+import { PricingService, withPriceBook, type ImportResult } from '@app/pricing';
 import { createTestDatabase, type TestDatabase } from '@app/pricing/testing';
 import type { Server } from 'node:http';
 import { DataSource } from 'typeorm';
@@ -85,7 +85,7 @@ export const TEST_ACTOR = 'pricing-tests';
 
 /** Applies a price book given as JSON, as the CLI would (throws when it is refused). */
 export function applyBook(dataSource: DataSource, json: unknown): Promise<ImportResult> {
-  return PriceBookService.on(dataSource).apply(json, { actor: TEST_ACTOR });
+  return withPriceBook(dataSource, (priceBook) => priceBook.apply(json, { actor: TEST_ACTOR }));
 }
 
 /**

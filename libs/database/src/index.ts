@@ -12,3 +12,4 @@ export {
 } from './migrate';
 export { databaseCall, DatabaseUnavailableError } from './database-errors';
 export { DatabaseTimeoutError, type TimedClient } from './timed-client';
+export { inTransaction, CommitOutcomeUnknownError, type TransactionOptions } from './transaction';

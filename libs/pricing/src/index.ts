@@ -4,6 +4,7 @@ export { PricingModule } from './pricing.module';
 export type { PricingModuleOptions, TrustProxy } from './options/pricing-options';
 export { PricingService } from './services/pricing.service';
 export { PriceBookService } from './services/price-book.service';
+export { PriceBookCliModule, withPriceBook } from './cli/price-book-cli.module';
 export { PricingController, PRICE_LIST_PATH } from './http/pricing.controller';
 export { PricingMetrics } from './metrics/pricing-metrics';
 export { pricingMigrations } from './database/migrations';

@@ -1,11 +1,15 @@
 import { ConfigurableModuleBuilder, Module, type DynamicModule, type Provider } from '@nestjs/common';
 import { Clock, SystemClock } from '@app/clock';
-import { PriceBookRepository } from './database/price-book.repository';
+import { PriceBookReads } from './database/price-book-reads';
+import { PriceBookWrites } from './database/price-book-writes';
+import { PriceSnapshotReads } from './database/price-snapshot-reads';
 import { PriceListAnswerCounts } from './http/price-list-answer-counts';
 import { PriceListRateLimiter, PriceListRateLimitGuard } from './http/price-list-rate-limit';
 import { PricingController } from './http/pricing.controller';
 import { PricingMetrics } from './metrics/pricing-metrics';
 import { PriceBookService } from './services/price-book.service';
+import { PriceBookHost } from './services/price-book-host';
+import { PricingModuleHost } from './services/pricing-module-host';
 import { PRICING_OPTIONS, resolvePricingOptions, type PricingModuleOptions } from './options/pricing-options';
 import { PricingService } from './services/pricing.service';
 import { PriceBookLoader } from './snapshot/price-book-loader';
@@ -26,7 +30,9 @@ export const {
 const PROVIDERS: Provider[] = [
   { provide: PRICING_OPTIONS, inject: [PRICING_MODULE_OPTIONS], useFactory: resolvePricingOptions },
   { provide: Clock, useClass: SystemClock },
-  PriceBookRepository,
+  PriceSnapshotReads,
+  PriceBookWrites,
+  PriceBookReads,
   PriceBookLoader,
   PricingState,
   PriceBookListener,
@@ -34,6 +40,7 @@ const PROVIDERS: Provider[] = [
   PriceListRateLimiter,
   PriceListRateLimitGuard,
   PricingService,
+  { provide: PriceBookHost, useClass: PricingModuleHost },
   PriceBookService,
   PricingMetrics,
 ];

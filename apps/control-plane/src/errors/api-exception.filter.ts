@@ -26,6 +26,12 @@ const STATUS_OF: Record<Code, number> = {
   [PricingErrorCode.PricingUnavailable]: HttpStatus.SERVICE_UNAVAILABLE,
   [PricingErrorCode.PriceBookRefused]: HttpStatus.BAD_REQUEST,
   [PricingErrorCode.RateLimited]: HttpStatus.TOO_MANY_REQUESTS,
+  // The price book CLI's errors, should a host's route write prices or read book files: a write that
+  // committed, or may have, and then failed is the server's failure, its message saying what is known.
+  [PricingErrorCode.PriceBookCommitted]: HttpStatus.INTERNAL_SERVER_ERROR,
+  [PricingErrorCode.PriceBookCommitUnknown]: HttpStatus.INTERNAL_SERVER_ERROR,
+  [PricingErrorCode.PriceBookFile]: HttpStatus.BAD_REQUEST,
+  [PricingErrorCode.PriceBookUsage]: HttpStatus.BAD_REQUEST,
 };
 
 function isKnownCode(code: string): code is Code {

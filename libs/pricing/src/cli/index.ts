@@ -9,6 +9,7 @@ export {
   type PriceBookCommand,
 } from './price-book-command';
 export { cliFailure, type ExplainedError } from './cli-failure';
+export { PriceBookCliModule, withPriceBook } from './price-book-cli.module';
 export { PriceBookFileError, readPriceBookFile } from './price-book-file';
 export { terminalProgress, type ProgressStream } from './terminal-progress';
 export { PriceBookCommittedError, PriceBookCommitUnknownError, PriceBookRefusedError } from '../errors/pricing-error';

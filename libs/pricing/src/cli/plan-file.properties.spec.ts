@@ -3,7 +3,7 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { outsideText } from '../../../../test/support/outside-text';
-import { datedPriceRecord } from '../core/dated-price-record.fixture';
+import { priceRecord } from '../core/price-record.fixture';
 import { importChangeJson, type ImportReport } from '../price-book/describe-import';
 import { PLAN_FORMAT, parsePlanFile, readPlanFile, writePlanFile } from './plan-file';
 import { parseJsonText, PriceBookFileError } from './price-book-file';
@@ -95,7 +95,7 @@ describe('writing a plan file', () => {
     unchanged: 0,
     changes: [
       { kind: 'availability', productKey: 'storage.st1', onSale: true },
-      { kind: 'new', price: datedPriceRecord({ productKey: 'storage.gp1', amount: '0.0400' }) },
+      { kind: 'new', price: priceRecord({ productKey: 'storage.gp1', amount: '0.0400' }) },
     ],
   };
 

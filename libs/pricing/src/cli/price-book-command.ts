@@ -2,7 +2,7 @@ import { lstat, stat } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import type { DataSource } from 'typeorm';
 import { explainProductKey } from '../catalogue/catalogue';
-import { PriceBookCommittedError } from '../errors/pricing-error';
+import { PriceBookCommittedError, PricingError, PricingErrorCode } from '../errors/pricing-error';
 import { cutText, MAX_QUOTED_CHARACTERS, quoteValue } from '../errors/bounded-text';
 import {
   formatImportSummary,
@@ -15,11 +15,12 @@ import { changeLines, loggedChangeJson } from '../price-book/format-changes';
 import { formatHistory, historyJson } from '../price-book/format-history';
 import { ORGANIZATION_ID, type PriceBook } from '../price-book/price-book';
 import { PrettyJsonArray } from '../price-book/text-parts';
-import { PriceBookService, processUser, type WriteOptions } from '../services/price-book.service';
+import { processUser, type PriceBookService, type WriteOptions } from '../services/price-book.service';
 import type { Withdrawal } from '../price-book/plan-withdrawal';
 import { NO_PROGRESS, type Progress } from '../price-book/progress';
 import { formatInstant, parseInstant } from '../core/instant';
 import { readPlanFile, writePlanFile, type PlanFile } from './plan-file';
+import { withPriceBook } from './price-book-cli.module';
 import { DEFAULT_PRICE_BOOK_MAX_BYTES, PriceBookFileError, readPriceBookFileAndDigest } from './price-book-file';
 
 export const PRICE_BOOK_USAGE = `usage: npm run -s pricing -- <command>
@@ -52,10 +53,10 @@ characters). Options may stand before or after the arguments. On a terminal, rea
 and writing a large book show progress on stderr. The database is DATABASE_URL, else the
 embedded PostgreSQL in DATA_DIR (default .data/).`;
 
-export class PriceBookUsageError extends Error {
+/** A wrong command line: the CLI prints it with the usage and exits 2. */
+export class PriceBookUsageError extends PricingError {
   constructor(message: string) {
-    super(message);
-    this.name = 'PriceBookUsageError';
+    super(PricingErrorCode.PriceBookUsage, message);
   }
 }
 
@@ -91,7 +92,13 @@ export type PriceBookCommand =
       readonly organizationId: string | null;
       readonly json: boolean;
     }
-  | { readonly name: 'changes'; readonly since: Date | null; readonly until: Date | null; readonly json: boolean }
+  | {
+      readonly name: 'changes';
+      /** Epoch milliseconds. */
+      readonly since: number | null;
+      readonly until: number | null;
+      readonly json: boolean;
+    }
   | { readonly name: 'withdraw'; readonly withdrawal: Withdrawal; readonly author: CommandAuthor }
   | { readonly name: 'migrate' };
 
@@ -212,7 +219,7 @@ export async function preparePriceBookCommand(
       if (args.length > 0) throw new PriceBookUsageError('changes takes no arguments');
       const since = values.since === undefined ? null : instantOption('--since', values.since);
       const until = values.until === undefined ? null : instantOption('--until', values.until);
-      if (since && until && since.getTime() >= until.getTime()) {
+      if (since !== null && until !== null && since >= until) {
         throw new PriceBookUsageError('--since must be before --until');
       }
       return { name: 'changes', since, until, json };
@@ -280,17 +287,26 @@ export type DatabaseCommand = Exclude<PriceBookCommand, { readonly name: 'help' 
 
 /**
  * Runs a prepared command on a migrated database at `now` (what `show` shows and `history`
- * calls in force); what it prints goes to `out`, progress to `progress`. Refusals throw
- * PriceBookRefusedError, with nothing written.
+ * calls in force), on an application context of PriceBookCliModule; what it prints goes to `out`,
+ * progress to `progress`. Refusals throw PriceBookRefusedError, with nothing written.
  */
-export async function runPriceBookCommand(
+export function runPriceBookCommand(
   command: DatabaseCommand,
   dataSource: DataSource,
   out: (text: string | Buffer) => void,
   now: Date,
   progress: Progress = NO_PROGRESS,
 ): Promise<void> {
-  const priceBook = PriceBookService.on(dataSource);
+  return withPriceBook(dataSource, (priceBook) => runOn(priceBook, command, out, now, progress));
+}
+
+async function runOn(
+  priceBook: PriceBookService,
+  command: DatabaseCommand,
+  out: (text: string | Buffer) => void,
+  now: Date,
+  progress: Progress,
+): Promise<void> {
   switch (command.name) {
     case 'import': {
       const result = await priceBook.applyBook(command.book, {
@@ -314,7 +330,7 @@ export async function runPriceBookCommand(
     case 'history': {
       const history = await priceBook.history(command.productKey, command.organizationId);
       const print = command.json ? historyJson : formatHistory;
-      return out(print(history, command.productKey, command.organizationId, now));
+      return out(print(history, command.productKey, command.organizationId, now.getTime()));
     }
     case 'changes': {
       const range = { since: command.since ?? undefined, until: command.until ?? undefined };
@@ -324,7 +340,10 @@ export async function runPriceBookCommand(
         });
       }
       const document = new PrettyJsonArray(
-        { since: command.since && formatInstant(command.since), until: command.until && formatInstant(command.until) },
+        {
+          since: command.since === null ? null : formatInstant(command.since),
+          until: command.until === null ? null : formatInstant(command.until),
+        },
         'changes',
       );
       await priceBook.changes(range, (page) => {
@@ -380,11 +399,12 @@ function* withSummary(lines: Iterable<string>, summary: string): Generator<strin
   yield summary;
 }
 
-function instantOption(option: string, text: string): Date {
+/** An instant of the command line, as epoch milliseconds. */
+function instantOption(option: string, text: string): number {
   const instant = parseInstant(text);
   if (!instant)
     throw new PriceBookUsageError(`${option} ${quoteValue(text)}: not an RFC 3339 timestamp with an offset`);
-  return instant;
+  return instant.getTime();
 }
 
 /** The product key and scope of `history` and `withdraw`, checked as the price book checks them. */
@@ -416,8 +436,10 @@ function withdrawalOf(
   if (text === undefined || (from !== undefined && until !== undefined)) {
     throw new PriceBookUsageError('withdraw takes --valid-from or --valid-until');
   }
-  const instant = parseInstant(text);
-  if (!instant) throw new PriceBookUsageError(`${quoteValue(text)} is not an RFC 3339 timestamp with an offset`);
+  const instant = parseInstant(text)?.getTime();
+  if (instant === undefined) {
+    throw new PriceBookUsageError(`${quoteValue(text)} is not an RFC 3339 timestamp with an offset`);
+  }
   return from !== undefined
     ? { productKey, organizationId, validFrom: instant }
     : { productKey, organizationId, validUntil: instant };

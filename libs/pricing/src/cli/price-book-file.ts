@@ -3,15 +3,15 @@ import { constants, type Stats } from 'node:fs';
 import { open, stat, type FileHandle } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { foreignMessage, listProblems, quoteValue } from '../errors/bounded-text';
+import { PricingError, PricingErrorCode } from '../errors/pricing-error';
 import { findDuplicateKey } from './json-duplicate-keys';
 import { parsePriceBook, type PriceBook } from '../price-book/price-book';
 import { NO_PROGRESS, type Progress } from '../price-book/progress';
 
 /** A file the CLI reads (a price book, a plan) that cannot be read, is not JSON, or breaks its format: nothing is written. */
-export class PriceBookFileError extends Error {
+export class PriceBookFileError extends PricingError {
   constructor(message: string) {
-    super(message);
-    this.name = 'PriceBookFileError';
+    super(PricingErrorCode.PriceBookFile, message);
   }
 }
 

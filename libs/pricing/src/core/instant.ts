@@ -1,4 +1,4 @@
-/** RFC 3339 in UTC with `Z`; milliseconds only when there are any. */
+/** RFC 3339 in UTC with `Z`; milliseconds only when there are any. A number is epoch milliseconds. */
 export function formatInstant(instant: Date | number): string {
   const iso = (typeof instant === 'number' ? new Date(instant) : instant).toISOString();
   return iso.endsWith('.000Z') ? `${iso.slice(0, -5)}Z` : iso;

@@ -28,3 +28,6 @@ export function priceRecord(
     recordedAt: new Date(recordedAt ?? '2025-12-01T00:00:00Z').getTime(),
   };
 }
+
+/** 1 January of `year`, midnight UTC, as the fixtures take instants. */
+export const jan1 = (year: number): string => `${year}-01-01T00:00:00Z`;

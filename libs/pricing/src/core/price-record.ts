@@ -70,28 +70,3 @@ function lastStartingAtOrBefore(prices: readonly Pick<PriceRecord, 'validFrom'>[
   }
   return low - 1;
 }
-
-/**
- * TRANSITIONAL: the price book layer's record with Date instants and a text id, until it reads
- * PriceRecord. Not to be used by new code.
- */
-export interface DatedPriceRecord {
-  readonly id: string;
-  readonly productKey: string;
-  readonly organizationId: string | null;
-  readonly unitType: UnitType;
-  readonly unitCount: number;
-  readonly amount: string;
-  readonly validFrom: Date;
-  readonly validUntil: Date | null;
-  readonly recordedAt: Date;
-  readonly supersededBy: string | null;
-}
-
-/** TRANSITIONAL: isInForce for DatedPriceRecord. */
-export function isDatedInForce(record: Pick<DatedPriceRecord, 'validFrom' | 'validUntil'>, instant: Date): boolean {
-  return isInForce(
-    { validFrom: record.validFrom.getTime(), validUntil: record.validUntil?.getTime() ?? null },
-    instant.getTime(),
-  );
-}

@@ -1,5 +1,5 @@
 import Decimal from 'decimal.js';
-import type { DatedPriceRecord as PriceRecord } from './price-record';
+import type { PriceRecord } from './price-record';
 
 /**
  * Exact decimal arithmetic for costs. Amounts have at most 40 characters and quantities at

@@ -1,6 +1,6 @@
 import type { PriceRecord } from '../core/price-record';
 
-// What PriceBookRepository reads for the prices held in memory (snapshot/pricing-snapshot.ts).
+// What PriceSnapshotReads reads for the prices held in memory (snapshot/pricing-snapshot.ts).
 
 /** Everything the pricing library serves, as read from the database in one transaction. */
 export interface PricingData {

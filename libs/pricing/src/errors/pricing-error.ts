@@ -20,6 +20,14 @@ export enum PricingErrorCode {
   PriceBookRefused = 'PRICE_BOOK_REFUSED',
   /** Too many requests of the public price list from one client address (section 7). */
   RateLimited = 'RATE_LIMITED',
+  /** A price book write committed, then something failed (describing or printing it): the change is in force. */
+  PriceBookCommitted = 'PRICE_BOOK_COMMITTED',
+  /** The connection failed while a price book write committed: the change may or may not be in force. */
+  PriceBookCommitUnknown = 'PRICE_BOOK_COMMIT_UNKNOWN',
+  /** A price book or plan file that cannot be read or written, is not JSON, or breaks its format; nothing was written. */
+  PriceBookFile = 'PRICE_BOOK_FILE',
+  /** A price book command line that is wrong (the CLI's usage error); nothing was read or written. */
+  PriceBookUsage = 'PRICE_BOOK_USAGE',
 }
 
 export class PricingError extends CodedError<PricingErrorCode> {}
@@ -89,7 +97,7 @@ export class InvalidUsageError extends PricingError {
  * change is recorded and served. The message says so, with the write's instant and version, and
  * what failed: never "nothing was written".
  */
-export class PriceBookCommittedError extends Error {
+export class PriceBookCommittedError extends PricingError {
   constructor(
     readonly instant: Date,
     readonly version: string,
@@ -97,10 +105,11 @@ export class PriceBookCommittedError extends Error {
     override readonly cause: unknown,
   ) {
     super(
+      PricingErrorCode.PriceBookCommitted,
       `applied at ${instant.toISOString()} (version ${version}): the change was committed and is in force, ` +
         `but ${what} failed: ${cause instanceof Error ? cause.message : String(cause)}`,
+      { instant: instant.toISOString(), version },
     );
-    this.name = 'PriceBookCommittedError';
   }
 }
 
@@ -109,13 +118,13 @@ export class PriceBookCommittedError extends Error {
  * and this process cannot tell. The message says so, never "nothing was written": the operator
  * looks (history, export, the version) before writing again.
  */
-export class PriceBookCommitUnknownError extends Error {
+export class PriceBookCommitUnknownError extends PricingError {
   constructor(override readonly cause: unknown) {
     super(
+      PricingErrorCode.PriceBookCommitUnknown,
       `the connection to the database failed while the change was being committed, so it may or may not be ` +
         `in force (${cause instanceof Error ? cause.message : String(cause)}); look with history or export ` +
         `before writing it again`,
     );
-    this.name = 'PriceBookCommitUnknownError';
   }
 }

@@ -1,4 +1,4 @@
-import { datedPriceRecord } from '../core/dated-price-record.fixture';
+import { priceRecord } from '../core/price-record.fixture';
 import {
   describeImportPlan,
   formatImportChanges,
@@ -12,10 +12,10 @@ import {
 import { planImport, type ImportPlan } from './plan-import';
 import { parsePriceBook } from './price-book';
 
-const NOW = new Date('2026-06-01T12:00:00Z');
+const NOW = Date.parse('2026-06-01T12:00:00Z');
 const seconds = { unit_type: 'seconds', unit_count: 3600 };
 
-function plan(json: object, stored = [datedPriceRecord({ id: '7', amount: '0.0480' })]): ImportPlan {
+function plan(json: object, stored = [priceRecord({ id: 7, amount: '0.0480' })]): ImportPlan {
   const parsed = parsePriceBook(json);
   if ('errors' in parsed) throw new Error(parsed.errors.join('\n'));
   const planned = planImport(parsed.book, stored, new Map([['storage.io1', false]]), NOW);
@@ -151,7 +151,7 @@ describe('the plan of a large import', () => {
   const MANY = 250_000;
   const changes: ImportChange[] = Array.from({ length: MANY }, (_, i) => ({
     kind: 'new',
-    price: datedPriceRecord({ productKey: `compute.g2.${i}`, organizationId: `org_${i % 1000}` }),
+    price: priceRecord({ productKey: `compute.g2.${i}`, organizationId: `org_${i % 1000}` }),
   }));
 
   it('prints every line, in parts, without failing on its size', () => {

@@ -1,11 +1,11 @@
 import { sortNatural } from '../catalogue/natural-order';
 import { formatInstant } from '../core/instant';
-import type { DatedPriceRecord as PriceRecord } from '../core/price-record';
+import type { PriceRecord } from '../core/price-record';
 import { sortInBookOrder } from './format-price-book';
 import type { ImportPlan } from './plan-import';
 import { joinedInParts, prettyJsonParts, widest } from './text-parts';
 
-/** The terms of one price: what a plan line and the plan's JSON show of it. */
+/** The terms of one price: what a plan line and the plan's JSON show of it (instants in epoch ms). */
 export type PriceTerms = Pick<
   PriceRecord,
   'productKey' | 'organizationId' | 'unitType' | 'unitCount' | 'amount' | 'validFrom' | 'validUntil'
@@ -23,7 +23,7 @@ export type PriceTerms = Pick<
 export type ImportChange =
   | { readonly kind: 'new'; readonly price: PriceTerms }
   | { readonly kind: 'change'; readonly price: PriceTerms; readonly ends: PriceTerms }
-  | { readonly kind: 'end'; readonly price: PriceTerms; readonly validUntil: Date }
+  | { readonly kind: 'end'; readonly price: PriceTerms; readonly validUntil: number }
   | { readonly kind: 'availability'; readonly productKey: string; readonly onSale: boolean };
 
 type PricedChange = Exclude<ImportChange, { readonly kind: 'availability' }>;
@@ -153,7 +153,7 @@ function whatHappens(change: ImportChange): string {
 }
 
 function describeTerms(price: PriceTerms): string {
-  const until = price.validUntil ? ` until ${formatInstant(price.validUntil)}` : '';
+  const until = price.validUntil !== null ? ` until ${formatInstant(price.validUntil)}` : '';
   return `${price.amount} per ${price.unitCount} ${price.unitType} from ${formatInstant(price.validFrom)}${until}`;
 }
 
@@ -179,7 +179,7 @@ function termsJson(price: PriceTerms): Record<string, unknown> {
     unit_count: price.unitCount,
     amount: price.amount,
     valid_from: formatInstant(price.validFrom),
-    valid_until: price.validUntil && formatInstant(price.validUntil),
+    valid_until: price.validUntil === null ? null : formatInstant(price.validUntil),
   };
 }
 

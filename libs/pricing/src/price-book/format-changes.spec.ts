@@ -1,9 +1,9 @@
-import { datedPriceRecord } from '../core/dated-price-record.fixture';
+import { priceRecord } from '../core/price-record.fixture';
 import { changeLines, loggedChangeJson } from './format-changes';
 import type { LoggedChange } from './format-history';
 
 const logged = (change: Partial<LoggedChange> & Pick<LoggedChange, 'change'>): LoggedChange => ({
-  changedAt: new Date('2026-08-03T10:15:00.250Z'),
+  changedAt: Date.parse('2026-08-03T10:15:00.250Z'),
   priceRecordId: null,
   actor: 'ana@example.com',
   reason: null,
@@ -14,8 +14,8 @@ const logged = (change: Partial<LoggedChange> & Pick<LoggedChange, 'change'>): L
   ...change,
 });
 
-const price = datedPriceRecord({
-  id: '7',
+const price = priceRecord({
+  id: 7,
   productKey: 'compute.g2.4',
   unitType: 'seconds',
   unitCount: 3600,
@@ -26,11 +26,11 @@ const price = datedPriceRecord({
 describe('the changes command lines', () => {
   it('gives instant, kind, key, scope, price, actor and reason, the first four lined up', () => {
     const text = changeLines([
-      logged({ change: 'set', priceRecordId: '7', record: price, reason: 'Q3 review, "g2" family' }),
+      logged({ change: 'set', priceRecordId: 7, record: price, reason: 'Q3 review, "g2" family' }),
       logged({ change: 'availability', productKey: 'storage.io1', actor: 'ops-bot', onSale: true }),
       logged({ change: 'availability', productKey: 'storage.st1', actor: 'ops-bot', onSale: false }),
       logged({ change: 'availability', productKey: 'storage.io1', actor: null }), // before the log kept it
-      logged({ change: 'withdraw_price', organizationId: 'org_42', priceRecordId: '9', actor: null }),
+      logged({ change: 'withdraw_price', organizationId: 'org_42', priceRecordId: 9, actor: null }),
     ]);
     expect(text).toBe(
       [
@@ -46,8 +46,8 @@ describe('the changes command lines', () => {
 
   it('says a price is withdrawn on every row of it once its record is gone, and escapes what a terminal would not show', () => {
     const text = changeLines([
-      logged({ change: 'set', priceRecordId: '9', reason: 'entered by mistake \u202e' }),
-      logged({ change: 'end', priceRecordId: '9', reason: 'a\u200bb' }),
+      logged({ change: 'set', priceRecordId: 9, reason: 'entered by mistake \u202e' }),
+      logged({ change: 'end', priceRecordId: 9, reason: 'a\u200bb' }),
     ]);
     expect(text).toBe(
       [

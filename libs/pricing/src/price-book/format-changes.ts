@@ -22,7 +22,7 @@ export function changeLines(changes: readonly LoggedChange[]): string {
     const scope =
       change.change === 'availability' ? '-' : change.organizationId === null ? 'list' : `org:${change.organizationId}`;
     const columns = [
-      change.changedAt.toISOString(), // always 24 characters, milliseconds included
+      new Date(change.changedAt).toISOString(), // always 24 characters, milliseconds included
       change.change.padEnd(KIND_WIDTH),
       change.productKey.padEnd(KEY_WIDTH),
       scope.padEnd(SCOPE_WIDTH),
@@ -51,7 +51,7 @@ export function loggedChangeJson(change: LoggedChange): Record<string, unknown> 
 function priceText(change: LoggedChange): string {
   const record = change.record;
   if (record) {
-    const until = record.validUntil ? ` until ${formatInstant(record.validUntil)}` : '';
+    const until = record.validUntil !== null ? ` until ${formatInstant(record.validUntil)}` : '';
     return `${record.amount} per ${record.unitCount} ${record.unitType} from ${formatInstant(record.validFrom)}${until}`;
   }
   // What an availability change set, in the plan lines' words; `-` when recorded before the log kept it.

@@ -1,34 +1,34 @@
-import { jan1, datedPriceRecord } from '../core/dated-price-record.fixture';
+import { jan1, priceRecord } from '../core/price-record.fixture';
 import { formatHistory, historyJson, statusAt, type PriceChange } from './format-history';
 
-const NOW = new Date('2026-06-01T12:00:00Z');
-const at = (text: string): Date => new Date(text);
+const NOW = Date.parse('2026-06-01T12:00:00Z');
+const at = (text: string): number => Date.parse(text);
 const change = (
   changedAt: string,
   kind: PriceChange['change'],
-  id: string | null,
+  id: number | null,
   author: Pick<PriceChange, 'actor' | 'reason'> = { actor: null, reason: null },
 ): PriceChange => ({ changedAt: at(changedAt), change: kind, priceRecordId: id, ...author });
 
 describe('history of one key and scope', () => {
-  const ended = datedPriceRecord({
-    id: '1',
+  const ended = priceRecord({
+    id: 1,
     amount: '0.0500',
     validFrom: jan1(2025),
     validUntil: jan1(2026),
-    supersededBy: '2',
+    supersededBy: 2,
     recordedAt: at('2024-12-01T09:00:00.120Z'),
   });
-  const inForce = datedPriceRecord({
-    id: '2',
+  const inForce = priceRecord({
+    id: 2,
     amount: '0.0480',
     validFrom: jan1(2026),
     validUntil: jan1(2027),
-    supersededBy: '3',
+    supersededBy: 3,
     recordedAt: at('2025-11-01T09:00:00Z'),
   });
-  const scheduled = datedPriceRecord({
-    id: '3',
+  const scheduled = priceRecord({
+    id: 3,
     amount: '0.0450',
     validFrom: jan1(2027),
     recordedAt: at('2026-05-01T09:00:00Z'),
@@ -45,14 +45,14 @@ describe('history of one key and scope', () => {
       {
         records: [ended, inForce, scheduled],
         changes: [
-          change('2024-12-01T09:00:00.120Z', 'set', '1'),
-          change('2025-11-01T09:00:00Z', 'set', '2'),
-          change('2025-11-01T09:00:00Z', 'end', '1'),
-          change('2026-04-01T09:00:00Z', 'set', '9'),
-          change('2026-04-01T09:00:00Z', 'end', '2'),
-          change('2026-04-20T09:00:00Z', 'withdraw_price', '9'),
-          change('2026-05-01T09:00:00Z', 'set', '3'),
-          change('2026-05-01T09:00:00Z', 'end', '2'),
+          change('2024-12-01T09:00:00.120Z', 'set', 1),
+          change('2025-11-01T09:00:00Z', 'set', 2),
+          change('2025-11-01T09:00:00Z', 'end', 1),
+          change('2026-04-01T09:00:00Z', 'set', 9),
+          change('2026-04-01T09:00:00Z', 'end', 2),
+          change('2026-04-20T09:00:00Z', 'withdraw_price', 9),
+          change('2026-05-01T09:00:00Z', 'set', 3),
+          change('2026-05-01T09:00:00Z', 'end', 2),
         ],
       },
       'storage.gp1',
@@ -80,7 +80,7 @@ describe('history of one key and scope', () => {
   });
 
   it("names an organization's scope, and says when there is nothing", () => {
-    const org = datedPriceRecord({ id: '5', organizationId: 'org_42', recordedAt: at('2026-02-01T00:00:00Z') });
+    const org = priceRecord({ id: 5, organizationId: 'org_42', recordedAt: at('2026-02-01T00:00:00Z') });
     expect(formatHistory({ records: [org], changes: [] }, 'storage.gp1', 'org_42', NOW)).toBe(
       'history of storage.gp1 (organization org_42) at 2026-06-01T12:00:00Z: 1 record, oldest first\n' +
         'in-force  0.0480 per 730 gib_hours  from 2026-01-01T00:00:00Z  recorded 2026-02-01T00:00:00Z\n',
@@ -92,14 +92,14 @@ describe('history of one key and scope', () => {
 });
 
 describe('who changed a price, and why', () => {
-  const first = datedPriceRecord({ id: '1', amount: '0.0500', validFrom: jan1(2025), supersededBy: '2' });
-  const second = datedPriceRecord({ id: '2', amount: '0.0480', validFrom: jan1(2026) });
+  const first = priceRecord({ id: 1, amount: '0.0500', validFrom: jan1(2025), supersededBy: 2 });
+  const second = priceRecord({ id: 2, amount: '0.0480', validFrom: jan1(2026) });
   const history = {
     records: [first, second],
     changes: [
-      change('2024-12-01T09:00:00Z', 'set', '1'),
-      change('2025-11-01T09:00:00Z', 'set', '2', { actor: 'ana@example.com', reason: 'Q1 "storage" review' }),
-      change('2025-11-01T09:00:00Z', 'end', '1', { actor: 'ana@example.com', reason: null }),
+      change('2024-12-01T09:00:00Z', 'set', 1),
+      change('2025-11-01T09:00:00Z', 'set', 2, { actor: 'ana@example.com', reason: 'Q1 "storage" review' }),
+      change('2025-11-01T09:00:00Z', 'end', 1, { actor: 'ana@example.com', reason: null }),
     ],
   };
 
@@ -135,13 +135,13 @@ describe('history of a scope with many records', () => {
   it('lines them up without failing on their number (the widths were a spread into Math.max)', () => {
     const many = 250_000;
     const records = Array.from({ length: many }, (_, i) =>
-      datedPriceRecord({
+      priceRecord({
         amount: String(i),
-        validFrom: new Date(Date.UTC(2000, 0, 1) + i * 60_000),
-        validUntil: new Date(Date.UTC(2000, 0, 1) + (i + 1) * 60_000),
+        validFrom: Date.UTC(2000, 0, 1) + i * 60_000,
+        validUntil: Date.UTC(2000, 0, 1) + (i + 1) * 60_000,
       }),
     );
-    const text = formatHistory({ records, changes: [] }, 'storage.gp1', null, new Date(jan1(2030)));
+    const text = formatHistory({ records, changes: [] }, 'storage.gp1', null, at(jan1(2030)));
     const lines = text.trimEnd().split('\n');
     expect(lines).toHaveLength(many + 1);
     expect(lines[0]).toMatch(/: 250000 records, oldest first$/);

@@ -1,6 +1,6 @@
 import { formatInstant } from '../core/instant';
 import { quoteReason } from './author';
-import { isDatedInForce as isInForce, type DatedPriceRecord as PriceRecord } from '../core/price-record';
+import { isInForce, type PriceRecord } from '../core/price-record';
 import { widest } from './text-parts';
 
 /** The kinds of rows of the change log (`price_change`). */
@@ -8,9 +8,10 @@ export type PriceChangeKind = 'set' | 'end' | 'withdraw_price' | 'withdraw_end' 
 
 /** One write of the change log: when, what, the record it concerned (gone when withdrawn), who and why. */
 export interface PriceChange {
-  readonly changedAt: Date;
+  /** Epoch milliseconds. */
+  readonly changedAt: number;
   readonly change: PriceChangeKind;
-  readonly priceRecordId: string | null;
+  readonly priceRecordId: number | null;
   /** Who made the write (author.ts); `null` for writes recorded before actors were. */
   readonly actor: string | null;
   readonly reason: string | null;
@@ -37,14 +38,15 @@ export interface PriceHistory {
 
 export type RecordStatus = 'ended' | 'in-force' | 'scheduled';
 
-export function statusAt(record: PriceRecord, now: Date): RecordStatus {
+/** A record's status at `now`, epoch milliseconds. */
+export function statusAt(record: Pick<PriceRecord, 'validFrom' | 'validUntil'>, now: number): RecordStatus {
   if (isInForce(record, now)) return 'in-force';
-  return record.validFrom.getTime() > now.getTime() ? 'scheduled' : 'ended';
+  return record.validFrom > now ? 'scheduled' : 'ended';
 }
 
 /**
  * The history of one key and scope as the `history` command prints it (docs/price-book-cli.md,
- * "history"): a heading; one line per record, oldest first: its status at `now`, terms, window and
+ * "history"): a heading; one line per record, oldest first: its status at `now` (epoch ms), terms, window and
  * when it was recorded; then the change log of the key and scope, oldest first: when, what
  * (`set`, `end set`, `withdrawn`, `end withdrawn`), which price, who and why (the reason quoted
  * as a JSON string). A withdrawn scheduled price has no record any more: the log still says when
@@ -54,7 +56,7 @@ export function formatHistory(
   history: PriceHistory,
   productKey: string,
   organizationId: string | null,
-  now: Date,
+  now: number,
 ): string {
   const scope = organizationId === null ? 'list price' : `organization ${organizationId}`;
   const { records, changes } = history;
@@ -63,7 +65,7 @@ export function formatHistory(
   }
   const terms = records.map((r) => `${r.amount} per ${r.unitCount} ${r.unitType}`);
   const windows = records.map(
-    (r) => `from ${formatInstant(r.validFrom)}${r.validUntil ? ` until ${formatInstant(r.validUntil)}` : ''}`,
+    (r) => `from ${formatInstant(r.validFrom)}${r.validUntil !== null ? ` until ${formatInstant(r.validUntil)}` : ''}`,
   );
   const termsWidth = widest(terms);
   const windowWidth = widest(windows);
@@ -75,7 +77,7 @@ export function formatHistory(
 
   const byId = new Map(records.map((r) => [r.id, r]));
   const setAt = new Map(
-    changes.flatMap((c) => (c.change === 'set' && c.priceRecordId ? [[c.priceRecordId, c.changedAt]] : [])),
+    changes.flatMap((c) => (c.change === 'set' && c.priceRecordId !== null ? [[c.priceRecordId, c.changedAt]] : [])),
   );
   const instants = changes.map((c) => formatInstant(c.changedAt));
   const instantWidth = widest(instants);
@@ -84,7 +86,7 @@ export function formatHistory(
     const recordedAt = change.priceRecordId === null ? undefined : setAt.get(change.priceRecordId);
     return record
       ? `${record.amount} per ${record.unitCount} ${record.unitType} from ${formatInstant(record.validFrom)}`
-      : change.change === 'withdraw_price' && recordedAt
+      : change.change === 'withdraw_price' && recordedAt !== undefined
         ? `the scheduled price recorded ${formatInstant(recordedAt)}`
         : 'a scheduled price, withdrawn since';
   });
@@ -129,7 +131,7 @@ export function historyJson(
   history: PriceHistory,
   productKey: string,
   organizationId: string | null,
-  now: Date,
+  now: number,
 ): string {
   const byId = new Map(history.records.map((r) => [r.id, r]));
   const document = {
@@ -165,7 +167,7 @@ function termsJson(record: PriceRecord): Record<string, unknown> {
     unit_count: record.unitCount,
     amount: record.amount,
     valid_from: formatInstant(record.validFrom),
-    valid_until: record.validUntil && formatInstant(record.validUntil),
+    valid_until: record.validUntil === null ? null : formatInstant(record.validUntil),
   };
 }
 

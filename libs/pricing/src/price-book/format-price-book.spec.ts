@@ -1,4 +1,4 @@
-import { datedPriceRecord } from '../core/dated-price-record.fixture';
+import { priceRecord } from '../core/price-record.fixture';
 import { formatPriceBook, priceBookParts } from './format-price-book';
 
 describe('the export of the price book', () => {
@@ -6,7 +6,7 @@ describe('the export of the price book', () => {
   it('writes a large book in parts of the same bytes as one string would be', () => {
     const many = 5_000;
     const records = Array.from({ length: many }, (_, i) =>
-      datedPriceRecord({ productKey: `compute.g2.${i % 100}`, organizationId: `org_${Math.floor(i / 100)}` }),
+      priceRecord({ productKey: `compute.g2.${i % 100}`, organizationId: `org_${Math.floor(i / 100)}` }),
     );
     const availability = new Map([['storage.io1', false]]);
     const parts = [...priceBookParts(records, availability)];

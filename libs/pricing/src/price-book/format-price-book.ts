@@ -1,6 +1,6 @@
 import { compareNaturalKeys, naturalKey, sortNatural, type NaturalKey } from '../catalogue/natural-order';
 import { formatInstant } from '../core/instant';
-import type { DatedPriceRecord as PriceRecord } from '../core/price-record';
+import type { PriceRecord } from '../core/price-record';
 import { prettyJsonParts } from './text-parts';
 
 /**
@@ -33,17 +33,13 @@ function* bookEntries(records: readonly PriceRecord[]): Generator<Record<string,
       unit_count: r.unitCount,
       amount: r.amount,
       valid_from: formatInstant(r.validFrom),
-      valid_until: r.validUntil && formatInstant(r.validUntil),
+      valid_until: r.validUntil === null ? null : formatInstant(r.validUntil),
     };
   }
 }
 
 /** Where a price stands in the book's order. */
-export interface BookOrderTerms {
-  readonly organizationId: string | null;
-  readonly productKey: string;
-  readonly validFrom: Date;
-}
+export type BookOrderTerms = Pick<PriceRecord, 'organizationId' | 'productKey' | 'validFrom'>;
 
 /**
  * Sorts in the price book's order: list prices first, then organizations, each by product key
@@ -58,7 +54,7 @@ export function sortInBookOrder<T>(items: readonly T[], termsOf: (item: T) => Bo
         item,
         organization: organizationId === null ? null : naturalKey(organizationId),
         productKey: naturalKey(productKey),
-        validFrom: validFrom.getTime(),
+        validFrom,
       };
     })
     .sort(

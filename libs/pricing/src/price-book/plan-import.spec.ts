@@ -1,10 +1,10 @@
-import { datedPriceRecord } from '../core/dated-price-record.fixture';
-import type { DatedPriceRecord as PriceRecord } from '../core/price-record';
+import type { PriceRecord } from '../core/price-record';
+import { priceRecord } from '../core/price-record.fixture';
 import { planImport, type ImportPlan } from './plan-import';
 import { parsePriceBook, type PriceBook } from './price-book';
 import { expectLinearTime } from '../../../../test/support/linear-time';
 
-const NOW = new Date('2026-06-01T12:00:00Z');
+const NOW = Date.parse('2026-06-01T12:00:00Z');
 const gp1 = { product_key: 'storage.gp1', unit_type: 'gib_hours', unit_count: 730 };
 
 function book(prices: object[], products: object[] = []): PriceBook {
@@ -25,7 +25,7 @@ function errors(prices: object[], stored: PriceRecord[] = []): readonly string[]
 }
 
 describe('planImport', () => {
-  const current = datedPriceRecord({ id: '10', amount: '0.0480', validFrom: '2026-01-01T00:00:00Z' });
+  const current = priceRecord({ id: 10, amount: '0.0480', validFrom: '2026-01-01T00:00:00Z' });
 
   it('inserts into an empty key, a past valid_from included (a backfill)', () => {
     const result = plan([{ ...gp1, amount: '0.05', valid_from: '2025-01-01T00:00:00Z' }]);
@@ -33,7 +33,7 @@ describe('planImport', () => {
       expect.objectContaining({
         productKey: 'storage.gp1',
         amount: '0.05',
-        validFrom: new Date('2025-01-01T00:00:00Z'),
+        validFrom: Date.parse('2025-01-01T00:00:00Z'),
         validUntil: null,
       }),
     ]);
@@ -41,7 +41,7 @@ describe('planImport', () => {
   });
 
   it('starts a price without valid_from now', () => {
-    expect(plan([{ ...gp1, amount: '0.05' }]).inserts[0].validFrom).toEqual(NOW);
+    expect(plan([{ ...gp1, amount: '0.05' }]).inserts[0].validFrom).toBe(NOW);
   });
 
   it('changes nothing for an entry that restates a stored price', () => {
@@ -67,26 +67,26 @@ describe('planImport', () => {
   it('ends the open price at the valid_from of a scheduled change', () => {
     const result = plan([{ ...gp1, amount: '0.0400', valid_from: '2027-01-01T00:00:00Z' }], [current]);
     expect(result.inserts).toEqual([
-      expect.objectContaining({ amount: '0.0400', validFrom: new Date('2027-01-01T00:00:00Z'), validUntil: null }),
+      expect.objectContaining({ amount: '0.0400', validFrom: Date.parse('2027-01-01T00:00:00Z'), validUntil: null }),
     ]);
     expect(result.ends).toEqual([
-      { id: '10', validUntil: new Date('2027-01-01T00:00:00Z'), supersededBy: 0, record: current },
+      { id: 10, validUntil: Date.parse('2027-01-01T00:00:00Z'), supersededBy: 0, record: current },
     ]);
   });
 
   it('ends the open price now for a change without valid_from', () => {
     const result = plan([{ ...gp1, amount: '0.0400' }], [current]);
-    expect(result.ends).toEqual([{ id: '10', validUntil: NOW, supersededBy: 0, record: current }]);
+    expect(result.ends).toEqual([{ id: 10, validUntil: NOW, supersededBy: 0, record: current }]);
   });
 
   it('restates a price that a scheduled change ended, so a book applies twice without change', () => {
-    const ended = datedPriceRecord({
-      id: '10',
+    const ended = priceRecord({
+      id: 10,
       amount: '0.0480',
       validUntil: '2027-01-01T00:00:00Z',
-      supersededBy: '11',
+      supersededBy: 11,
     });
-    const next = datedPriceRecord({ id: '11', amount: '0.0400', validFrom: '2027-01-01T00:00:00Z' });
+    const next = priceRecord({ id: 11, amount: '0.0400', validFrom: '2027-01-01T00:00:00Z' });
     const again = plan(
       [
         { ...gp1, amount: '0.0480', valid_from: '2026-01-01T00:00:00Z' },
@@ -102,7 +102,9 @@ describe('planImport', () => {
       { ...gp1, amount: '2', valid_from: '2026-03-01T00:00:00Z' },
       { ...gp1, amount: '1', valid_from: '2026-01-01T00:00:00Z' },
     ]);
-    expect(result.inserts.map((i) => [i.amount, i.validUntil?.toISOString() ?? null, i.supersededBy])).toEqual([
+    expect(
+      result.inserts.map((i) => [i.amount, i.validUntil && new Date(i.validUntil).toISOString(), i.supersededBy]),
+    ).toEqual([
       ['1', '2026-03-01T00:00:00.000Z', 1],
       ['2', null, null],
     ]);
@@ -132,15 +134,15 @@ describe('planImport', () => {
   });
 
   it('refuses any other overlap, naming the entry and the price it overlaps', () => {
-    const closed = datedPriceRecord({
-      id: '10',
+    const closed = priceRecord({
+      id: 10,
       validFrom: '2026-01-01T00:00:00Z',
       validUntil: '2027-01-01T00:00:00Z',
     });
     expect(errors([{ ...gp1, amount: '1', valid_from: '2026-09-01T00:00:00Z' }], [closed])[0]).toMatch(
       /^prices\[0\]: overlaps the recorded price 0.0480 per 730 gib_hours from 2026-01-01T00:00:00Z until 2027-01-01T00:00:00Z of list price storage.gp1/,
     );
-    const scheduled = datedPriceRecord({ id: '12', validFrom: '2026-09-01T00:00:00Z' });
+    const scheduled = priceRecord({ id: 12, validFrom: '2026-09-01T00:00:00Z' });
     expect(errors([{ ...gp1, amount: '1', valid_from: '2026-07-01T00:00:00Z' }], [scheduled])[0]).toContain(
       'prices[0]: overlaps',
     );
@@ -224,11 +226,11 @@ describe('planImport', () => {
   it('finds the stored price to restate, end or refuse among many of one key (bisection)', () => {
     // Twelve closed months of 2025, then an open price from 2026-01-01; now is 2026-06-01.
     const months = Array.from({ length: 12 }, (_, m) =>
-      datedPriceRecord({
-        id: String(100 + m),
+      priceRecord({
+        id: 100 + m,
         amount: `0.0${m + 10}`,
-        validFrom: new Date(Date.UTC(2025, m, 1)),
-        validUntil: new Date(Date.UTC(2025, m + 1, 1)),
+        validFrom: Date.UTC(2025, m, 1),
+        validUntil: Date.UTC(2025, m + 1, 1),
       }),
     );
     const stored = [...months.reverse(), current]; // read in any order
@@ -243,15 +245,15 @@ describe('planImport', () => {
     });
     expect(plan([{ ...gp1, amount: '0.0480' }], stored)).toMatchObject({ inserts: [], unchanged: 1 });
     expect(plan([{ ...gp1, amount: '0.05', valid_from: '2026-08-01T00:00:00Z' }], stored).ends).toEqual([
-      expect.objectContaining({ id: '10', validUntil: new Date('2026-08-01T00:00:00Z') }),
+      expect.objectContaining({ id: 10, validUntil: Date.parse('2026-08-01T00:00:00Z') }),
     ]);
   });
 
   it('names at most three overlapped prices and counts the others', () => {
     const scheduled = Array.from({ length: 5 }, (_, i) =>
-      datedPriceRecord({
-        validFrom: new Date(Date.UTC(2027, i, 1)),
-        validUntil: new Date(Date.UTC(2027, i + 1, 1)),
+      priceRecord({
+        validFrom: Date.UTC(2027, i, 1),
+        validUntil: Date.UTC(2027, i + 1, 1),
       }),
     );
     const [message] = errors(
@@ -280,7 +282,7 @@ describe('planImport', () => {
     const planned = planImport(book(prices), [current], new Map(), NOW, (done) => reported.push(done));
     if (!('plan' in planned)) throw new Error(planned.errors.slice(0, 3).join('\n'));
     expect(planned.plan.inserts).toHaveLength(100_000);
-    expect(planned.plan.ends).toEqual([expect.objectContaining({ id: '10', validUntil: new Date(START) })]);
+    expect(planned.plan.ends).toEqual([expect.objectContaining({ id: 10, validUntil: START })]);
     expect(planned.plan.inserts.filter((p) => p.validUntil === null)).toHaveLength(1);
     expect(reported[0]).toBe(0);
     expect(reported[reported.length - 1]).toBe(100_000);

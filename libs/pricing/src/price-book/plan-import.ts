@@ -1,24 +1,22 @@
 import { formatInstant } from '../core/instant';
-import type { DatedPriceRecord as PriceRecord } from '../core/price-record';
+import { byValidFrom, isInForce, type PriceRecord } from '../core/price-record';
 import { compareCodePoints } from '../catalogue/natural-order';
 import type { AvailabilityEntry, PriceBook, PriceBookEntry } from './price-book';
 
-/** A price to insert; `supersededBy` points at another insert of the same plan. */
-export interface PlannedInsert {
-  readonly productKey: string;
-  readonly organizationId: string | null;
-  readonly unitType: PriceRecord['unitType'];
-  readonly unitCount: number;
-  readonly amount: string;
-  readonly validFrom: Date;
-  validUntil: Date | null;
+/** A price to insert: a record-to-be (no id yet); `supersededBy` points at another insert of the same plan. */
+export interface PlannedInsert extends Pick<
+  PriceRecord,
+  'productKey' | 'organizationId' | 'unitType' | 'unitCount' | 'amount' | 'validFrom'
+> {
+  validUntil: number | null;
   supersededBy: number | null;
 }
 
 /** An existing open price that a scheduled change ends at the change's `valid_from`. */
 export interface PlannedEnd {
-  readonly id: string;
-  readonly validUntil: Date;
+  readonly id: number;
+  /** Epoch milliseconds. */
+  readonly validUntil: number;
   /** Index of the insert that ends it. */
   readonly supersededBy: number;
   /** The record as stored, before this end. */
@@ -42,16 +40,16 @@ export function planChangesNothing(plan: ImportPlan): boolean {
   return plan.inserts.length === 0 && plan.ends.length === 0 && plan.availability.length === 0;
 }
 
-/** A price of one key and scope while the plan is built: stored, or planned by this book. */
-interface Slot {
+/**
+ * A price of one key and scope while the plan is built: stored, or planned by this book. Its end
+ * may still be set by a later entry.
+ */
+interface Slot extends Pick<PriceRecord, 'unitType' | 'unitCount' | 'amount' | 'validFrom'> {
   readonly stored: PriceRecord | null;
   readonly newIndex: number | null;
-  readonly unitType: string;
-  readonly unitCount: number;
-  readonly amount: string;
-  readonly validFrom: Date;
-  validUntil: Date | null;
-  supersededBy: string | number | null;
+  validUntil: number | null;
+  /** A later price ends it: a stored successor, or an insert of this plan. */
+  superseded: boolean;
 }
 
 /**
@@ -70,7 +68,8 @@ const PROGRESS_EVERY = 5_000;
 const OVERLAPS_NAMED = 3;
 
 /**
- * Plans a price book against the stored prices at `now` (docs/decisions.md, "The price book"):
+ * Plans a price book against the stored prices at `now`, epoch milliseconds (docs/decisions.md,
+ * "The price book"):
  * - an entry that restates a stored price changes nothing;
  * - a `valid_from` in the past is allowed only where the key had no record in that scope;
  * - a price starting inside the window of an open price of the same key and scope ends it
@@ -83,7 +82,7 @@ export function planImport(
   book: PriceBook,
   stored: readonly PriceRecord[],
   availability: ReadonlyMap<string, boolean>,
-  now: Date,
+  now: number,
   progress?: PlanningProgress,
 ): PlannedImport {
   const errors: string[] = [];
@@ -98,13 +97,13 @@ export function planImport(
       amount: record.amount,
       validFrom: record.validFrom,
       validUntil: record.validUntil,
-      supersededBy: record.supersededBy,
+      superseded: record.supersededBy !== null,
     };
     const scope = scopes.get(key);
     if (scope) scope.stored.push(slot);
     else scopes.set(key, { stored: [slot], lastAdded: null });
   }
-  for (const scope of scopes.values()) scope.stored.sort((a, b) => a.validFrom.getTime() - b.validFrom.getTime());
+  for (const scope of scopes.values()) scope.stored.sort(byValidFrom);
 
   const inserts: PlannedInsert[] = [];
   const ends: PlannedEnd[] = [];
@@ -112,7 +111,7 @@ export function planImport(
   const entries = [...book.prices].sort(
     (a, b) =>
       compareCodePoints(scopeKey(a.productKey, a.organizationId), scopeKey(b.productKey, b.organizationId)) ||
-      (a.validFrom ?? now).getTime() - (b.validFrom ?? now).getTime() ||
+      (a.validFrom ?? now) - (b.validFrom ?? now) ||
       a.index - b.index,
   );
 
@@ -131,13 +130,13 @@ export function planImport(
 
     const from = entry.validFrom ?? now;
     const until = entry.validUntil;
-    if (until !== null && until.getTime() <= from.getTime()) {
+    if (until !== null && until <= from) {
       errors.push(
         `${path}.valid_until: ${formatInstant(until)} must be after valid_from (${formatInstant(from)}, now)`,
       );
       continue;
     }
-    if (from.getTime() < now.getTime() && scope.stored.length > 0) {
+    if (from < now && scope.stored.length > 0) {
       errors.push(
         `${path}.valid_from: ${formatInstant(from)} is in the past and ${describeScope(entry)} already has prices; ` +
           `a change starts now or later (omit valid_from to start now), only a key without records may be backfilled`,
@@ -148,7 +147,7 @@ export function planImport(
     const overlapCount = total + (last && overlaps(last, from, until) ? 1 : 0);
     if (overlapCount > total) named.push(last!);
     const open = named[0];
-    const endsOpenPrice = overlapCount === 1 && open.validUntil === null && open.validFrom.getTime() < from.getTime();
+    const endsOpenPrice = overlapCount === 1 && open.validUntil === null && open.validFrom < from;
     if (overlapCount > 0 && !endsOpenPrice) {
       const more = overlapCount - Math.min(named.length, OVERLAPS_NAMED);
       errors.push(
@@ -161,17 +160,23 @@ export function planImport(
     const newIndex = inserts.length;
     // The insert and the scope's last price are two objects: each end is set on both.
     const terms = { unitType: entry.unitType, unitCount: entry.unitCount, amount: entry.amount };
-    const span = { validFrom: from, validUntil: until, supersededBy: null };
-    inserts.push({ productKey: entry.productKey, organizationId: entry.organizationId, ...terms, ...span });
+    const span = { validFrom: from, validUntil: until };
+    inserts.push({
+      productKey: entry.productKey,
+      organizationId: entry.organizationId,
+      ...terms,
+      ...span,
+      supersededBy: null,
+    });
     // A price of this book that ends where this one starts is a scheduled change written out
     // (as an export writes it): link them, as if this one had ended it.
-    if (last && last.newIndex !== null && last.supersededBy === null && last.validUntil?.getTime() === from.getTime()) {
-      last.supersededBy = newIndex;
+    if (last && last.newIndex !== null && !last.superseded && last.validUntil === from) {
+      last.superseded = true;
       inserts[last.newIndex].supersededBy = newIndex;
     }
     if (endsOpenPrice) {
       open.validUntil = from;
-      open.supersededBy = newIndex;
+      open.superseded = true;
       if (open.newIndex !== null) {
         inserts[open.newIndex].validUntil = from;
         inserts[open.newIndex].supersededBy = newIndex;
@@ -179,7 +184,7 @@ export function planImport(
         ends.push({ id: open.stored.id, validUntil: from, supersededBy: newIndex, record: open.stored });
       }
     }
-    scope.lastAdded = { stored: null, newIndex, ...terms, ...span };
+    scope.lastAdded = { stored: null, newIndex, ...terms, ...span, superseded: false };
   }
   progress?.(entries.length);
 
@@ -196,35 +201,32 @@ export function planImport(
  * without `valid_from` restates the price in force now. An entry with no end also restates a
  * price that a later scheduled change ended, so re-applying a book changes nothing.
  */
-function restates(entry: PriceBookEntry, slot: Slot, now: Date): boolean {
+function restates(entry: PriceBookEntry, slot: Slot, now: number): boolean {
   if (slot.unitType !== entry.unitType || slot.unitCount !== entry.unitCount || slot.amount !== entry.amount) {
     return false;
   }
-  const startMatches =
-    entry.validFrom === null
-      ? slot.validFrom.getTime() <= now.getTime() &&
-        (slot.validUntil === null || now.getTime() < slot.validUntil.getTime())
-      : slot.validFrom.getTime() === entry.validFrom.getTime();
+  const startMatches = entry.validFrom === null ? isInForce(slot, now) : slot.validFrom === entry.validFrom;
   const endMatches =
-    entry.validUntil === null
-      ? slot.validUntil === null || slot.supersededBy !== null
-      : slot.validUntil?.getTime() === entry.validUntil.getTime();
+    entry.validUntil === null ? slot.validUntil === null || slot.superseded : slot.validUntil === entry.validUntil;
   return startMatches && endMatches;
 }
 
 /** The one stored price an entry could restate: the one starting at its `valid_from`, or in force now. */
-function restatesStored(entry: PriceBookEntry, stored: readonly Slot[], now: Date): boolean {
-  const at = (entry.validFrom ?? now).getTime();
+function restatesStored(entry: PriceBookEntry, stored: readonly Slot[], now: number): boolean {
+  const at = entry.validFrom ?? now;
   // The last price starting at or before `at`: it starts at `valid_from`, or is the one in force now.
-  const i = firstIndex(stored, (slot) => slot.validFrom.getTime() > at) - 1;
+  const i = firstIndex(stored, (slot) => slot.validFrom > at) - 1;
   return i >= 0 && restates(entry, stored[i], now);
 }
 
 /** The stored prices that overlap [from, until): the first few, and how many in all. */
-function storedOverlapping(stored: readonly Slot[], from: Date, until: Date | null): { named: Slot[]; total: number } {
-  const first = firstIndex(stored, (slot) => slot.validUntil === null || slot.validUntil.getTime() > from.getTime());
-  const end =
-    until === null ? stored.length : firstIndex(stored, (slot) => slot.validFrom.getTime() >= until.getTime());
+function storedOverlapping(
+  stored: readonly Slot[],
+  from: number,
+  until: number | null,
+): { named: Slot[]; total: number } {
+  const first = firstIndex(stored, (slot) => slot.validUntil === null || slot.validUntil > from);
+  const end = until === null ? stored.length : firstIndex(stored, (slot) => slot.validFrom >= until);
   const total = Math.max(0, end - first);
   return { named: stored.slice(first, first + Math.min(total, OVERLAPS_NAMED)), total };
 }
@@ -241,9 +243,9 @@ function firstIndex(slots: readonly Slot[], isAfter: (slot: Slot) => boolean): n
   return low;
 }
 
-function overlaps(slot: Slot, from: Date, until: Date | null): boolean {
-  const startsBeforeEnd = until === null || slot.validFrom.getTime() < until.getTime();
-  const endsAfterStart = slot.validUntil === null || slot.validUntil.getTime() > from.getTime();
+function overlaps(slot: Slot, from: number, until: number | null): boolean {
+  const startsBeforeEnd = until === null || slot.validFrom < until;
+  const endsAfterStart = slot.validUntil === null || slot.validUntil > from;
   return startsBeforeEnd && endsAfterStart;
 }
 

@@ -1,29 +1,28 @@
 import { formatInstant } from '../core/instant';
-import type { DatedPriceRecord as PriceRecord } from '../core/price-record';
+import type { PriceRecord } from '../core/price-record';
 
-/** What an operator withdraws: a scheduled price (by its start) or a scheduled end. */
-export type Withdrawal =
-  | { readonly productKey: string; readonly organizationId: string | null; readonly validFrom: Date }
-  | { readonly productKey: string; readonly organizationId: string | null; readonly validUntil: Date };
+/**
+ * What an operator withdraws: a scheduled price (by its start) or a scheduled end (`organizationId`
+ * null: the list price). Instants are epoch milliseconds.
+ */
+export type Withdrawal = Pick<PriceRecord, 'productKey' | 'organizationId'> &
+  ({ readonly validFrom: number } | { readonly validUntil: number });
 
 export interface WithdrawalPlan {
   /** The scheduled price to delete, if a price is withdrawn. */
-  readonly deleteId: string | null;
+  readonly deleteId: number | null;
   /** Records whose end moves (`validUntil` null reopens them), with the price that now ends them. */
-  readonly reends: readonly {
-    readonly id: string;
-    readonly validUntil: Date | null;
-    readonly supersededBy: string | null;
-  }[];
+  readonly reends: readonly Pick<PriceRecord, 'id' | 'validUntil' | 'supersededBy'>[];
 }
 
 export type PlannedWithdrawal = { readonly plan: WithdrawalPlan } | { readonly error: string };
 
 /**
- * Only what has not taken effect can be withdrawn. Withdrawing a scheduled price that ended an
- * open price gives that price back the end the withdrawn one had (no end, when it had none).
+ * Only what has not taken effect at `now` (epoch milliseconds) can be withdrawn. Withdrawing a
+ * scheduled price that ended an open price gives that price back the end the withdrawn one had (no
+ * end, when it had none).
  */
-export function planWithdrawal(withdrawal: Withdrawal, stored: readonly PriceRecord[], now: Date): PlannedWithdrawal {
+export function planWithdrawal(withdrawal: Withdrawal, stored: readonly PriceRecord[], now: number): PlannedWithdrawal {
   const scope = stored.filter(
     (r) => r.productKey === withdrawal.productKey && r.organizationId === withdrawal.organizationId,
   );
@@ -34,9 +33,9 @@ export function planWithdrawal(withdrawal: Withdrawal, stored: readonly PriceRec
 
   if ('validFrom' in withdrawal) {
     const at = formatInstant(withdrawal.validFrom);
-    const target = scope.find((r) => r.validFrom.getTime() === withdrawal.validFrom.getTime());
+    const target = scope.find((r) => r.validFrom === withdrawal.validFrom);
     if (!target) return { error: `no ${what} starts at ${at}` };
-    if (target.validFrom.getTime() <= now.getTime()) {
+    if (target.validFrom <= now) {
       return { error: `the ${what} starting at ${at} took effect; what took effect cannot be withdrawn` };
     }
     const reends = scope
@@ -46,9 +45,9 @@ export function planWithdrawal(withdrawal: Withdrawal, stored: readonly PriceRec
   }
 
   const at = formatInstant(withdrawal.validUntil);
-  const target = scope.find((r) => r.validUntil?.getTime() === withdrawal.validUntil.getTime());
+  const target = scope.find((r) => r.validUntil === withdrawal.validUntil);
   if (!target) return { error: `no ${what} ends at ${at}` };
-  if (withdrawal.validUntil.getTime() <= now.getTime()) {
+  if (withdrawal.validUntil <= now) {
     return { error: `the ${what} ended at ${at}; what took effect cannot be withdrawn` };
   }
   if (target.supersededBy !== null) {
@@ -58,7 +57,7 @@ export function planWithdrawal(withdrawal: Withdrawal, stored: readonly PriceRec
       error: `the end of the ${what} at ${at} comes from the price scheduled at ${start}; withdraw that price instead`,
     };
   }
-  const later = scope.find((r) => r.validFrom.getTime() >= withdrawal.validUntil.getTime());
+  const later = scope.find((r) => r.validFrom >= withdrawal.validUntil);
   if (later) {
     return {
       error: `the ${what} cannot be reopened at ${at}: a later price starts at ${formatInstant(later.validFrom)}; withdraw it first`,

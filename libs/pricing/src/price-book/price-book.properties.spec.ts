@@ -55,8 +55,8 @@ const goodPrice = fc
         unitType,
         unitCount: p.unitCount,
         amount: p.amount,
-        validFrom: p.from ?? null,
-        validUntil: until,
+        validFrom: p.from?.getTime() ?? null,
+        validUntil: until?.getTime() ?? null,
       },
     };
   });

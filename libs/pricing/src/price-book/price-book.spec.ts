@@ -41,7 +41,7 @@ describe('parsePriceBook', () => {
             unitType: 'seconds',
             unitCount: 3600,
             amount: '0.0610',
-            validFrom: new Date('2027-01-01T00:00:00Z'),
+            validFrom: Date.parse('2027-01-01T00:00:00Z'),
             validUntil: null,
           },
           {

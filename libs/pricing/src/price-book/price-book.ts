@@ -25,9 +25,10 @@ export interface PriceBookEntry {
   readonly unitType: UnitType;
   readonly unitCount: number;
   readonly amount: string;
-  /** `null` when omitted: the price starts when the book is applied. */
-  readonly validFrom: Date | null;
-  readonly validUntil: Date | null;
+  /** Epoch milliseconds; `null` when omitted: the price starts when the book is applied. */
+  readonly validFrom: number | null;
+  /** Epoch milliseconds; `null` for no end. */
+  readonly validUntil: number | null;
 }
 
 export type ParsedPriceBook = { readonly book: PriceBook } | { readonly errors: readonly string[] };
@@ -137,15 +138,15 @@ function parsePrice(raw: unknown, path: string, index: number, errors: string[])
     );
   }
 
-  let validFrom: Date | null = null;
+  let validFrom: number | null = null;
   if (raw.valid_from !== undefined) {
     validFrom = instantField(raw.valid_from, `${path}.valid_from`, 'or omitted to start now', errors) ?? null;
   }
-  let validUntil: Date | null = null;
+  let validUntil: number | null = null;
   if (raw.valid_until !== undefined && raw.valid_until !== null) {
     validUntil = instantField(raw.valid_until, `${path}.valid_until`, 'or null for no end', errors) ?? null;
   }
-  if (validFrom && validUntil && validUntil.getTime() <= validFrom.getTime()) {
+  if (validFrom !== null && validUntil !== null && validUntil <= validFrom) {
     errors.push(`${path}.valid_until: must be after valid_from`);
   }
   if (errors.length > before || productKey === undefined) return undefined;
@@ -175,9 +176,10 @@ function productKeyField(raw: Record<string, unknown>, path: string, errors: str
   return key;
 }
 
-function instantField(value: unknown, path: string, alternative: string, errors: string[]): Date | undefined {
-  const instant = typeof value === 'string' ? parseInstant(value) : undefined;
-  if (!instant) {
+/** A timestamp of the book as epoch milliseconds: instants enter the library as numbers here. */
+function instantField(value: unknown, path: string, alternative: string, errors: string[]): number | undefined {
+  const instant = typeof value === 'string' ? parseInstant(value)?.getTime() : undefined;
+  if (instant === undefined) {
     errors.push(
       `${path}: must be an RFC 3339 timestamp with an offset and at most millisecond precision, such as "2027-01-01T00:00:00Z", ${alternative}`,
     );

@@ -1,5 +1,5 @@
 import { ManualClock } from '@app/clock';
-import type { PriceBookRepository } from '../database/price-book.repository';
+import type { PriceSnapshotReads } from '../database/price-snapshot-reads';
 import type { PricingData } from '../database/pricing-data';
 import { priceRecord } from '../core/price-record.fixture';
 import { PricingUnavailableError } from '../errors/pricing-error';
@@ -41,7 +41,7 @@ describe('PriceBookLoader at start-up: the list prices first, then every price',
   /** The prices in memory and PricingService on `loadPricingData`, each read's `listOnly` in `reads`. */
   async function startOn(loadPricingData: (listOnly: boolean) => Promise<PricingData>): Promise<void> {
     reads = [];
-    const repository: Pick<PriceBookRepository, 'readVersion' | 'loadPricingData'> = {
+    const repository: Pick<PriceSnapshotReads, 'readVersion' | 'loadPricingData'> = {
       readVersion: () => Promise.resolve('2'),
       loadPricingData: ({ listOnly = false } = {}) => {
         reads.push(listOnly);

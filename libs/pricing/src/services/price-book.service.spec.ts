@@ -1,6 +1,10 @@
-import type { PriceBookRepository, PriceBookTransaction, PriceScope } from '../database/price-book.repository';
-import { datedPriceRecord } from '../core/dated-price-record.fixture';
-import type { DatedPriceRecord as PriceRecord } from '../core/price-record';
+import { Test } from '@nestjs/testing';
+import { PriceBookReads } from '../database/price-book-reads';
+import { PriceBookWrites, type PriceBookTransaction, type PriceScope } from '../database/price-book-writes';
+import { PriceSnapshotReads } from '../database/price-snapshot-reads';
+import type { PriceRecord } from '../core/price-record';
+import { priceRecord } from '../core/price-record.fixture';
+import { PriceBookHost, StandaloneHost } from './price-book-host';
 import { PriceBookService } from './price-book.service';
 
 // The write workflow on a repository that only records what it is asked: an import reads the
@@ -28,7 +32,21 @@ function stubRepository(stored: readonly PriceRecord[]) {
     publishChange: () => Promise.resolve('2'),
     version: () => Promise.resolve('1'),
   };
-  return { repository: repository as unknown as PriceBookRepository, asked, committed };
+  return { repository: repository as unknown as PriceBookWrites, asked, committed };
+}
+
+/** The service as Nest makes it, on the stub and the host of a process that holds no prices. */
+async function serviceOn(writes: PriceBookWrites): Promise<PriceBookService> {
+  const moduleRef = await Test.createTestingModule({
+    providers: [
+      PriceBookService,
+      { provide: PriceBookWrites, useValue: writes },
+      { provide: PriceBookReads, useValue: {} },
+      { provide: PriceSnapshotReads, useValue: {} },
+      { provide: PriceBookHost, useClass: StandaloneHost },
+    ],
+  }).compile();
+  return moduleRef.get(PriceBookService);
 }
 
 const price = (productKey: string, amount: string, organization?: string) => ({
@@ -42,12 +60,14 @@ const price = (productKey: string, amount: string, organization?: string) => ({
 describe('PriceBookService reads what a write touches', () => {
   it('asks for the scopes of the book, each once, and plans against what they hold', async () => {
     const stored = [
-      datedPriceRecord({ productKey: 'storage.gp1', amount: '0.0480' }),
-      datedPriceRecord({ productKey: 'storage.gp1', organizationId: 'org_1', amount: '0.0400' }),
-      datedPriceRecord({ productKey: 'storage.snapshot', amount: '0.0100' }),
+      priceRecord({ productKey: 'storage.gp1', amount: '0.0480' }),
+      priceRecord({ productKey: 'storage.gp1', organizationId: 'org_1', amount: '0.0400' }),
+      priceRecord({ productKey: 'storage.snapshot', amount: '0.0100' }),
     ];
     const { repository, asked, committed } = stubRepository(stored);
-    const result = await new PriceBookService(repository).apply({
+    const result = await (
+      await serviceOn(repository)
+    ).apply({
       prices: [
         price('storage.gp1', '0.0480'),
         price('storage.gp1', '0.0390', 'org_1'),
@@ -74,16 +94,16 @@ describe('PriceBookService reads what a write touches', () => {
 
   it('a withdrawal reads its one scope; a dry run rolls back', async () => {
     const { repository, asked, committed } = stubRepository([
-      datedPriceRecord({ productKey: 'storage.gp1', validFrom: '2027-01-01T00:00:00Z' }),
+      priceRecord({ productKey: 'storage.gp1', validFrom: '2027-01-01T00:00:00Z' }),
     ]);
-    const service = new PriceBookService(repository);
+    const service = await serviceOn(repository);
     await service.withdraw({
       productKey: 'storage.gp1',
       organizationId: null,
-      validFrom: new Date('2027-01-01T00:00:00Z'),
+      validFrom: Date.parse('2027-01-01T00:00:00Z'),
     });
     expect(asked).toEqual([
-      [{ productKey: 'storage.gp1', organizationId: null, validFrom: new Date('2027-01-01T00:00:00Z') }],
+      [{ productKey: 'storage.gp1', organizationId: null, validFrom: Date.parse('2027-01-01T00:00:00Z') }],
     ]);
     await service.apply({ prices: [price('storage.snapshot', '0.05')] }, { dryRun: true });
     expect(committed).toEqual([true, false]);

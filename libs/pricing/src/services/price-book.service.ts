@@ -1,10 +1,10 @@
-import { Injectable, Optional } from '@nestjs/common';
-import { DatabaseConnection } from '@app/database';
+import { Injectable } from '@nestjs/common';
 import { userInfo } from 'node:os';
-import type { DataSource } from 'typeorm';
-import { PriceBookRepository, type PriceScope } from '../database/price-book.repository';
+import { PriceBookReads } from '../database/price-book-reads';
+import { PriceBookWrites, type PriceScope } from '../database/price-book-writes';
+import { PriceSnapshotReads } from '../database/price-snapshot-reads';
 import { quoteValue } from '../errors/bounded-text';
-import { PriceBookCommittedError, PriceBookRefusedError, PricingUnavailableError } from '../errors/pricing-error';
+import { PriceBookCommittedError, PriceBookRefusedError } from '../errors/pricing-error';
 import { formatInstant } from '../core/instant';
 import { actorProblem, reasonProblem, type Author } from '../price-book/author';
 import { describeImportPlan, importChangeJson, type ImportReport } from '../price-book/describe-import';
@@ -17,8 +17,7 @@ import { NO_PROGRESS, type Progress } from '../price-book/progress';
 import { listAt, publicList } from '../core/price-list';
 import { runNow } from '../core/slices';
 import { renderPriceListNow } from '../rendering/price-list-response';
-import { PriceBookLoader } from '../snapshot/price-book-loader';
-import { READY_TIMEOUT_MS } from './pricing.service';
+import { PriceBookHost } from './price-book-host';
 
 /** What an import did (or, for a dry run, would do): the changes line by line and their counts. */
 export interface ImportResult extends ImportReport {
@@ -69,23 +68,18 @@ export interface WithdrawalResult {
  *
  * Each write is one workflow: take the price book lock, read what is stored, plan with the pure
  * rules of price-book/, write the plan and publish the new version, all in one transaction
- * (PriceBookRepository runs the SQL in it). In a Nest app, a write waits for the database to be
- * connected and migrated, and its change is in PricingService's answers when the call resolves.
+ * (PriceBookWrites runs the SQL in it). Where it runs is PriceBookHost's: in PricingModule a call
+ * waits for the database to be connected and migrated, and a write is in PricingService's answers
+ * when it resolves; in PriceBookCliModule the DataSource is ready and no prices are held.
  */
 @Injectable()
 export class PriceBookService {
   constructor(
-    private readonly repository: PriceBookRepository,
-    // Both absent outside Nest (PriceBookService.on): the caller's DataSource is ready, and no
-    // prices are held in this process.
-    @Optional() private readonly database?: DatabaseConnection,
-    @Optional() private readonly loader?: PriceBookLoader,
+    private readonly writes: PriceBookWrites,
+    private readonly reads: PriceBookReads,
+    private readonly snapshotReads: PriceSnapshotReads,
+    private readonly host: PriceBookHost,
   ) {}
-
-  /** The service on a DataSource of its own, outside Nest (the CLI, scripts, tests). */
-  static on(dataSource: DataSource): PriceBookService {
-    return new PriceBookService(new PriceBookRepository(dataSource));
-  }
 
   /**
    * Checks and applies a price book given as parsed JSON, all of it or nothing; the result lists
@@ -99,17 +93,17 @@ export class PriceBookService {
   /** Applies (or dry-runs) a price book already checked (parsePriceBook, readPriceBookFile). */
   async applyBook(book: PriceBook, options: ApplyOptions = {}): Promise<ImportResult> {
     const author = authorOf(options);
-    await this.databaseReady();
+    await this.host.databaseReady();
     const dryRun = options.dryRun === true;
     const progress = options.progress ?? NO_PROGRESS;
     let written;
     try {
-      written = await this.repository.inTransaction(
+      written = await this.writes.inTransaction(
         async (tx) => {
           progress.start('checking', book.prices.length, 'entries');
-          const instant = await this.repository.lock(tx);
+          const instant = await this.writes.lock(tx);
           if (options.reviewed) {
-            const version = await this.repository.version(tx);
+            const version = await this.writes.version(tx);
             if (version !== options.reviewed.version) {
               throw new PriceBookRefusedError([
                 `the price book moved since the plan: it was at version ${options.reviewed.version}, ` +
@@ -118,16 +112,15 @@ export class PriceBookService {
             }
           }
           // Only what the book names: a change of one price reads one scope, whatever the book's size.
-          const stored = await this.repository.recordsOf(tx, scopesOf(book));
-          const availability = await this.repository.availability(tx);
-          const planned = planImport(book, stored, availability, instant, (done) => progress.update(done));
+          const stored = await this.writes.recordsOf(tx, scopesOf(book));
+          const availability = await this.writes.availability(tx);
+          const planned = planImport(book, stored, availability, instant.getTime(), (done) => progress.update(done));
           if ('errors' in planned) throw new PriceBookRefusedError(planned.errors);
           const { plan } = planned;
           if (options.reviewed) refuseUnlessReviewed(plan, instant, options.reviewed);
           const changed = !planChangesNothing(plan);
-          if (changed) await this.repository.writePlan(tx, plan, instant, author, progress);
-          const version =
-            changed && !dryRun ? await this.repository.publishChange(tx) : await this.repository.version(tx);
+          if (changed) await this.writes.writePlan(tx, plan, instant, author, progress);
+          const version = changed && !dryRun ? await this.writes.publishChange(tx) : await this.writes.version(tx);
           return { plan, instant, version, changed };
         },
         { commit: !dryRun },
@@ -137,7 +130,7 @@ export class PriceBookService {
     }
     const { plan, instant, version, changed } = written;
     const committed = changed && !dryRun;
-    if (committed) await this.loader?.check();
+    if (committed) await this.host.afterWrite();
     let changes;
     try {
       changes = describeImportPlan(plan);
@@ -163,41 +156,42 @@ export class PriceBookService {
     const book = checkedBook(json);
     // Refused whatever the database holds: a bad author must not pass until the first empty one.
     authorOf(options);
-    await this.databaseReady();
-    return (await this.repository.isEmpty()) ? this.applyBook(book, options) : undefined;
+    await this.host.databaseReady();
+    return (await this.writes.isEmpty()) ? this.applyBook(book, options) : undefined;
   }
 
   /**
-   * The change log of every key and scope with its instant in [since, until) (either open), oldest
-   * first, a page at a time, each change with who made it and why.
+   * The change log of every key and scope with its instant in [since, until) (epoch ms, either
+   * open), oldest first, a page at a time, each change with who made it and why.
    */
   async changes(
-    range: { readonly since?: Date; readonly until?: Date },
+    range: { readonly since?: number; readonly until?: number },
     consume: (page: readonly LoggedChange[]) => void | Promise<void>,
   ): Promise<void> {
-    await this.databaseReady();
-    await this.repository.changes(range, consume);
+    await this.host.databaseReady();
+    await this.reads.changes(range, consume);
   }
 
   /** Withdraws a scheduled price or a scheduled end, in one transaction. */
   async withdraw(withdrawal: Withdrawal, options: WriteOptions = {}): Promise<WithdrawalResult> {
     const author = authorOf(options);
-    await this.databaseReady();
-    const result = await this.repository.inTransaction(async (tx) => {
-      const instant = await this.repository.lock(tx);
-      const planned = planWithdrawal(withdrawal, await this.repository.recordsOf(tx, [withdrawal]), instant);
+    await this.host.databaseReady();
+    const result = await this.writes.inTransaction(async (tx) => {
+      const instant = await this.writes.lock(tx);
+      const stored = await this.writes.recordsOf(tx, [withdrawal]);
+      const planned = planWithdrawal(withdrawal, stored, instant.getTime());
       if ('error' in planned) throw new PriceBookRefusedError([planned.error]);
-      await this.repository.writeWithdrawal(tx, withdrawal, planned.plan, instant, author);
-      return { instant, version: await this.repository.publishChange(tx) };
+      await this.writes.writeWithdrawal(tx, withdrawal, planned.plan, instant, author);
+      return { instant, version: await this.writes.publishChange(tx) };
     });
-    await this.loader?.check();
+    await this.host.afterWrite();
     return result;
   }
 
   /** Every record of one key and scope (`organizationId` null: list prices), with the change log. */
   async history(productKey: string, organizationId: string | null): Promise<PriceHistory> {
-    await this.databaseReady();
-    return this.repository.history(productKey, organizationId);
+    await this.host.databaseReady();
+    return this.reads.history(productKey, organizationId);
   }
 
   /** The whole price book, history included, in the import format (stable bytes). */
@@ -207,31 +201,17 @@ export class PriceBookService {
 
   /** As `export`, in parts: a book of a million records is never one string (price-book/text-parts.ts). */
   async exportInParts(): Promise<Iterable<string>> {
-    await this.databaseReady();
-    const { records, availability } = await this.repository.readBook();
+    await this.host.databaseReady();
+    const { records, availability } = await this.reads.readBook();
     return priceBookParts(records, availability);
   }
 
   /** The body `GET /v1/pricing` serves at `instant`, read from the database now. */
   async priceListAt(instant: Date): Promise<Buffer> {
-    await this.databaseReady();
-    const data = await this.repository.loadPricingData();
+    await this.host.databaseReady();
+    const data = await this.snapshotReads.loadPricingData();
     const at = instant.getTime();
     return renderPriceListNow(listAt(runNow(publicList(data.records, data.listWrites, at)), at)).body;
-  }
-
-  /**
-   * In a Nest app the database connects and migrates in the background (DatabaseConnection): a
-   * call made right after start-up waits for it, up to READY_TIMEOUT_MS, then fails with the
-   * library's PRICING_UNAVAILABLE rather than a driver's error.
-   */
-  private async databaseReady(): Promise<void> {
-    if (!this.database || this.database.isReady) return;
-    try {
-      await this.database.whenReady(READY_TIMEOUT_MS);
-    } catch {
-      throw new PricingUnavailableError();
-    }
   }
 }
 

@@ -1,7 +1,7 @@
 import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { DatabaseConnection, type TimedClient } from '@app/database';
 import { filter, take, type Subscription } from 'rxjs';
-import { PRICE_BOOK_CHANNEL } from '../database/price-book.repository';
+import { PRICE_BOOK_CHANNEL } from '../database/price-book-writes';
 import { PriceBookLoader } from './price-book-loader';
 
 const RECONNECT_MS = 1_000;

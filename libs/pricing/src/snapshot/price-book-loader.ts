@@ -3,7 +3,7 @@ import { Clock } from '@app/clock';
 import { DatabaseConnection } from '@app/database';
 import { performance } from 'node:perf_hooks';
 import { filter, Subject, take, type Subscription } from 'rxjs';
-import { PriceBookRepository } from '../database/price-book.repository';
+import { PriceSnapshotReads } from '../database/price-snapshot-reads';
 import { PRICING_OPTIONS, type ResolvedPricingOptions } from '../options/pricing-options';
 import { PricingSnapshot } from './pricing-snapshot';
 
@@ -47,7 +47,7 @@ export class PriceBookLoader implements OnApplicationBootstrap, OnApplicationShu
 
   constructor(
     @Inject(PRICING_OPTIONS) private readonly options: ResolvedPricingOptions,
-    private readonly repository: PriceBookRepository,
+    private readonly reads: PriceSnapshotReads,
     private readonly database: DatabaseConnection,
     private readonly clock: Clock,
   ) {
@@ -120,7 +120,7 @@ export class PriceBookLoader implements OnApplicationBootstrap, OnApplicationShu
     const startedAt = performance.now();
     let snapshot: PricingSnapshot;
     try {
-      const version = await this.repository.readVersion();
+      const version = await this.reads.readVersion();
       const shown = this.shown;
       if (version === shown?.version && shown.hasOrganizationPrices) return this.confirm(startedAt);
       snapshot = await this.read(shown);
@@ -149,12 +149,12 @@ export class PriceBookLoader implements OnApplicationBootstrap, OnApplicationShu
    */
   private async read(shown: PricingSnapshot | undefined): Promise<PricingSnapshot> {
     if (shown?.hasOrganizationPrices) {
-      const changes = await this.repository.loadChangesSince(shown.lastChangeId);
+      const changes = await this.reads.loadChangesSince(shown.lastChangeId);
       const updated = await this.rendered(shown.withChanges(changes, this.clock.nowMs()));
       if (updated) return updated;
       this.logger.log(`changes since version ${shown.version} do not follow it: reading every price again`);
     }
-    const data = await this.repository.loadPricingData({ listOnly: shown === undefined });
+    const data = await this.reads.loadPricingData({ listOnly: shown === undefined });
     return this.rendered(PricingSnapshot.build(data, this.clock.nowMs()));
   }
 

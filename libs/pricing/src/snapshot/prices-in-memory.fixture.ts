@@ -1,7 +1,7 @@
 import { Test } from '@nestjs/testing';
 import { Clock } from '@app/clock';
 import { DatabaseConnection } from '@app/database';
-import { PriceBookRepository } from '../database/price-book.repository';
+import { PriceSnapshotReads } from '../database/price-snapshot-reads';
 import { PRICING_OPTIONS, resolvePricingOptions } from '../options/pricing-options';
 import { PriceBookLoader } from './price-book-loader';
 import { PricingState } from './pricing-state';
@@ -18,14 +18,14 @@ export interface PricesInMemory {
  * (nothing runs until the spec calls `loader.check()`).
  */
 export async function pricesInMemory(
-  repository: Pick<PriceBookRepository, 'readVersion' | 'loadPricingData'> & Partial<PriceBookRepository>,
+  repository: Pick<PriceSnapshotReads, 'readVersion' | 'loadPricingData'> & Partial<PriceSnapshotReads>,
   clock: Clock,
 ): Promise<PricesInMemory> {
   const moduleRef = await Test.createTestingModule({
     providers: [
       { provide: PRICING_OPTIONS, useValue: resolvePricingOptions({}) },
       { provide: Clock, useValue: clock },
-      { provide: PriceBookRepository, useValue: repository },
+      { provide: PriceSnapshotReads, useValue: repository },
       { provide: DatabaseConnection, useValue: {} }, // only asked for its state at bootstrap, which specs skip
       PriceBookLoader,
       PricingState,

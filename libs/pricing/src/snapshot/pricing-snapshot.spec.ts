@@ -1,10 +1,9 @@
 import type { PriceRecord } from '../core/price-record';
-import { priceRecord } from '../core/price-record.fixture';
+import { jan1, priceRecord } from '../core/price-record.fixture';
 import type { PricingChanges, PricingData } from '../database/pricing-data';
 import { PREPARE_AHEAD_MS, PricingSnapshot } from './pricing-snapshot';
 
 const ms = (iso: string): number => Date.parse(iso);
-const jan1 = (year: number): string => `${year}-01-01T00:00:00Z`;
 const LOADED = ms('2026-06-01T00:00:00Z');
 const LATER = ms('2026-08-01T00:00:00Z');
 

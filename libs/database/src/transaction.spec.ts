@@ -1,0 +1,69 @@
+import type { DataSource, EntityManager } from 'typeorm';
+import { CommitOutcomeUnknownError, inTransaction } from './transaction';
+
+// inTransaction on a query runner that records what it is asked; the real commit cut off by a
+// proxy is test/price-book-committed.e2e-spec.ts.
+
+function recordingDataSource(commitFails?: Error) {
+  const calls: string[] = [];
+  let active = false;
+  const runner = {
+    manager: {} as EntityManager,
+    get isTransactionActive() {
+      return active;
+    },
+    connect: () => Promise.resolve(calls.push('connect')),
+    startTransaction: () => Promise.resolve(calls.push('begin')).then(() => (active = true)),
+    commitTransaction: () => {
+      calls.push('commit');
+      if (commitFails === undefined) active = false;
+      return commitFails === undefined ? Promise.resolve() : Promise.reject(commitFails);
+    },
+    rollbackTransaction: () => Promise.resolve(calls.push('rollback')).then(() => (active = false)),
+    release: () => Promise.resolve(calls.push('release')),
+  };
+  return { dataSource: { createQueryRunner: () => runner } as unknown as DataSource, calls };
+}
+
+describe('inTransaction', () => {
+  it('commits the work and gives its result', async () => {
+    const { dataSource, calls } = recordingDataSource();
+    await expect(inTransaction(dataSource, () => Promise.resolve(42))).resolves.toBe(42);
+    expect(calls).toEqual(['connect', 'begin', 'commit', 'release']);
+  });
+
+  it('rolls a dry run back once the work is done', async () => {
+    const { dataSource, calls } = recordingDataSource();
+    await expect(inTransaction(dataSource, () => Promise.resolve('planned'), { commit: false })).resolves.toBe(
+      'planned',
+    );
+    expect(calls).toEqual(['connect', 'begin', 'rollback', 'release']);
+  });
+
+  it('rolls back and throws on when the work throws', async () => {
+    const { dataSource, calls } = recordingDataSource();
+    const refused = new Error('refused');
+    await expect(inTransaction(dataSource, () => Promise.reject(refused))).rejects.toBe(refused);
+    expect(calls).toEqual(['connect', 'begin', 'rollback', 'release']);
+  });
+
+  it('throws a COMMIT that PostgreSQL refused as it is: it was rolled back', async () => {
+    const serialization = Object.assign(new Error('could not serialize access'), { code: '40001' });
+    const { dataSource } = recordingDataSource(serialization);
+    await expect(inTransaction(dataSource, () => Promise.resolve())).rejects.toBe(serialization);
+    const wrapped = Object.assign(new Error('query failed'), { driverError: { code: '40001' } });
+    await expect(inTransaction(recordingDataSource(wrapped).dataSource, () => Promise.resolve())).rejects.toBe(wrapped);
+  });
+
+  it('says the outcome is unknown when a COMMIT got no answer', async () => {
+    const cut = new Error('Connection terminated unexpectedly');
+    const { dataSource, calls } = recordingDataSource(cut);
+    const error: unknown = await inTransaction(dataSource, () => Promise.resolve()).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(CommitOutcomeUnknownError);
+    expect(error).toMatchObject({
+      cause: cut,
+      message: 'the connection failed while the transaction was committing: Connection terminated unexpectedly',
+    });
+    expect(calls.at(-1)).toBe('release');
+  });
+});

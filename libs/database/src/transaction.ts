@@ -1,0 +1,62 @@
+import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
+
+/**
+ * A COMMIT failed without an answer from PostgreSQL (the connection went away while it committed):
+ * the transaction may have been committed or not, and this process cannot tell. `cause` is the
+ * driver's error.
+ */
+export class CommitOutcomeUnknownError extends Error {
+  constructor(override readonly cause: unknown) {
+    super(
+      `the connection failed while the transaction was committing: ${cause instanceof Error ? cause.message : String(cause)}`,
+    );
+    this.name = 'CommitOutcomeUnknownError';
+  }
+}
+
+export interface TransactionOptions {
+  /** `false`: roll back once the work is done (a dry run: the same statements, nothing kept). Default `true`. */
+  readonly commit?: boolean;
+}
+
+/**
+ * Runs `work` in one transaction on a connection of its own and commits it, or, with `commit:
+ * false`, rolls it back once `work` is done. When `work` throws, the transaction is rolled back and
+ * the error thrown on. A COMMIT that PostgreSQL refused (its answer has a SQLSTATE) was rolled back
+ * and is thrown as it is; one that got no answer is CommitOutcomeUnknownError.
+ */
+export async function inTransaction<T>(
+  dataSource: DataSource,
+  work: (manager: EntityManager) => Promise<T>,
+  { commit = true }: TransactionOptions = {},
+): Promise<T> {
+  const runner = dataSource.createQueryRunner();
+  await runner.connect();
+  try {
+    await runner.startTransaction();
+    const result = await work(runner.manager);
+    if (commit) await commitOrSayUnknown(runner);
+    else await runner.rollbackTransaction();
+    return result;
+  } catch (error) {
+    if (runner.isTransactionActive) await runner.rollbackTransaction().catch(() => undefined);
+    throw error;
+  } finally {
+    await runner.release();
+  }
+}
+
+/** A SQLSTATE: PostgreSQL answered, so a failed COMMIT was rolled back. */
+const SQLSTATE = /^[0-9A-Z]{5}$/;
+
+async function commitOrSayUnknown(runner: QueryRunner): Promise<void> {
+  try {
+    await runner.commitTransaction();
+  } catch (error) {
+    const code =
+      (error as { driverError?: { code?: unknown }; code?: unknown }).driverError?.code ??
+      (error as { code?: unknown }).code;
+    if (typeof code === 'string' && SQLSTATE.test(code)) throw error;
+    throw new CommitOutcomeUnknownError(error);
+  }
+}

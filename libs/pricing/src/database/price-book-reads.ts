@@ -1,0 +1,110 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, type EntityManager } from 'typeorm';
+import type { PriceRecord } from '../core/price-record';
+import type { LoggedChange, PriceHistory } from '../price-book/format-history';
+import {
+  CHANGE_COLUMNS,
+  forEachPage,
+  readAvailability,
+  RECORD_COLUMNS,
+  rows,
+  toPriceChange,
+  toPriceRecord,
+  type PriceChangeRow,
+  type PriceRecordRow,
+} from './price-book-rows';
+
+/** The whole stored price book: every record and the availability of products. */
+export interface StoredBook {
+  readonly records: readonly PriceRecord[];
+  readonly availability: ReadonlyMap<string, boolean>;
+}
+
+/**
+ * Operators' reads of the price book (export, history, changes), each in a snapshot of its own
+ * (REPEATABLE READ).
+ */
+@Injectable()
+export class PriceBookReads {
+  constructor(private readonly dataSource: DataSource) {}
+
+  /** The whole price book. */
+  readBook(): Promise<StoredBook> {
+    return this.dataSource.transaction('REPEATABLE READ', async (db) => {
+      const records: PriceRecord[] = [];
+      await forEachPage<PriceRecordRow>(db, { columns: RECORD_COLUMNS, table: 'price_record' }, (page) => {
+        for (const row of page) records.push(toPriceRecord(row));
+      });
+      return { records, availability: await readAvailability(db) };
+    });
+  }
+
+  /** Every record of one key and scope (`organizationId` null: the list price), and its change log. */
+  history(productKey: string, organizationId: string | null): Promise<PriceHistory> {
+    return this.dataSource.transaction('REPEATABLE READ', async (db) => {
+      const scope = organizationId === null ? 'organization_id IS NULL' : 'organization_id = $2';
+      const parameters = organizationId === null ? [productKey] : [productKey, organizationId];
+      const records = await rows<PriceRecordRow>(
+        db,
+        `SELECT ${RECORD_COLUMNS} FROM price_record WHERE product_key = $1 AND ${scope}
+          ORDER BY price_record.valid_from, price_record.id`,
+        parameters,
+      );
+      const changes = await rows<PriceChangeRow>(
+        db,
+        `SELECT ${CHANGE_COLUMNS} FROM price_change
+          WHERE product_key = $1 AND ${scope} AND change <> 'availability' ORDER BY price_change.changed_at, price_change.id`,
+        parameters,
+      );
+      return { records: records.map((row) => toPriceRecord(row)), changes: changes.map(toPriceChange) };
+    });
+  }
+
+  /**
+   * The change log of every key and scope with `changedAt` in [since, until) (epoch ms, either
+   * open), oldest first, given to `consume` a page at a time, each change with the record it names
+   * as it is now (none for a withdrawn price or availability).
+   */
+  changes(
+    range: { readonly since?: number; readonly until?: number },
+    consume: (page: readonly LoggedChange[]) => void | Promise<void>,
+  ): Promise<void> {
+    return this.dataSource.transaction('REPEATABLE READ', (db) =>
+      // Change ids grow with changed_at (every write takes the price book lock first): pages by id.
+      forEachPage<PriceChangeRow>(
+        db,
+        {
+          columns: CHANGE_COLUMNS,
+          table: 'price_change',
+          where: `($2::timestamptz IS NULL OR changed_at >= $2) AND ($3::timestamptz IS NULL OR changed_at < $3)`,
+          parameters: [instantParameter(range.since), instantParameter(range.until)],
+        },
+        async (page) => consume(await withRecords(db, page)),
+      ),
+    );
+  }
+}
+
+/** Each change with the record it names as it is now, read in one statement a page. */
+async function withRecords(db: EntityManager, page: readonly PriceChangeRow[]): Promise<LoggedChange[]> {
+  const ids = page.flatMap((row) => (row.price_record_id === null ? [] : [row.price_record_id]));
+  const found =
+    ids.length === 0
+      ? []
+      : await rows<PriceRecordRow>(db, `SELECT ${RECORD_COLUMNS} FROM price_record WHERE id = ANY($1::bigint[])`, [
+          ids,
+        ]);
+  const records = new Map(found.map((row) => [row.id, toPriceRecord(row)]));
+  return page.map((row) => ({
+    ...toPriceChange(row),
+    productKey: row.product_key,
+    organizationId: row.organization_id,
+    record: row.price_record_id === null ? null : (records.get(row.price_record_id) ?? null),
+    onSale: row.on_sale,
+  }));
+}
+
+/** An instant (epoch ms) as a timestamptz parameter. */
+function instantParameter(ms: number | undefined): Date | null {
+  return ms === undefined ? null : new Date(ms);
+}

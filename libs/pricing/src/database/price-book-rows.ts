@@ -1,0 +1,144 @@
+import type { EntityManager } from 'typeorm';
+import type { PriceRecord } from '../core/price-record';
+import type { PriceChange, PriceChangeKind } from '../price-book/format-history';
+
+// The price book's tables as the library reads them: one row type per table, the columns read,
+// and the one mapping from a row of price_record to a PriceRecord. Instants are read as epoch
+// milliseconds (parsing 300,000 timestamps as text costs more than the query) and ids as numbers
+// (below 2^53).
+
+/** Rows per page of a read: turning a page into records holds the event loop a few milliseconds only. */
+export const PAGE = 5_000;
+
+/** A timestamp column as epoch milliseconds. */
+export const epochMs = (column: string, alias = column): string =>
+  `(extract(epoch FROM ${column}) * 1000)::float8 AS ${alias}`;
+
+/** A row of price_record, as RECORD_COLUMNS reads it. */
+export interface PriceRecordRow {
+  readonly id: number;
+  readonly product_key: string;
+  readonly organization_id: string | null;
+  readonly unit_type: PriceRecord['unitType'];
+  readonly unit_count: number;
+  readonly amount: string;
+  readonly valid_from: number;
+  readonly valid_until: number | null;
+  readonly recorded_at: number;
+  readonly superseded_by: number | null;
+}
+
+export const RECORD_COLUMNS = `price_record.id::float8 AS id, product_key, organization_id, unit_type, unit_count,
+  amount::text AS amount, ${epochMs('valid_from')}, ${epochMs('valid_until')}, ${epochMs('recorded_at')},
+  superseded_by::float8 AS superseded_by`;
+
+/** A row of price_change, as CHANGE_COLUMNS reads it. */
+export interface PriceChangeRow {
+  readonly id: number;
+  readonly changed_at: number;
+  readonly product_key: string;
+  readonly organization_id: string | null;
+  readonly change: PriceChangeKind;
+  readonly price_record_id: number | null;
+  readonly actor: string | null;
+  readonly reason: string | null;
+  readonly on_sale: boolean | null;
+}
+
+export const CHANGE_COLUMNS = `price_change.id::float8 AS id, ${epochMs('changed_at')}, product_key, organization_id,
+  change, price_record_id::float8 AS price_record_id, actor, reason, on_sale`;
+
+/** A row of product_availability. */
+export interface AvailabilityRow {
+  readonly product_key: string;
+  readonly on_sale: boolean;
+}
+
+/** The one row of price_book_version. */
+export interface VersionRow {
+  readonly version: string;
+  readonly record_count: number;
+}
+
+const asIs = <T extends string | null>(text: T): T => text;
+
+/**
+ * The one mapping from a row of price_record to a PriceRecord; `intern` shares the strings that
+ * repeat across records (snapshot reads: StringPool).
+ */
+export function toPriceRecord(
+  row: PriceRecordRow,
+  intern: <T extends string | null>(text: T) => T = asIs,
+): PriceRecord {
+  return {
+    id: row.id,
+    productKey: intern(row.product_key),
+    organizationId: intern(row.organization_id),
+    unitType: intern(row.unit_type),
+    unitCount: row.unit_count,
+    amount: intern(row.amount),
+    validFrom: row.valid_from,
+    validUntil: row.valid_until,
+    recordedAt: row.recorded_at,
+    supersededBy: row.superseded_by,
+  };
+}
+
+export function toPriceChange(row: PriceChangeRow): PriceChange {
+  return {
+    changedAt: row.changed_at,
+    change: row.change,
+    priceRecordId: row.price_record_id,
+    actor: row.actor,
+    reason: row.reason,
+  };
+}
+
+/** Rows of a query, typed by the caller: the SQL and its row shape live side by side in database/. */
+export function rows<T>(db: EntityManager, sql: string, parameters: readonly unknown[] = []): Promise<T[]> {
+  return db.query<T[]>(sql, [...parameters]);
+}
+
+/** What forEachPage reads: `where` may use parameters from $2 on. */
+export interface PagedQuery {
+  readonly columns: string;
+  readonly table: 'price_record' | 'price_change';
+  readonly where?: string;
+  readonly parameters?: readonly unknown[];
+}
+
+/**
+ * Reads a table's rows in id order, PAGE rows a statement (keyset: no statement runs long, whatever
+ * the table's size), giving each page to `consume` as it is read, the last one too (it has fewer
+ * than PAGE rows, maybe none): the rows of a million records are never all held at once.
+ */
+export async function forEachPage<Row extends { readonly id: number }>(
+  db: EntityManager,
+  { columns, table, where = 'true', parameters = [] }: PagedQuery,
+  consume: (page: readonly Row[]) => void | Promise<void>,
+): Promise<void> {
+  let after = 0;
+  for (;;) {
+    // ${table}.id, not id: the output column `id` is float8, which the primary key does not index.
+    const page = await rows<Row>(
+      db,
+      `SELECT ${columns} FROM ${table} WHERE ${table}.id > $1 AND (${where}) ORDER BY ${table}.id LIMIT ${PAGE}`,
+      [after, ...parameters],
+    );
+    await consume(page);
+    if (page.length < PAGE) return;
+    after = page[page.length - 1].id;
+  }
+}
+
+/** The availability of products (a product not listed is on sale). */
+export async function readAvailability(db: EntityManager): Promise<Map<string, boolean>> {
+  const found = await rows<AvailabilityRow>(db, `SELECT product_key, on_sale FROM product_availability`);
+  return new Map(found.map((row) => [row.product_key, row.on_sale]));
+}
+
+/** The counter every write moves. */
+export async function readVersion(db: EntityManager): Promise<string> {
+  const [row] = await rows<Pick<VersionRow, 'version'>>(db, `SELECT version::text FROM price_book_version`);
+  return row.version;
+}

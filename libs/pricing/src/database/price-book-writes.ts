@@ -1,0 +1,190 @@
+import { Injectable } from '@nestjs/common';
+import { CommitOutcomeUnknownError, inTransaction, type TransactionOptions } from '@app/database';
+import { DataSource, type EntityManager } from 'typeorm';
+import type { PriceRecord } from '../core/price-record';
+import { PriceBookCommitUnknownError } from '../errors/pricing-error';
+import type { Author } from '../price-book/author';
+import type { ImportPlan } from '../price-book/plan-import';
+import type { Withdrawal, WithdrawalPlan } from '../price-book/plan-withdrawal';
+import type { Progress } from '../price-book/progress';
+import {
+  readAvailability,
+  readVersion,
+  RECORD_COLUMNS,
+  rows,
+  toPriceRecord,
+  type PriceRecordRow,
+  type VersionRow,
+} from './price-book-rows';
+import { inBatches, insertPrices, linkSuccessors, logPlan, writeAvailability, writeEnds } from './write-plan';
+
+/** Channel of the NOTIFY that every change of the price book sends. */
+export const PRICE_BOOK_CHANNEL = 'pricing_price_book_changed';
+/** Advisory lock that serializes writes of the price book. */
+const PRICE_BOOK_LOCK = 4_705_212_001;
+
+/**
+ * A transaction of the price book (inTransaction): every write's statements run in the one it is
+ * given, so that a workflow (services/price-book.service.ts) decides what is written together.
+ */
+export type PriceBookTransaction = EntityManager;
+
+/** A product key and a scope: the list price (`organizationId` null) or one organization's. */
+export type PriceScope = Pick<PriceRecord, 'productKey' | 'organizationId'>;
+
+/**
+ * The writes of the price book and what a write reads first, each statement in the transaction its
+ * workflow gives it (services/price-book.service.ts decides what is written together, and whether
+ * it is kept).
+ */
+@Injectable()
+export class PriceBookWrites {
+  constructor(private readonly dataSource: DataSource) {}
+
+  /**
+   * Runs `work` in one transaction and commits it, or, with `commit: false`, rolls it back once
+   * `work` is done (a dry run: the same statements, nothing kept, no NOTIFY sent). When `work`
+   * throws, nothing is kept either; when the connection fails during the commit, nobody knows
+   * (PriceBookCommitUnknownError).
+   */
+  inTransaction<T>(work: (tx: PriceBookTransaction) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
+    return inTransaction(this.dataSource, work, options).catch((error: unknown) => {
+      throw error instanceof CommitOutcomeUnknownError ? new PriceBookCommitUnknownError(error.cause) : error;
+    });
+  }
+
+  /**
+   * Takes the price book lock, which serializes every write, and returns the write's instant: the
+   * time the lock was granted, so that serialized writes have increasing instants, rounded up to
+   * the millisecond (a Date has no microseconds), so that it is never before the transaction's
+   * now(), which the history trigger checks ends against.
+   */
+  async lock(tx: PriceBookTransaction): Promise<Date> {
+    await tx.query(`SELECT pg_advisory_xact_lock($1)`, [PRICE_BOOK_LOCK]);
+    const [{ instant }] = await rows<{ instant: Date }>(
+      tx,
+      `SELECT date_trunc('milliseconds', t) + CASE WHEN t > date_trunc('milliseconds', t)
+                THEN interval '1 millisecond' ELSE interval '0' END AS instant
+         FROM statement_timestamp() AS t`,
+    );
+    return instant;
+  }
+
+  /**
+   * The stored records of the product keys and scopes named (`organizationId` null: the list
+   * price), read by the scope index, BATCH scopes a statement; nothing else.
+   */
+  async recordsOf(tx: PriceBookTransaction, scopes: readonly PriceScope[]): Promise<PriceRecord[]> {
+    const records: PriceRecord[] = [];
+    const listKeys = scopes.filter((s) => s.organizationId === null).map((s) => s.productKey);
+    const organizations = scopes.filter((s) => s.organizationId !== null);
+    await inBatches(listKeys, async (keys) => {
+      const found = await rows<PriceRecordRow>(
+        tx,
+        `SELECT ${RECORD_COLUMNS} FROM price_record
+          WHERE product_key = ANY($1::text[]) AND organization_id IS NULL`,
+        [keys],
+      );
+      for (const row of found) records.push(toPriceRecord(row));
+    });
+    await inBatches(organizations, async (batch) => {
+      const found = await rows<PriceRecordRow>(
+        tx,
+        `SELECT ${RECORD_COLUMNS} FROM price_record
+          WHERE (product_key, organization_id) IN (SELECT * FROM unnest($1::text[], $2::text[]))`,
+        [batch.map((s) => s.productKey), batch.map((s) => s.organizationId)],
+      );
+      for (const row of found) records.push(toPriceRecord(row));
+    });
+    return records;
+  }
+
+  /** The availability of products (a product not listed is on sale). */
+  availability(tx: PriceBookTransaction): Promise<Map<string, boolean>> {
+    return readAvailability(tx);
+  }
+
+  /** The price book's version. */
+  version(tx: PriceBookTransaction): Promise<string> {
+    return readVersion(tx);
+  }
+
+  /**
+   * Writes a plan: ends first, so that the prices that follow them never overlap while being
+   * inserted; then the new prices, the links of each ended price to its successor, availability,
+   * and the change log.
+   */
+  async writePlan(
+    tx: PriceBookTransaction,
+    plan: ImportPlan,
+    instant: Date,
+    author: Author,
+    progress: Progress,
+  ): Promise<void> {
+    let done = 0;
+    progress.start('writing', plan.ends.length + plan.inserts.length + plan.availability.length, 'rows');
+    const written = (rowCount: number): void => progress.update((done += rowCount));
+    await writeEnds(tx, plan.ends, written);
+    const ids = await insertPrices(tx, plan.inserts, written);
+    await linkSuccessors(tx, plan, ids);
+    await writeAvailability(tx, plan.availability, instant, written);
+    await logPlan(tx, plan, ids, instant, author);
+  }
+
+  /** Withdraws what `plan` names: a scheduled price deleted, the prices it ended reopened or re-ended. */
+  async writeWithdrawal(
+    tx: PriceBookTransaction,
+    withdrawal: Withdrawal,
+    plan: WithdrawalPlan,
+    instant: Date,
+    author: Author,
+  ): Promise<void> {
+    const { deleteId, reends } = plan;
+    // Unlink first: the successor's own link and the records it ended point at the deleted row.
+    for (const reend of reends) {
+      await tx.query(`UPDATE price_record SET superseded_by = NULL WHERE id = $1`, [reend.id]);
+    }
+    if (deleteId !== null) await tx.query(`DELETE FROM price_record WHERE id = $1`, [deleteId]);
+    for (const reend of reends) {
+      await tx.query(`UPDATE price_record SET valid_until = $2, superseded_by = $3 WHERE id = $1`, [
+        reend.id,
+        reend.validUntil === null ? null : new Date(reend.validUntil),
+        reend.supersededBy,
+      ]);
+    }
+    await tx.query(
+      `INSERT INTO price_change (changed_at, product_key, organization_id, change, price_record_id, actor, reason)
+       VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+      [
+        instant,
+        withdrawal.productKey,
+        withdrawal.organizationId,
+        deleteId !== null ? 'withdraw_price' : 'withdraw_end',
+        deleteId ?? reends[0]?.id ?? null,
+        author.actor,
+        author.reason,
+      ],
+    );
+  }
+
+  /** Moves the version and notifies listening instances; the notification goes out on commit. */
+  async publishChange(tx: PriceBookTransaction): Promise<string> {
+    // A top-level UPDATE would come back from TypeORM as [rows, rowCount]; as a CTE it is a SELECT.
+    const [{ version }] = await rows<Pick<VersionRow, 'version'>>(
+      tx,
+      `WITH moved AS (UPDATE price_book_version SET version = version + 1 RETURNING version)
+       SELECT version::text FROM moved`,
+    );
+    await tx.query(`SELECT pg_notify($1, $2)`, [PRICE_BOOK_CHANNEL, version]);
+    return version;
+  }
+
+  /** True when no price was ever recorded: the embedded default loads the sample book then. */
+  async isEmpty(): Promise<boolean> {
+    const [row] = await rows<{ empty: boolean }>(
+      this.dataSource.manager,
+      `SELECT NOT EXISTS (SELECT 1 FROM price_record) AND NOT EXISTS (SELECT 1 FROM price_change) AS empty`,
+    );
+    return row.empty;
+  }
+}

@@ -1,0 +1,38 @@
+import { Injectable } from '@nestjs/common';
+import { DatabaseConnection } from '@app/database';
+import { PricingUnavailableError } from '../errors/pricing-error';
+import { PriceBookLoader } from '../snapshot/price-book-loader';
+import { PriceBookHost } from './price-book-host';
+import { READY_TIMEOUT_MS } from './pricing.service';
+
+/**
+ * PriceBookService inside PricingModule: the database connects and migrates in the background
+ * (DatabaseConnection), and the prices PricingService answers from are held in memory.
+ */
+@Injectable()
+export class PricingModuleHost extends PriceBookHost {
+  constructor(
+    private readonly database: DatabaseConnection,
+    private readonly loader: PriceBookLoader,
+  ) {
+    super();
+  }
+
+  /**
+   * A call made right after start-up waits for the database, up to READY_TIMEOUT_MS, then fails
+   * with the library's PRICING_UNAVAILABLE rather than a driver's error.
+   */
+  async databaseReady(): Promise<void> {
+    if (this.database.isReady) return;
+    try {
+      await this.database.whenReady(READY_TIMEOUT_MS);
+    } catch {
+      throw new PricingUnavailableError();
+    }
+  }
+
+  /** The prices are read back, so that a write is in PricingService's answers when it resolves. */
+  afterWrite(): Promise<void> {
+    return this.loader.check();
+  }
+}
