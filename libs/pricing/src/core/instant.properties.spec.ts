@@ -132,6 +132,39 @@ describe('parseHttpDate on any text', () => {
   });
 });
 
+describe('parseInstant with cutFraction (an instant in a URL)', () => {
+  it('never throws, and accepts only RFC 3339 timestamps with an offset', () => {
+    fc.assert(
+      fc.property(outsideText(['2027-01-01T00:00:00Z', '0', '9', '-', ':', '.123456', 'T', 'Z', '+01:00']), (text) => {
+        const instant = parseInstant(text, { cutFraction: true });
+        if (instant) {
+          expect(text).toMatch(/^\d{4}-\d\d-\d\d[Tt]\d\d:\d\d:\d\d(\.\d+)?([Zz]|[+-]\d\d:\d\d)$/);
+          expect(Number.isNaN(instant.getTime())).toBe(false);
+        }
+      }),
+    );
+  });
+
+  it('reads any fraction as its milliseconds, the digits beyond cut (never rounded)', () => {
+    fc.assert(
+      fc.property(anyInstant, fc.stringMatching(/^\d{0,30}$/), (instant, extra) => {
+        const text = formatInstant(instant).replace(
+          /(\.\d{3})?Z$/,
+          (_, ms: string | undefined) => `${ms ?? '.000'}${extra}Z`,
+        );
+        expect(parseInstant(text, { cutFraction: true })?.getTime()).toBe(instant.getTime());
+        expect(parseInstant(`${text.slice(0, -1)}+01:00`, { cutFraction: true })?.getTime()).toBe(
+          instant.getTime() - 3_600_000,
+        );
+      }),
+    );
+    expect(parseInstant('2026-03-01T01:00:00.250999+01:00', { cutFraction: true })?.toISOString()).toBe(
+      '2026-03-01T00:00:00.250Z',
+    );
+    expect(parseInstant('2026-03-01T00:00:00.250999Z')).toBeUndefined();
+  });
+});
+
 describe('parseInstant and parseHttpDate: linear time on 16 KB', () => {
   it.each<[string, (n: number) => string]>([
     ['digits', (n) => repeated('1', n)],
@@ -141,6 +174,7 @@ describe('parseInstant and parseHttpDate: linear time on 16 KB', () => {
     ['dashes and colons', (n) => repeated('-:', n)],
   ])('parseInstant: %s', (_what, inputOfLength) => {
     expectLinearTime(parseInstant, inputOfLength);
+    expectLinearTime((text) => parseInstant(text, { cutFraction: true }), inputOfLength);
   });
 
   it.each<[string, (n: number) => string]>([

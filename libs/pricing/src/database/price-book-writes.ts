@@ -21,7 +21,7 @@ import { inBatches, insertPrices, linkSuccessors, logPlan, writeAvailability, wr
 /** Channel of the NOTIFY that every change of the price book sends. */
 export const PRICE_BOOK_CHANNEL = 'pricing_price_book_changed';
 /** Advisory lock that serializes writes of the price book. */
-const PRICE_BOOK_LOCK = 4_705_212_001;
+export const PRICE_BOOK_LOCK = 4_705_212_001;
 
 /**
  * A transaction of the price book (inTransaction): every write's statements run in the one it is

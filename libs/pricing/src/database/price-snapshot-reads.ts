@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { PriceRecord } from '../core/price-record';
+import { PRICE_BOOK_LOCK } from './price-book-writes';
 import type { PricingChanges, PricingData } from './pricing-data';
 import {
   epochMs,
@@ -83,9 +84,29 @@ export class PriceSnapshotReads {
     });
   }
 
-  /** The counter every write moves; cheap to poll. */
-  readVersion(): Promise<string> {
-    return readVersion(this.dataSource.manager);
+  /**
+   * The counter every write moves, and the instant (epoch ms, the database's clock) before which
+   * no write can commit any more: now, or the start of the transaction of a write in progress (it
+   * holds the price book's lock, and writes at an instant after its start). `null` when a holder
+   * of the lock cannot be seen (another role's session): then nothing is known to be settled.
+   * Cheap to poll.
+   */
+  async readVersion(): Promise<{ version: string; settledBefore: number | null }> {
+    const [row] = await rows<{ version: string; settled_before: number | null }>(
+      this.dataSource.manager,
+      `SELECT version::text,
+              CASE WHEN bool_and(a.xact_start IS NOT NULL) FILTER (WHERE l.pid IS NOT NULL) IS FALSE THEN NULL
+                   ELSE (extract(epoch FROM least(clock_timestamp(), min(a.xact_start))) * 1000)::float8
+              END AS settled_before
+         FROM price_book_version
+         LEFT JOIN pg_locks l ON l.locktype = 'advisory' AND l.granted
+                             AND l.classid = $1 AND l.objid = $2 AND l.objsubid = 1
+         LEFT JOIN pg_stat_activity a ON a.pid = l.pid
+        GROUP BY version`,
+      // A bigint advisory key shows in pg_locks as its high and low 32 bits.
+      [Math.floor(PRICE_BOOK_LOCK / 2 ** 32), PRICE_BOOK_LOCK % 2 ** 32],
+    );
+    return { version: row.version, settledBefore: row.settled_before };
   }
 
   /** The records `where` selects (all by default; its parameter is $2), each page mapped as it is read. */

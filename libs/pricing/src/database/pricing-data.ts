@@ -1,3 +1,4 @@
+import type { ListWrite } from '../core/list-history';
 import type { PriceRecord } from '../core/price-record';
 
 // What PriceSnapshotReads reads for the prices held in memory (snapshot/pricing-snapshot.ts).
@@ -8,6 +9,8 @@ export interface PricingData {
   readonly availability: ReadonlyMap<string, boolean>;
   /** Instants (epoch ms) of list-price writes (set, end, withdrawal), for `last_changed`. */
   readonly listWrites: readonly number[];
+  /** What each write of list prices did (the change log, in its order): the public list's past. */
+  readonly listLog?: readonly ListWrite[];
   readonly version: string;
   /** The latest entry of the change log read ('0' when none): the next reload starts after it. */
   readonly lastChangeId: string;

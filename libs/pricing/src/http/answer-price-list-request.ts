@@ -6,7 +6,7 @@ import {
   ANY_ORIGIN,
   RETRY_AFTER_UNAVAILABLE_S,
   type PlainResponse,
-  type PriceListResponse,
+  type PreparedAnswers,
 } from '../rendering/price-list-response';
 
 /**
@@ -22,6 +22,16 @@ function plainText(status: number, text: string, headers: OutgoingHttpHeaders): 
     headers: { ...ANY_ORIGIN, ...headers, 'content-type': 'text/plain; charset=utf-8', 'content-length': body.length },
     body,
   };
+}
+
+/** A request this resource refuses (400, 404): plain text, never stored. */
+export function refusal(status: 400 | 404, text: string): PlainResponse {
+  return plainText(status, text, { 'cache-control': 'no-store' });
+}
+
+/** `answer` with another Cache-Control (the same headers otherwise). */
+export function withCacheControl(answer: PlainResponse, cacheControl: string): PlainResponse {
+  return { ...answer, headers: { ...answer.headers, 'cache-control': cacheControl } };
 }
 
 /** GET and HEAD only; OPTIONS too gets 405, as the endpoint supports no CORS preflight. */
@@ -58,7 +68,7 @@ export type PriceListRequestHeaders = Pick<
 export function answerPriceListRequest(
   method: string,
   headers: PriceListRequestHeaders,
-  priceList: PriceListResponse | undefined,
+  priceList: PreparedAnswers | undefined,
 ): PlainResponse {
   const head = method === 'HEAD';
   if (method !== 'GET' && !head) return METHOD_NOT_ALLOWED;
@@ -73,7 +83,7 @@ export function answerPriceListRequest(
  * If-Modified-Since when it is a valid HTTP-date.
  */
 function isNotModified(
-  priceList: PriceListResponse,
+  priceList: PreparedAnswers,
   ifNoneMatch: string | undefined,
   ifModifiedSince: string | undefined,
 ): boolean {
@@ -89,7 +99,7 @@ function isNotModified(
  * (a client that fetched between two changes within one second must not keep the older list).
  * An invalid date is ignored (RFC 9110 13.1.3).
  */
-function unmodifiedSince(priceList: PriceListResponse, ifModifiedSince: string): boolean {
+function unmodifiedSince(priceList: PreparedAnswers, ifModifiedSince: string): boolean {
   const since = parseHttpDate(ifModifiedSince, new Date(priceList.builtForMs));
   const last = priceList.lastChangedMs;
   if (since === undefined || last === null) return false;

@@ -122,6 +122,60 @@ export class PriceListDocumentSchema {
   readonly families!: PriceListFamilySchema[];
 }
 
+@ApiSchema({ name: 'PriceListChange' })
+export class PriceListChangeSchema {
+  @ApiProperty({
+    format: 'date-time',
+    description: `${RFC3339} at which the list changed: a price took effect, changed, ended, or its valid_until was set or moved.`,
+  })
+  readonly at!: string;
+
+  @ApiProperty({ maxLength: MAX_PRODUCT_KEY_LENGTH, example: 'compute.g2.4' })
+  readonly product_key!: string;
+
+  @ApiProperty({ enum: FAMILIES, example: 'compute_instance' })
+  readonly family!: string;
+
+  @ApiProperty({
+    type: PriceListEntrySchema,
+    nullable: true,
+    description:
+      'The product’s entry in the list just before `at`, exactly as the list showed it; null where not listed.',
+  })
+  readonly before!: PriceListEntrySchema | null;
+
+  @ApiProperty({
+    type: PriceListEntrySchema,
+    nullable: true,
+    description: 'The product’s entry in the list from `at` on, exactly as the list showed it; null where not listed.',
+  })
+  readonly after!: PriceListEntrySchema | null;
+}
+
+@ApiSchema({ name: 'PriceListChanges' })
+export class PriceListChangesSchema {
+  @ApiProperty({ enum: ['EUR'], description: 'Always `EUR`.' })
+  readonly currency!: 'EUR';
+
+  @ApiProperty({ type: 'boolean', enum: [true], description: 'Always true: every amount is net.' })
+  readonly amounts_exclude_vat!: true;
+
+  @ApiProperty({
+    type: [PriceListChangeSchema],
+    description: 'Changes of the public list, oldest first: by `at`, then product key in the list’s order.',
+  })
+  readonly changes!: PriceListChangeSchema[];
+
+  @ApiProperty({
+    description:
+      'The cursor just after the last change returned (or the one given, when none is): ask again with `after=<next>`.',
+  })
+  readonly next!: string;
+
+  @ApiProperty({ type: 'boolean', description: 'Whether more changes are ready now.' })
+  readonly has_more!: boolean;
+}
+
 const string = { type: 'string' } as const;
 
 /** Headers of 200 and 304: the same validators and caching rules. */
@@ -147,6 +201,23 @@ export const PRICE_LIST_200_HEADERS: HeaderObjects = {
     schema: { type: 'string', enum: ['br', 'gzip'] },
   },
   'Content-Length': { description: 'The length of the body as sent, in its coding.', schema: { type: 'integer' } },
+};
+
+/** Headers of 200 and 304 of the list at an instant and of the change feed, whose caching depends on the answer. */
+export const PAST_HEADERS: HeaderObjects = {
+  ...PRICE_LIST_200_HEADERS,
+  'Cache-Control': {
+    description:
+      '`public, max-age=604800, immutable` for what can no longer change (an instant more than 10 minutes old; ' +
+      'a page of changes that more changes follow), else `public, max-age=300`.',
+    schema: string,
+  },
+};
+
+/** Headers of 400 and 404: nothing may cache the refusal. */
+export const REFUSAL_HEADERS: HeaderObjects = {
+  'Cache-Control': { description: '`no-store`', schema: string },
+  'Access-Control-Allow-Origin': { description: '`*`', schema: string },
 };
 
 /** Headers of 429 and 503: when to retry, and that nothing may cache the refusal. */

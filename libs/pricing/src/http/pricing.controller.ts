@@ -3,6 +3,7 @@ import {
   Catch,
   Controller,
   Get,
+  Param,
   Req,
   Res,
   UseFilters,
@@ -11,22 +12,41 @@ import {
   type ExceptionFilter,
 } from '@nestjs/common';
 import {
+  ApiBadRequestResponse,
   ApiExcludeEndpoint,
   ApiHeader,
+  ApiNotFoundResponse,
   ApiNotModifiedResponse,
   ApiOkResponse,
   ApiOperation,
+  ApiParam,
+  ApiQuery,
   ApiServiceUnavailableResponse,
   ApiTags,
   ApiTooManyRequestsResponse,
 } from '@nestjs/swagger';
 import { Public } from '@app/auth';
+import { Clock } from '@app/clock';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { parseInstant } from '../core/instant';
 import { RateLimitedError } from '../errors/pricing-error';
+import { IMMUTABLE, renderChangesPage } from '../rendering/changes-page';
+import { PastPriceLists } from '../snapshot/past-price-lists';
 import { PricingState } from '../snapshot/pricing-state';
-import { answerPriceListRequest, METHOD_NOT_ALLOWED, tooManyRequests } from './answer-price-list-request';
 import {
+  answerPriceListRequest,
+  METHOD_NOT_ALLOWED,
+  PRICE_LIST_UNAVAILABLE,
+  refusal,
+  tooManyRequests,
+  withCacheControl,
+} from './answer-price-list-request';
+import { encodeCursor, FEED_START, MAX_CHANGES_PER_PAGE, parseFeedQuery, positionBefore } from './feed-query';
+import {
+  PAST_HEADERS,
   PLAIN_TEXT,
+  PriceListChangesSchema,
+  REFUSAL_HEADERS,
   PRICE_LIST_200_HEADERS,
   PRICE_LIST_HEADERS,
   PriceListDocumentSchema,
@@ -38,6 +58,8 @@ import { PriceListRateLimitGuard } from './price-list-rate-limit';
 
 /** The path of the public price list. */
 export const PRICE_LIST_PATH = '/v1/pricing';
+/** The list at an instant older than this can no longer change: cached for good. */
+const SETTLED_AFTER_MS = 10 * 60_000;
 
 /** 429 as section 7 says: plain text with Retry-After, not the host app's JSON envelope. */
 @Catch(RateLimitedError)
@@ -68,7 +90,9 @@ export class PriceListExceptionFilter implements ExceptionFilter<RateLimitedErro
 export class PricingController {
   constructor(
     private readonly prices: PricingState,
+    private readonly past: PastPriceLists,
     private readonly counts: PriceListAnswerCounts,
+    private readonly clock: Clock,
   ) {}
 
   /** GET, and HEAD (Express routes HEAD here): 200, 304 or 503. */
@@ -117,10 +141,121 @@ export class PricingController {
     this.counts.send(res, answerPriceListRequest(req.method!, req.headers, this.prices.priceList()));
   }
 
+  /** The list as it was served at a past instant (docs/decisions.md, "Prices as they were"). */
+  @Get('at/:instant')
+  @ApiOperation({
+    summary: 'The public price list as it was served at an instant',
+    description:
+      'The document `GET /v1/pricing` served at that instant, byte for byte and with the same ETag: the prices in ' +
+      'effect then, as recorded by then (a price recorded later is not in it; an end set later is not shown), and ' +
+      '`last_changed` as of then. Organizations’ prices never appear, nor a price before it takes effect. Public; ' +
+      'the same per-address limit as `GET /v1/pricing`, counted together. HEAD answers as GET without a body.',
+  })
+  @ApiParam({
+    name: 'instant',
+    description:
+      'An RFC 3339 date-time with an offset (`2026-03-01T00:00:00Z`, `2026-03-01T01:00:00.250+01:00`); ' +
+      'fractions beyond milliseconds are cut. Not later than now.',
+  })
+  @ApiOkResponse({ description: 'The list as served then.', type: PriceListDocumentSchema, headers: PAST_HEADERS })
+  @ApiNotModifiedResponse({ description: 'The client’s copy is current: no body.', headers: PAST_HEADERS })
+  @ApiBadRequestResponse({ description: 'Not an RFC 3339 date-time.', headers: REFUSAL_HEADERS, content: PLAIN_TEXT })
+  @ApiNotFoundResponse({ description: 'An instant later than now.', headers: REFUSAL_HEADERS, content: PLAIN_TEXT })
+  @ApiTooManyRequestsResponse({
+    description: 'As `GET /v1/pricing`.',
+    headers: retryHeaders('Seconds until the window of this address ends.'),
+    content: PLAIN_TEXT,
+  })
+  @ApiServiceUnavailableResponse({
+    description: 'As `GET /v1/pricing`.',
+    headers: UNAVAILABLE_HEADERS,
+    content: PLAIN_TEXT,
+  })
+  async pastList(
+    @Param('instant') text: string,
+    @Req() req: IncomingMessage,
+    @Res() res: ServerResponse,
+  ): Promise<void> {
+    const instant = parseInstant(text, { cutFraction: true })?.getTime();
+    const now = this.clock.nowMs();
+    if (instant === undefined) {
+      const message = 'The instant must be an RFC 3339 date-time with an offset, e.g. 2026-03-01T00:00:00Z.';
+      return this.counts.send(res, refusal(400, message));
+    }
+    if (instant > now)
+      return this.counts.send(res, refusal(404, 'That instant is later than now: its list is not known yet.'));
+    const list = await this.past.at(instant);
+    const answer = answerPriceListRequest(req.method!, req.headers, list);
+    const settled = answer.status < 400 && now - instant > SETTLED_AFTER_MS;
+    this.counts.send(res, settled ? withCacheControl(answer, IMMUTABLE) : answer);
+  }
+
+  /** Every change of the public list, oldest first (docs/decisions.md, "Prices as they were"). */
+  @Get('changes')
+  @ApiOperation({
+    summary: 'Every change of the public price list, oldest first',
+    description:
+      'Each change: the instant the list changed, the product, and its entry just before and from then on, exactly ' +
+      'as the list showed it (null where not listed). A client that keeps asking with `after=<next>` sees every ' +
+      'change exactly once, in order; a change appears once no write in progress can precede it, within minutes ' +
+      'of its instant. Organizations’ prices never appear, nor a price before it takes effect. Public; the same ' +
+      'per-address limit as `GET /v1/pricing`, counted together. HEAD answers as GET without a body.',
+  })
+  @ApiQuery({ name: 'after', required: false, description: 'A cursor: `next` of an earlier answer.' })
+  @ApiQuery({
+    name: 'since',
+    required: false,
+    description: 'An RFC 3339 date-time: changes at or after it. Not with `after`.',
+  })
+  @ApiQuery({
+    name: 'limit',
+    required: false,
+    schema: { type: 'integer', minimum: 1, maximum: MAX_CHANGES_PER_PAGE, default: MAX_CHANGES_PER_PAGE },
+  })
+  @ApiOkResponse({ description: 'A page of changes.', type: PriceListChangesSchema, headers: PAST_HEADERS })
+  @ApiNotModifiedResponse({ description: 'The client’s copy is current: no body.', headers: PAST_HEADERS })
+  @ApiBadRequestResponse({
+    description: 'An unknown parameter, `after` with `since`, or a bad value.',
+    headers: REFUSAL_HEADERS,
+    content: PLAIN_TEXT,
+  })
+  @ApiTooManyRequestsResponse({
+    description: 'As `GET /v1/pricing`.',
+    headers: retryHeaders('Seconds until the window of this address ends.'),
+    content: PLAIN_TEXT,
+  })
+  @ApiServiceUnavailableResponse({
+    description: 'As `GET /v1/pricing`.',
+    headers: UNAVAILABLE_HEADERS,
+    content: PLAIN_TEXT,
+  })
+  async changes(@Req() req: IncomingMessage, @Res() res: ServerResponse): Promise<void> {
+    const url = req.url ?? '';
+    const question = url.indexOf('?');
+    const parsed = parseFeedQuery(question < 0 ? '' : url.slice(question + 1));
+    if ('error' in parsed) return this.counts.send(res, refusal(400, `${parsed.error}.`));
+    const snapshot = this.prices.current();
+    if (!snapshot) return this.counts.send(res, PRICE_LIST_UNAVAILABLE);
+    const { after, since, limit } = parsed.query;
+    const position = after ?? (since === undefined ? FEED_START : positionBefore(since));
+    const page = snapshot.changesAfter(position, limit, this.prices.settledBefore());
+    const last = page.changes.at(-1);
+    const next = encodeCursor(last ?? position);
+    const answers = await renderChangesPage({ changes: page.changes, next, hasMore: page.more }, this.clock.nowMs());
+    this.counts.send(res, answerPriceListRequest(req.method!, req.headers, answers));
+  }
+
   /** Described once, in the description of GET. */
   @All()
   @ApiExcludeEndpoint()
   otherMethods(@Res() res: ServerResponse): void {
+    this.counts.send(res, METHOD_NOT_ALLOWED);
+  }
+
+  /** Described once, in the description of GET. */
+  @All(['at/:instant', 'changes'])
+  @ApiExcludeEndpoint()
+  otherMethodsOfThePast(@Res() res: ServerResponse): void {
     this.counts.send(res, METHOD_NOT_ALLOWED);
   }
 }

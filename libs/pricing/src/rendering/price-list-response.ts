@@ -29,22 +29,18 @@ export interface PlainResponse {
   readonly body?: Buffer;
 }
 
-/** The answers of the list at one instant, prepared once, never per request. */
-export interface PriceListResponse {
+/** The answers of a JSON resource, prepared once, never per request: 200 per coding (GET, HEAD) and 304. */
+export interface PreparedAnswers {
   /** The JSON body (identity coding). */
   readonly body: Buffer;
   /** Weak, from the JSON bytes: the same for every coding (RFC 9110 8.8.1). */
   readonly etag: string;
-  /** `last_changed` (ms), `null` when nothing was ever priced. */
+  /** `Last-Modified` (ms), for If-Modified-Since; `null` when the resource has none. */
   readonly lastChangedMs: number | null;
-  /** The change of the list before `last_changed` (ms), for If-Modified-Since. */
+  /** The change before `lastChangedMs` (ms), for If-Modified-Since. */
   readonly previousChangeMs: number | null;
-  /** The instant the list was built for (ms). */
+  /** The instant the answers were prepared for (ms). */
   readonly builtForMs: number;
-  /** The next instant at which the list changes by itself (ms), or Infinity. */
-  readonly expiresAtMs: number;
-  /** The prices listed. */
-  readonly priceCount: number;
   /** 200 for GET, per coding. */
   readonly ok: Readonly<Record<ContentCoding, PlainResponse>>;
   /** 200 for HEAD, per coding: the same headers, no body. */
@@ -52,10 +48,19 @@ export interface PriceListResponse {
   readonly notModified: PlainResponse;
 }
 
+/** The answers of the list at one instant. */
+export interface PriceListResponse extends PreparedAnswers {
+  /** The next instant at which the list changes by itself (ms), or Infinity. */
+  readonly expiresAtMs: number;
+  /** The prices listed. */
+  readonly priceCount: number;
+}
+
 /** Each list price's entry, serialized once: a price that stays listed keeps its bytes. */
 const entryBytes = new WeakMap<PriceRecord, Buffer>();
 
-function entryOf(record: PriceRecord): Buffer {
+/** The entry of a list price (section 2.3) as JSON bytes, serialized once per record. */
+export function entryOf(record: PriceRecord): Buffer {
   let bytes = entryBytes.get(record);
   if (!bytes) entryBytes.set(record, (bytes = Buffer.from(JSON.stringify(listEntry(record)))));
   return bytes;
@@ -112,6 +117,29 @@ const brotliAsync = promisify(brotliCompress);
 export async function renderPriceList(listAt: Steps<ListAt>): Promise<PriceListResponse> {
   const list = await inSlices(listAt);
   const body = await inSlices(bodyOf(list));
+  return { ...(await prepareAnswers(body, listHeaders(list), listMeta(list))), ...listFacts(list) };
+}
+
+/**
+ * The list's answers at once, on this thread, in the plain coding only (a client that asked for
+ * gzip gets the plain body, as HTTP allows): for an instant no prepared list covers.
+ */
+export function renderPriceListNow(listAt: Steps<ListAt>): PriceListResponse {
+  const list = runNow(listAt);
+  const body = runNow(bodyOf(list));
+  const bodies = { identity: body, gzip: body, br: body };
+  return { ...answersOf(weakEntityTag(body), bodies, listHeaders(list), listMeta(list)), ...listFacts(list) };
+}
+
+/**
+ * The answers of a JSON `body` with the headers `common` (but for the ETag, computed here): hashed
+ * and compressed on libuv's thread pool, never on the event loop.
+ */
+export async function prepareAnswers(
+  body: Buffer,
+  common: OutgoingHttpHeaders,
+  meta: Pick<PreparedAnswers, 'lastChangedMs' | 'previousChangeMs' | 'builtForMs'>,
+): Promise<PreparedAnswers> {
   const [digest, gzipped, brotli] = await Promise.all([
     webcrypto.subtle.digest('SHA-256', body),
     gzipAsync(body),
@@ -123,54 +151,50 @@ export async function renderPriceList(listAt: Steps<ListAt>): Promise<PriceListR
       },
     }),
   ]);
-  return answers(list, weakEntityTagOfDigest(Buffer.from(digest)), { identity: body, gzip: gzipped, br: brotli });
+  const bodies = { identity: body, gzip: gzipped, br: brotli };
+  return answersOf(weakEntityTagOfDigest(Buffer.from(digest)), bodies, common, meta);
 }
 
-/**
- * The list's answers at once, on this thread, in the plain coding only (a client that asked for
- * gzip gets the plain body, as HTTP allows): for an instant no prepared list covers.
- */
-export function renderPriceListNow(listAt: Steps<ListAt>): PriceListResponse {
-  const list = runNow(listAt);
-  const body = runNow(bodyOf(list));
-  return answers(list, weakEntityTag(body), { identity: body, gzip: body, br: body });
-}
-
-/** The header objects of every answer, around the bodies (no pass over the bytes). */
-function answers(list: ListAt, etag: string, bodies: Readonly<Record<ContentCoding, Buffer>>): PriceListResponse {
+/** The list's headers but the ETag: every 200 and 304 varies with Accept-Encoding, so that a shared cache keys its copies by it. */
+function listHeaders(list: ListAt): OutgoingHttpHeaders {
   const lastModified = list.lastChanged !== null && formatHttpDate(new Date(list.lastChanged));
-  // Every 200 and 304 varies with Accept-Encoding, so that a shared cache keys its copies by it.
-  const common: OutgoingHttpHeaders = {
-    etag,
+  return {
     'cache-control': PRICE_LIST_CACHE_CONTROL,
     ...ANY_ORIGIN,
     vary: 'Accept-Encoding',
     ...(lastModified && { 'last-modified': lastModified }),
   };
+}
+
+function listMeta(list: ListAt): Pick<PreparedAnswers, 'lastChangedMs' | 'previousChangeMs' | 'builtForMs'> {
+  return { lastChangedMs: list.lastChanged, previousChangeMs: list.previousChange, builtForMs: list.at };
+}
+
+function listFacts(list: ListAt): Pick<PriceListResponse, 'expiresAtMs' | 'priceCount'> {
+  return { expiresAtMs: list.nextChange, priceCount: list.prices.length };
+}
+
+/** The header objects of every answer, around the bodies (no pass over the bytes). */
+function answersOf(
+  etag: string,
+  bodies: Readonly<Record<ContentCoding, Buffer>>,
+  headers: OutgoingHttpHeaders,
+  meta: Pick<PreparedAnswers, 'lastChangedMs' | 'previousChangeMs' | 'builtForMs'>,
+): PreparedAnswers {
+  const common: OutgoingHttpHeaders = { etag, ...headers };
   const ok = {} as Record<ContentCoding, PlainResponse>;
   const okWithoutBody = {} as Record<ContentCoding, PlainResponse>;
   for (const coding of ['identity', 'gzip', 'br'] as const) {
     const body = bodies[coding];
     const encoded = body !== bodies.identity;
-    const headers: OutgoingHttpHeaders = {
+    const codingHeaders: OutgoingHttpHeaders = {
       ...common,
       'content-type': 'application/json',
       ...(encoded && { 'content-encoding': coding }),
       'content-length': body.length,
     };
-    ok[coding] = { status: 200, headers, body };
-    okWithoutBody[coding] = { status: 200, headers };
+    ok[coding] = { status: 200, headers: codingHeaders, body };
+    okWithoutBody[coding] = { status: 200, headers: codingHeaders };
   }
-  return {
-    body: bodies.identity,
-    etag,
-    lastChangedMs: list.lastChanged,
-    previousChangeMs: list.previousChange,
-    builtForMs: list.at,
-    expiresAtMs: list.nextChange,
-    priceCount: list.prices.length,
-    ok,
-    okWithoutBody,
-    notModified: { status: 304, headers: common },
-  };
+  return { body: bodies.identity, etag, ...meta, ok, okWithoutBody, notModified: { status: 304, headers: common } };
 }

@@ -42,7 +42,7 @@ describe('PriceBookLoader at start-up: the list prices first, then every price',
   async function startOn(loadPricingData: (listOnly: boolean) => Promise<PricingData>): Promise<void> {
     reads = [];
     const repository: Pick<PriceSnapshotReads, 'readVersion' | 'loadPricingData'> = {
-      readVersion: () => Promise.resolve('2'),
+      readVersion: () => Promise.resolve({ version: '2', settledBefore: null }),
       loadPricingData: ({ listOnly = false } = {}) => {
         reads.push(listOnly);
         return loadPricingData(listOnly);

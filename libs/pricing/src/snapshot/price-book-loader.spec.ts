@@ -48,7 +48,10 @@ describe('PriceBookLoader around a scheduled instant', () => {
   async function loadedAt(nowMs: number): Promise<void> {
     clock = new ManualClock(new Date(nowMs));
     prices = await pricesInMemory(
-      { readVersion: () => Promise.resolve('2'), loadPricingData: () => Promise.resolve(data()) },
+      {
+        readVersion: () => Promise.resolve({ version: '2', settledBefore: null }),
+        loadPricingData: () => Promise.resolve(data()),
+      },
       clock,
     );
     await prices.loader.check();

@@ -29,6 +29,8 @@ export class PriceBookLoader implements OnApplicationBootstrap, OnApplicationShu
   private shown: PricingSnapshot | undefined;
   /** performance.now() when the database last confirmed the snapshot shown (staleness is real time). */
   private confirmedAt = -Infinity;
+  /** Epoch ms (the database's clock) before which no write can commit any more, for the change feed. */
+  private settled = -Infinity;
   private reachable = false;
   private checkTimer: NodeJS.Timeout | undefined;
   private listTimer: NodeJS.Timeout | undefined;
@@ -94,6 +96,14 @@ export class PriceBookLoader implements OnApplicationBootstrap, OnApplicationShu
   }
 
   /**
+   * Epoch ms before which the snapshot shown holds every change of the list for good: no write in
+   * progress could still commit one there (checked with each version check).
+   */
+  get settledBefore(): number {
+    return this.settled;
+  }
+
+  /**
    * Reloads when the stored version differs from the one shown, otherwise confirms it. A call
    * during a running check makes it run once more, so a change committed meanwhile is seen. A
    * check that failed, whoever asked for it (a NOTIFY that met a dead pool connection), is tried
@@ -120,16 +130,17 @@ export class PriceBookLoader implements OnApplicationBootstrap, OnApplicationShu
     const startedAt = performance.now();
     let snapshot: PricingSnapshot;
     try {
-      const version = await this.reads.readVersion();
+      const { version, settledBefore } = await this.reads.readVersion();
       const shown = this.shown;
-      if (version === shown?.version && shown.hasOrganizationPrices) return this.confirm(startedAt);
+      if (version === shown?.version && shown.hasOrganizationPrices) return this.confirm(startedAt, settledBefore);
       snapshot = await this.read(shown);
+      if (this.stopped) return;
+      this.show(snapshot);
+      // The snapshot read holds every write committed before the version was read (it started later).
+      this.confirm(startedAt, settledBefore);
     } catch (error) {
       return this.markReachable(false, error);
     }
-    if (this.stopped) return;
-    this.show(snapshot);
-    this.confirm(startedAt);
     this.builds.next((performance.now() - startedAt) / 1000);
     // The list prices shown first at start-up: organizations' prices are read next, at once.
     if (snapshot.hasOrganizationPrices) this.markLoaded();
@@ -198,8 +209,9 @@ export class PriceBookLoader implements OnApplicationBootstrap, OnApplicationShu
     }
   }
 
-  private confirm(startedAt: number): void {
+  private confirm(startedAt: number, settledBefore: number | null): void {
     this.confirmedAt = startedAt;
+    if (settledBefore !== null && settledBefore > this.settled) this.settled = settledBefore;
     this.markReachable(true);
   }
 

@@ -7,8 +7,20 @@ import {
   type PriceListDocument,
   type PublicList,
 } from '../core/price-list';
+import {
+  countUpTo,
+  indexAfter,
+  inFeedOrder,
+  knownPrices,
+  productChanges,
+  recordsKnownAt,
+  type FeedPosition,
+  type KnownPrice,
+  type ListChange,
+  type ListWrite,
+} from '../core/list-history';
 import { byValidFrom, isInForce, priceInForceAt, type PriceRecord } from '../core/price-record';
-import { inSlices, runNow, type Steps } from '../core/slices';
+import { inSlices, mergeInSteps, runNow, sortInSteps, type Steps } from '../core/slices';
 import type { ApplicablePrices } from '../core/usage';
 import type { PricingChanges, PricingData } from '../database/pricing-data';
 import { renderPriceList, renderPriceListNow, type PriceListResponse } from '../rendering/price-list-response';
@@ -29,7 +41,12 @@ interface ProductPrices {
   organizations?: Map<string, PriceRecord | PriceRecord[]>;
 }
 
+/** Numbers the snapshots of one reading of the whole book: a full read starts a new lineage. */
+let lineages = 0;
+
 interface Parts {
+  /** Kept by every snapshot made from this one with changes; a new one after a full read. */
+  readonly lineage: number;
   readonly prices: ReadonlyMap<string, ProductPrices>;
   readonly recordCount: number;
   readonly availability: ReadonlyMap<string, boolean>;
@@ -38,6 +55,13 @@ interface Parts {
   readonly publicList: PublicList;
   /** The list's answers prepared for consecutive instants, ascending: each expires as the next starts. */
   readonly lists: readonly PriceListResponse[];
+  /** What each write of list prices did, in log order; every list write's instant, ascending. */
+  readonly listLog: readonly ListWrite[];
+  readonly writes: readonly number[];
+  /** Each list price as the list knew it over time, by product key. */
+  readonly known: ReadonlyMap<string, readonly KnownPrice[]>;
+  /** Every change of the list, in feed order (by instant, then the list's order). */
+  readonly feed: readonly ListChange[];
   readonly version: string;
   readonly lastChangeId: string;
   readonly hasOrganizationPrices: boolean;
@@ -58,13 +82,20 @@ export class PricingSnapshot {
   static async build(data: PricingData, now: number): Promise<PricingSnapshot> {
     const prices = new Map<string, ProductPrices>();
     await inSlices(addRecords(prices, data.records));
+    const listLog = data.listLog ?? [];
+    const known = knownPrices(listRecords(prices.values()), listLog);
     const snapshot = new PricingSnapshot({
+      lineage: ++lineages,
       prices,
       recordCount: data.records.length,
       availability: data.availability,
       listWrites: data.listWrites,
       publicList: await inSlices(publicList(listRecords(prices.values()), data.listWrites, now)),
       lists: [],
+      listLog,
+      writes: [...data.listWrites].sort((a, b) => a - b),
+      known,
+      feed: await inSlices(feedOf(known, known.keys(), [])),
       version: data.version,
       lastChangeId: data.lastChangeId,
       hasOrganizationPrices: data.listOnly !== true,
@@ -90,6 +121,11 @@ export class PricingSnapshot {
     const changed = new Map(changes.productKeys.map((key) => [key, prices.get(key)?.list ?? []]));
     const from = Math.max(now, held.publicList.from);
     const listWrites = [...held.listWrites, ...changes.listWrites];
+    const listLog = [...held.listLog, ...(changes.listLog ?? [])];
+    const known = new Map(held.known);
+    for (const productKey of changes.productKeys) known.delete(productKey);
+    for (const [productKey, prices] of knownPrices([...changed.values()].flat(), listLog))
+      known.set(productKey, prices);
     return new PricingSnapshot({
       ...held,
       prices,
@@ -98,6 +134,10 @@ export class PricingSnapshot {
       listWrites,
       publicList: await inSlices(withProducts(held.publicList, changed, changes.listWrites, from)),
       lists: [],
+      listLog,
+      writes: [...held.writes, ...changes.listWrites].sort((a, b) => a - b),
+      known,
+      feed: await inSlices(feedOf(known, changes.productKeys, held.feed)),
       version: changes.version,
       lastChangeId: changes.lastChangeId,
     }).preparedFor(now);
@@ -140,8 +180,44 @@ export class PricingSnapshot {
     return priceListDocument(runNow(this.listAt(at)));
   }
 
+  /**
+   * The instant from which the list served at `at` was served unchanged: the last change of an
+   * entry or write of list prices not after `at` (-Infinity before any). The list at `at` is the
+   * list at that instant, byte for byte (core/list-history.ts).
+   */
+  pastListKey(at: number): number {
+    const { writes, feed } = this.parts;
+    const changes = changesUpTo(feed, at);
+    const lastWrite = countUpTo(writes, at);
+    return Math.max(changes > 0 ? feed[changes - 1].at : -Infinity, lastWrite > 0 ? writes[lastWrite - 1] : -Infinity);
+  }
+
+  /** The public list as it was served at `at` (in the past): as the list knew its prices then, in steps. */
+  *pastList(at: number): Steps<ListAt> {
+    const records = yield* recordsKnownAt(this.parts.known, at);
+    const writes = this.parts.writes.slice(0, countUpTo(this.parts.writes, at));
+    return yield* listAt(yield* publicList(records, writes, at), at);
+  }
+
+  /**
+   * The changes of the list after `position` with instants before `before` (those that no write
+   * can precede any more), at most `limit`; `more` when more such changes follow.
+   */
+  changesAfter(position: FeedPosition, limit: number, before: number): { changes: ListChange[]; more: boolean } {
+    const { feed } = this.parts;
+    const start = indexAfter(feed, position);
+    const end = changesUpTo(feed, before - 1);
+    const stop = Math.min(end, start + limit);
+    return { changes: feed.slice(start, stop), more: stop < end };
+  }
+
   get version(): string {
     return this.parts.version;
+  }
+
+  /** The same for every snapshot made from the same full read of the book (see Parts). */
+  get lineage(): number {
+    return this.parts.lineage;
   }
 
   get lastChangeId(): string {
@@ -235,6 +311,40 @@ function* copyWithout(
     if ((++n & 1023) === 0) yield;
   }
   return copy;
+}
+
+/** How many changes of `feed` have instants not after `at`. */
+function changesUpTo(feed: readonly ListChange[], at: number): number {
+  let low = 0;
+  let high = feed.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (feed[middle].at <= at) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}
+
+/**
+ * The feed after a change of the product keys `changed`: their changes anew (from `known`),
+ * merged into `feed` without theirs. In steps: a book of a hundred thousand list prices has as many
+ * changes at least.
+ */
+function* feedOf(
+  known: ReadonlyMap<string, readonly KnownPrice[]>,
+  changed: Iterable<string>,
+  feed: readonly ListChange[],
+): Steps<ListChange[]> {
+  const keys = new Set(changed);
+  const fresh: ListChange[] = [];
+  let n = 0;
+  for (const productKey of keys) {
+    const prices = known.get(productKey);
+    if (prices) for (const change of productChanges(productKey, prices)) fresh.push(change);
+    if ((++n & 255) === 0) yield;
+  }
+  const kept = keys.size === 0 ? feed : feed.filter((change) => !keys.has(change.productKey));
+  return yield* mergeInSteps(kept, yield* sortInSteps(fresh, inFeedOrder), inFeedOrder);
 }
 
 function* listRecords(products: Iterable<ProductPrices>): Generator<PriceRecord> {

@@ -41,6 +41,11 @@ export class PricingState {
     return this.current()?.priceListAt(this.clock.nowMs());
   }
 
+  /** Epoch ms before which every change of the list is in the snapshot for good (PriceBookLoader). */
+  settledBefore(): number {
+    return this.loader.settledBefore;
+  }
+
   /** For readiness: whether prices can be served, and what the database looked like lately. */
   health(): PricingHealth {
     const version = this.loader.snapshot?.version ?? null;

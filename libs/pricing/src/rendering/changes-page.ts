@@ -1,0 +1,60 @@
+import type { OutgoingHttpHeaders } from 'node:http';
+import { PRODUCT_FAMILIES } from '../catalogue/catalogue';
+import { formatInstant } from '../core/instant';
+import type { ListChange } from '../core/list-history';
+import {
+  ANY_ORIGIN,
+  entryOf,
+  prepareAnswers,
+  PRICE_LIST_CACHE_CONTROL,
+  type PreparedAnswers,
+} from './price-list-response';
+
+/** A page that more changes follow never changes (docs/decisions.md, "Prices as they were"). */
+export const IMMUTABLE = 'public, max-age=604800, immutable';
+
+/** A page of the change feed: its changes, the cursor just after them, and whether more follow now. */
+export interface ChangesPage {
+  readonly changes: readonly ListChange[];
+  readonly next: string;
+  readonly hasMore: boolean;
+}
+
+/**
+ * The answers of `GET /v1/pricing/changes` for `page`: the JSON document (each entry as the list
+ * shows it, serialized once per price: price-list-response.ts), hashed and compressed off the
+ * event loop; `public, max-age=300`, or immutable when more changes follow (its changes are
+ * settled, and so is its `next`).
+ */
+export function renderChangesPage(page: ChangesPage, now: number): Promise<PreparedAnswers> {
+  const parts: Buffer[] = [Buffer.from('{"currency":"EUR","amounts_exclude_vat":true,"changes":[')];
+  for (const [i, change] of page.changes.entries()) {
+    if (i > 0) parts.push(COMMA);
+    parts.push(
+      Buffer.from(
+        `{"at":"${formatInstant(change.at)}","product_key":${JSON.stringify(change.productKey)},` +
+          `"family":"${PRODUCT_FAMILIES[change.family].family}","before":`,
+      ),
+      change.before ? entryOf(change.before) : NULL,
+      AFTER,
+      change.after ? entryOf(change.after) : NULL,
+      CLOSE,
+    );
+  }
+  parts.push(Buffer.from(`],"next":${JSON.stringify(page.next)},"has_more":${page.hasMore}}`));
+  const headers: OutgoingHttpHeaders = {
+    'cache-control': page.hasMore ? IMMUTABLE : PRICE_LIST_CACHE_CONTROL,
+    ...ANY_ORIGIN,
+    vary: 'Accept-Encoding',
+  };
+  return prepareAnswers(Buffer.concat(parts), headers, {
+    lastChangedMs: null,
+    previousChangeMs: null,
+    builtForMs: now,
+  });
+}
+
+const COMMA = Buffer.from(',');
+const NULL = Buffer.from('null');
+const AFTER = Buffer.from(',"after":');
+const CLOSE = Buffer.from('}');
