@@ -23,6 +23,7 @@ const STATUS_OF: Record<Code, number> = {
   [PricingErrorCode.UnknownProduct]: HttpStatus.BAD_REQUEST,
   [PricingErrorCode.InvalidQuantity]: HttpStatus.BAD_REQUEST,
   [PricingErrorCode.InvalidUsage]: HttpStatus.BAD_REQUEST,
+  [PricingErrorCode.FutureInstant]: HttpStatus.NOT_FOUND,
   [PricingErrorCode.PricingUnavailable]: HttpStatus.SERVICE_UNAVAILABLE,
   [PricingErrorCode.PriceBookRefused]: HttpStatus.BAD_REQUEST,
   [PricingErrorCode.RateLimited]: HttpStatus.TOO_MANY_REQUESTS,

@@ -12,6 +12,8 @@ export enum PricingErrorCode {
   UnknownProduct = 'UNKNOWN_PRODUCT',
   /** No price list can be served: prices were never loaded, or are too stale. */
   PricingUnavailable = 'PRICING_UNAVAILABLE',
+  /** The list was asked for at an instant later than now: the future is not shown. */
+  FutureInstant = 'FUTURE_INSTANT',
   /** A quantity given to a quote is not a non-negative decimal. */
   InvalidQuantity = 'INVALID_QUANTITY',
   /** Usage given to usage pricing cannot be priced as given (see InvalidUsageError). */

@@ -3,6 +3,7 @@ import type { PriceSnapshotReads } from '../database/price-snapshot-reads';
 import type { PricingData } from '../database/pricing-data';
 import { priceRecord } from '../core/price-record.fixture';
 import { PricingUnavailableError } from '../errors/pricing-error';
+import { PastPriceLists } from '../snapshot/past-price-lists';
 import { pricesInMemory, type PricesInMemory } from '../snapshot/prices-in-memory.fixture';
 import { PricingService } from './pricing.service';
 
@@ -50,7 +51,7 @@ describe('PriceBookLoader at start-up: the list prices first, then every price',
     };
     const clock = new ManualClock(new Date('2027-01-01T00:00:00Z'));
     prices = await pricesInMemory(repository, clock);
-    service = new PricingService(prices.state, prices.loader, clock);
+    service = new PricingService(prices.state, prices.loader, new PastPriceLists(prices.state), clock);
   }
 
   afterEach(() => prices.close());

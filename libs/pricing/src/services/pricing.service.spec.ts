@@ -14,6 +14,7 @@ import { PricingService } from './pricing.service';
 import type { QuoteLookup } from './pricing.types';
 import type { PriceBookLoader } from '../snapshot/price-book-loader';
 import { PricingSnapshot } from '../snapshot/pricing-snapshot';
+import { PastPriceLists } from '../snapshot/past-price-lists';
 import { PricingState } from '../snapshot/pricing-state';
 
 /** Stands in for PriceBookLoader: holds one snapshot, confirmed now, replaceable as an import would. */
@@ -98,7 +99,7 @@ async function serviceOf(
   const clock = new ManualClock(new Date(now));
   const loader = cache as unknown as PriceBookLoader;
   const state = new PricingState(resolvePricingOptions({}), loader, clock);
-  return { service: new PricingService(state, loader, clock), cache, clock };
+  return { service: new PricingService(state, loader, new PastPriceLists(state), clock), cache, clock };
 }
 
 /** The cost of a quote, `undefined` when no price was found. */
@@ -731,5 +732,24 @@ describe('PricingService.costOfUsage and costOfEvents', () => {
     expect(thrownBy(() => service.costOfUsage('network.vpc_egress', interval)).code).toBe('INVALID_USAGE');
     cache.replace(undefined);
     expect(thrownBy(() => service.costOfEvents('network.vpc_egress', [])).code).toBe('PRICING_UNAVAILABLE');
+  });
+});
+
+describe('PricingService.priceListAsOf', () => {
+  it('gives the list as served at an instant, with the ETag GET /v1/pricing/at/{instant} serves', async () => {
+    const { service, clock } = await serviceOf([gp1, st1, io1], NOT_ON_SALE);
+    const now = await service.priceListAsOf(clock.now());
+    expect(now.document).toEqual(service.priceList());
+    expect(now.etag).toMatch(/^W\/"[A-Za-z0-9_-]{32}"$/);
+    const before = await service.priceListAsOf(new Date('2025-06-01T00:00:00Z'));
+    expect(before.document).toEqual({ currency: 'EUR', amounts_exclude_vat: true, last_changed: null, families: [] });
+    expect(before.etag).not.toBe(now.etag);
+  });
+
+  it('refuses an instant later than now (FUTURE_INSTANT), and answers PRICING_UNAVAILABLE without prices', async () => {
+    const { service, cache, clock } = await serviceOf([gp1]);
+    await expect(service.priceListAsOf(new Date(clock.nowMs() + 1))).rejects.toMatchObject({ code: 'FUTURE_INSTANT' });
+    cache.replace(undefined);
+    await expect(service.priceListAsOf(clock.now())).rejects.toMatchObject({ code: 'PRICING_UNAVAILABLE' });
   });
 });

@@ -22,6 +22,7 @@ import {
 } from '../core/usage';
 import type { UnitType } from '../catalogue/catalogue';
 import type { Price, PriceLookup, PriceQuery, QuoteLookup, UsageCost, UsageQuery } from './pricing.types';
+import { PastPriceLists } from '../snapshot/past-price-lists';
 import { PriceBookLoader } from '../snapshot/price-book-loader';
 import type { PricingSnapshot } from '../snapshot/pricing-snapshot';
 import { PricingState, type PricingHealth } from '../snapshot/pricing-state';
@@ -38,6 +39,7 @@ export class PricingService {
   constructor(
     private readonly prices: PricingState,
     private readonly loader: PriceBookLoader,
+    private readonly past: PastPriceLists,
     private readonly clock: Clock,
   ) {}
 
@@ -125,9 +127,25 @@ export class PricingService {
     return withPublicPrices(costOfEvents(prices, unitType, events));
   }
 
-  /** The public price list document at an instant (default now). */
+  /** The public price list document at an instant (default now), from the prices held now. */
   priceList(at: Date = this.clock.now()): PriceListDocument {
     return this.snapshot().documentAt(at.getTime());
+  }
+
+  /**
+   * The public list as it was served at `at` (not later than now): what `GET /v1/pricing` served
+   * then and `GET /v1/pricing/at/{at}` serves, with its ETag, for an invoice to cite the list it
+   * was priced from. From the prices in memory; throws FUTURE_INSTANT for an instant later than
+   * now, PRICING_UNAVAILABLE when no prices are held.
+   */
+  async priceListAsOf(at: Date): Promise<{ readonly etag: string; readonly document: PriceListDocument }> {
+    const ms = at.getTime();
+    if (!(ms <= this.clock.nowMs())) {
+      throw new PricingError(PricingErrorCode.FutureInstant, `the list at ${String(at)} is not known yet`);
+    }
+    const list = await this.past.at(ms);
+    if (!list) throw new PricingUnavailableError();
+    return { etag: list.etag, document: JSON.parse(list.body.toString('utf8')) as PriceListDocument };
   }
 
   /**

@@ -1,6 +1,7 @@
 import type { PriceRecord } from '../core/price-record';
 import { jan1, priceRecord } from '../core/price-record.fixture';
 import type { PricingChanges, PricingData } from '../database/pricing-data';
+import { renderPriceList } from '../rendering/price-list-response';
 import { PREPARE_AHEAD_MS, PricingSnapshot } from './pricing-snapshot';
 
 const ms = (iso: string): number => Date.parse(iso);
@@ -154,5 +155,30 @@ describe('PricingSnapshot', () => {
     ['the database holds another number of records', { recordCount: 5 }],
   ])('refuses changes that do not follow it (%s): the caller reads everything again', async (_, fields) => {
     expect(await held.withChanges(changes(fields).changes, LOADED)).toBeUndefined();
+  });
+
+  it('the list as served at an instant: now, what GET /v1/pricing serves; at any instant, the list of its span', async () => {
+    const { changes: read } = changes();
+    const updated = (await held.withChanges(read, LOADED))!;
+    const feed = updated.changesAfter({ at: -8.64e15, productKey: '' }, 1000, Infinity).changes;
+    expect(feed.map((c) => [c.productKey, c.at])).toEqual([
+      ['storage.gp1', gp1Ended.recordedAt], // known from its record (no log here): recorded 2025-12-01
+      ['storage.io1', io1.recordedAt],
+      ['storage.gp1', ms(jan1(2026))],
+      ['storage.io1', ms('2026-07-01T00:00:00Z')],
+    ]);
+    for (const at of [LOADED, ms('2026-06-30T23:59:59.999Z'), ms('2026-07-01T00:00:00Z'), LATER]) {
+      const past = await renderPriceList(updated.pastList(at));
+      expect(past.body.toString()).toBe(updated.priceListAt(at).body.toString());
+      expect(updated.pastListKey(at)).toBeLessThanOrEqual(at);
+      const span = await renderPriceList(updated.pastList(updated.pastListKey(at)));
+      expect(span.etag).toBe(past.etag);
+    }
+    expect(updated.pastListKey(ms('2024-12-31T23:59:59.999Z'))).toBe(-Infinity);
+    expect(updated.pastListKey(ms(jan1(2025)))).toBe(ms(jan1(2025))); // the write of 2025
+    // Paged, and only what is settled: changes at or after `before` wait.
+    expect(updated.changesAfter({ at: -8.64e15, productKey: '' }, 1, Infinity)).toMatchObject({ more: true });
+    const settled = updated.changesAfter({ at: -8.64e15, productKey: '' }, 1000, ms('2026-07-01T00:00:00Z'));
+    expect([settled.changes.length, settled.more]).toEqual([3, false]);
   });
 });
