@@ -303,6 +303,39 @@ it('checks for changes through the browser cache: 304 when unchanged, the new pr
   await page.screenshot({ path: join(SCREENSHOTS, 'price-page-changed.png') });
 });
 
+it('shows what changed lately, newest first, from the change feed', async () => {
+  await importBook([{ product_key: 'network.floating_ip', unit_type: 'seconds', unit_count: 3600, amount: '0.0060' }]);
+  await waitFor(
+    'the service to list the new price',
+    () => priceList(),
+    (list) => list.families[1].prices[0].amount === '0.0060',
+    10_000,
+  );
+  const page = await openPage();
+  await waitForState(page, 'loaded');
+  await page.waitForSelector('#what-changed:not([hidden]) #recent-changes li', { timeout: 10_000 });
+  const items = await page.$$eval('#recent-changes li', (lis) =>
+    lis.map((li) => ({
+      key: li.dataset.productKey,
+      at: li.querySelector('time')?.getAttribute('datetime'),
+      text: li.textContent,
+    })),
+  );
+  expect(items.length).toBeGreaterThan(1);
+  expect(items.length).toBeLessThanOrEqual(8);
+  expect(items[0].key).toBe('network.floating_ip');
+  expect(items[0].text).toContain('Floating IPs');
+  expect(items[0].text).toContain('€0.0050 per hour → €0.0060 per hour');
+  const instants = items.map((item) => Date.parse(item.at!));
+  expect(instants).toEqual([...instants].sort((a, b) => b - a)); // newest first
+  expect(await page.textContent('#what-changed h2')).toBe('What changed');
+  // Read from the feed, cross-origin, as a plain GET; never an organization's price.
+  const feed = proxy.recorded().filter((r) => r.path.startsWith('/v1/pricing/changes'));
+  expect(feed.length).toBeGreaterThan(0);
+  expect(feed.map((r) => [r.method, r.status, r.headers.origin])).toContainEqual(['GET', 200, pageServer.url]);
+  await page.screenshot({ path: join(SCREENSHOTS, 'price-page-what-changed.png') });
+});
+
 it('says when the API refuses with 429, keeps the prices, and retries after the wait', async () => {
   // An hour's window: one that turned between the two requests would let the second through.
   const limited = await startService({

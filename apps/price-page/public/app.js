@@ -8,9 +8,11 @@
 import { PRICING_API_URL } from './config.js';
 import {
   cost,
+  describeChange,
   diffPriceLists,
   exactText,
   familyBilled,
+  feedChange,
   familyName,
   formatEuro,
   groupDigits,
@@ -22,6 +24,11 @@ import {
 } from './prices.mjs';
 
 const PRICE_LIST_URL = `${PRICING_API_URL}/v1/pricing`;
+const CHANGES_URL = `${PRICING_API_URL}/v1/pricing/changes`;
+/** What changed: the latest changes of the last year, read a page of the feed at a time. */
+const RECENT_CHANGES = 8;
+const CHANGES_SINCE_MS = 365 * 24 * 3_600_000;
+const MAX_CHANGE_PAGES = 10;
 // Section 8 of the API document: the wait when a 429 or 503 carries no readable Retry-After
 // (the endpoint exposes it to other origins with Access-Control-Expose-Headers; a proxy may not).
 const DEFAULT_RETRY_AFTER_S = 30;
@@ -108,19 +115,59 @@ async function loadPriceList(kind) {
   render(list);
   if (!before) showStatus('loaded', `Loaded at ${timeOfDay.format(now)}.`);
   else showChanges(diffPriceLists(before.list, list), before.loadedAt);
+  void loadRecentChanges();
 }
 
+/**
+ * "What changed": the latest changes of the list, newest first, from the change feed (a year of
+ * it, page after page while more are ready). A refusal leaves the section saying so; the next
+ * load of the list tries again.
+ */
+async function loadRecentChanges() {
+  const section = byId('what-changed');
+  const list = byId('recent-changes');
+  let recent = [];
+  let query = `since=${new Date(Date.now() - CHANGES_SINCE_MS).toISOString()}`;
+  try {
+    for (let page = 0; page < MAX_CHANGE_PAGES; page++) {
+      const response = await fetch(`${CHANGES_URL}?${query}`);
+      if (!response.ok) {
+        const why = response.status === 429 ? 'too many requests from your network address' : `HTTP ${response.status}`;
+        list.replaceChildren(el('li', { class: 'error' }, `The latest changes could not be read (${why}).`));
+        section.hidden = false;
+        return;
+      }
+      const feed = await response.json();
+      recent = [...recent, ...feed.changes].slice(-RECENT_CHANGES);
+      if (!feed.has_more) break;
+      query = `after=${encodeURIComponent(feed.next)}`;
+    }
+  } catch {
+    list.replaceChildren(el('li', { class: 'error' }, 'The latest changes could not be read: network error.'));
+    section.hidden = false;
+    return;
+  }
+  list.replaceChildren(
+    ...recent
+      .reverse()
+      .map((change) =>
+        el(
+          'li',
+          { 'data-product-key': change.product_key },
+          timeElement(change.at),
+          ' ',
+          describeChange(feedChange(change), formatDate),
+        ),
+      ),
+  );
+  if (recent.length === 0) list.replaceChildren(el('li', {}, 'No price changed in the last year.'));
+  section.hidden = false;
+}
+
+const formatDate = (iso) => dateTime.format(new Date(iso));
+
 function showChanges(changes, since) {
-  const describe = (change) => {
-    const price = (p) => `${formatEuro(p.amount)} ${unitWords(p.unit_type, p.unit_count)}`;
-    const name = `${familyName(change.family)}, ${productName(change.family, change.after ?? change.before)}`;
-    if (change.kind === 'added') return `${name}: new, ${price(change.after)}`;
-    if (change.kind === 'removed') return `${name}: no longer listed (was ${price(change.before)})`;
-    const ends = change.after.valid_until;
-    const end = ends ? `, ends ${dateTime.format(new Date(ends))}` : ', no end scheduled';
-    if (price(change.before) === price(change.after)) return `${name}: ${price(change.after)}${end}`;
-    return `${name}: ${price(change.before)} → ${price(change.after)}${ends ? end : ''}`;
-  };
+  const describe = (change) => describeChange(change, formatDate);
   const summary = `Changed since ${timeOfDay.format(since)}`;
   if (changes.length === 0) return showStatus('changed', `${summary}: the list was updated; no price changed.`);
   showStatus('changed', `${summary}:`, el('ul', {}, ...changes.map((change) => el('li', {}, describe(change)))));

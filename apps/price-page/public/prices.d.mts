@@ -61,3 +61,15 @@ export function cost(
 ): { cents: string; exact: Expansion };
 export function exactText(exact: Expansion): string;
 export function diffPriceLists(before: PriceList, after: PriceList): Change[];
+
+/** One change of GET /v1/pricing/changes. */
+export interface FeedChange {
+  at: string;
+  product_key: string;
+  family: string;
+  before: Price | null;
+  after: Price | null;
+}
+
+export function feedChange(change: FeedChange): Change;
+export function describeChange(change: Change, formatDate: (iso: string) => string): string;

@@ -255,6 +255,33 @@ export function diffPriceLists(before, after) {
   return changes;
 }
 
+/**
+ * A change of the change feed (GET /v1/pricing/changes) as `diffPriceLists` gives changes:
+ * added (not listed before), removed (not listed after) or changed.
+ */
+export function feedChange(change) {
+  const kind = change.before === null ? 'added' : change.after === null ? 'removed' : 'changed';
+  return {
+    kind,
+    family: change.family,
+    productKey: change.product_key,
+    ...(change.before && { before: change.before }),
+    ...(change.after && { after: change.after }),
+  };
+}
+
+/** A change in words: `<family>, <product>: <what>`, dates as `formatDate` writes them. */
+export function describeChange(change, formatDate) {
+  const price = (p) => `${formatEuro(p.amount)} ${unitWords(p.unit_type, p.unit_count)}`;
+  const name = `${familyName(change.family)}, ${productName(change.family, change.after ?? change.before)}`;
+  if (change.kind === 'added') return `${name}: new, ${price(change.after)}`;
+  if (change.kind === 'removed') return `${name}: no longer listed (was ${price(change.before)})`;
+  const ends = change.after.valid_until;
+  const end = ends ? `, ends ${formatDate(ends)}` : ', no end scheduled';
+  if (price(change.before) === price(change.after)) return `${name}: ${price(change.after)}${end}`;
+  return `${name}: ${price(change.before)} → ${price(change.after)}${ends ? end : ''}`;
+}
+
 function capitalize(text) {
   return text.charAt(0).toUpperCase() + text.slice(1);
 }

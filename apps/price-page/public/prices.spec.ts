@@ -1,8 +1,10 @@
 import {
   cost,
+  describeChange,
   diffPriceLists,
   exactText,
   familyName,
+  feedChange,
   formatEuro,
   parseQuantity,
   productName,
@@ -151,5 +153,34 @@ describe('what changed', () => {
       'removed compute.g2.8',
     ]);
     expect(diffPriceLists(before, before)).toEqual([]);
+  });
+});
+
+describe('feedChange and describeChange: a change of the feed in words', () => {
+  const entry = (amount: string, validUntil: string | null = null) => ({
+    product_key: 'storage.gp1',
+    dimensions: { storage_class: 'gp1' },
+    unit_type: 'gib_hours',
+    unit_count: 730,
+    amount,
+    valid_from: '2026-01-01T00:00:00Z',
+    valid_until: validUntil,
+  });
+  const change = (before: ReturnType<typeof entry> | null, after: ReturnType<typeof entry> | null) =>
+    feedChange({ at: '2026-01-01T00:00:00Z', product_key: 'storage.gp1', family: 'storage_volume', before, after });
+  const date = (iso: string) => iso.slice(0, 10);
+
+  it('says what appeared, went, changed, or got an end', () => {
+    expect(describeChange(change(null, entry('0.0480')), date)).toBe('Volumes, gp1: new, €0.0480 per GiB-month');
+    expect(describeChange(change(entry('0.0480'), null), date)).toBe(
+      'Volumes, gp1: no longer listed (was €0.0480 per GiB-month)',
+    );
+    expect(describeChange(change(entry('0.0480'), entry('0.0500')), date)).toBe(
+      'Volumes, gp1: €0.0480 per GiB-month → €0.0500 per GiB-month',
+    );
+    expect(describeChange(change(entry('0.0480'), entry('0.0480', '2027-01-01T00:00:00Z')), date)).toBe(
+      'Volumes, gp1: €0.0480 per GiB-month, ends 2027-01-01',
+    );
+    expect(change(entry('1'), entry('2'))).toMatchObject({ kind: 'changed', productKey: 'storage.gp1' });
   });
 });
