@@ -182,6 +182,50 @@ describe('the OpenAPI document', () => {
     expect(valid(body)).toBe(false);
   });
 
+  it('describes the list at an instant and the change feed: public, their parameters, 200, 304, 400, 429 and 503', () => {
+    const at = operation(document, '/v1/pricing/at/{instant}', 'get');
+    const changes = operation(document, '/v1/pricing/changes', 'get');
+    for (const op of [at, changes]) {
+      expect(op.security ?? []).toEqual([]);
+      expect(Object.keys(op.responses!).sort()).toEqual(
+        op === at ? ['200', '304', '400', '404', '429', '503'] : ['200', '304', '400', '429', '503'],
+      );
+    }
+    expect((at.parameters as OpenAPIV3_1.ParameterObject[]).map((p) => [p.name, p.in, p.required])).toEqual([
+      ['instant', 'path', true],
+    ]);
+    const query = (changes.parameters as OpenAPIV3_1.ParameterObject[]).map((p) => [p.name, p.in, p.required]);
+    expect(query.sort()).toEqual([
+      ['after', 'query', false],
+      ['limit', 'query', false],
+      ['since', 'query', false],
+    ]);
+    expect(response(document, '/v1/pricing/at/{instant}', 'get', 200).content!['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/PriceList',
+    });
+    expect(Object.keys(response(document, '/v1/pricing/changes', 'get', 400).content!)).toEqual([
+      'text/plain; charset=utf-8',
+    ]);
+    expect(Object.keys(response(document, '/v1/pricing/changes', 'get', 200).headers!)).toContain('Cache-Control');
+  });
+
+  it('the live bodies of the list at an instant and of the change feed validate against their documented schemas', async () => {
+    const now = new Date().toISOString();
+    const past = await request(app.server).get(`/v1/pricing/at/${now}`).expect(200);
+    const validList = bodySchema('/v1/pricing/at/{instant}', 'get', 200);
+    expect({ valid: validList(JSON.parse(past.text)), errors: validList.errors }).toEqual({
+      valid: true,
+      errors: null,
+    });
+    const feed = await request(app.server).get('/v1/pricing/changes').expect(200);
+    const body = JSON.parse(feed.text) as { changes: Record<string, unknown>[] };
+    expect(body.changes.length).toBeGreaterThan(0);
+    const validFeed = bodySchema('/v1/pricing/changes', 'get', 200);
+    expect({ valid: validFeed(body), errors: validFeed.errors }).toEqual({ valid: true, errors: null });
+    body.changes[0].at = 12;
+    expect(validFeed(body)).toBe(false);
+  });
+
   it('describes the volumes endpoints with the bearer scheme, their DTOs and the error envelope', async () => {
     expect(document.components!.securitySchemes!.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
     for (const [path, method] of [
