@@ -71,7 +71,7 @@ async function main(): Promise<void> {
   // The app runs as the runtime role; migrations run as the migration role, when there is one.
   const database = config.databaseUrl
     ? { url: config.databaseUrl, migrationUrl: config.databaseMigrationUrl }
-    : { url: (await started.embedded!).url, migrationUrl: undefined };
+    : await started.embedded!;
   if (stopping) return;
   // Bodies are parsed only on the routes that take one (VolumesModule), not on every request.
   const app = await NestFactory.create(AppModule.forRoot(config, database.url, database.migrationUrl), {

@@ -95,9 +95,9 @@ async function run(argv: readonly string[], io: CliIo, progress: ReturnType<type
     ? undefined
     : await startEmbeddedPostgres(config.dataDir);
   const url = config.databaseUrl ?? embedded!.url;
-  // Migrations run as the migration role when there is one (DATABASE_MIGRATION_URL); the command
-  // itself runs as the runtime role.
-  const migrationUrl = config.databaseMigrationUrl;
+  // Migrations run as the migration role when there is one (DATABASE_MIGRATION_URL, or the
+  // embedded default's owner role); the command itself runs as the runtime role.
+  const migrationUrl = embedded ? embedded.migrationUrl : config.databaseMigrationUrl;
   // No query logging: a failed statement of a large book would print all its parameters; the
   // CLI says what failed itself.
   const databaseOptions = {
