@@ -4,7 +4,7 @@ import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '@app/control-plane';
-import { runCli } from './support/cli';
+import { runBuiltCli, runCli } from './support/cli';
 import { startEmbeddedPostgresInChild, type ChildEmbeddedDatabase } from './support/embedded-postgres';
 import { queryAt } from './support/sql';
 
@@ -154,6 +154,19 @@ describe('the embedded PostgreSQL', () => {
     expect(started.initdbPasswordFiles).toEqual([]);
     const [{ n }] = await queryAt<{ n: number }>(started.url, `SELECT count(*)::int AS n FROM migrations`);
     expect(n).toBeGreaterThan(0);
+    // The CLI of the embedded default (DATA_DIR, on the running server) writes with the same two roles.
+    const book = join(dir, 'book.json');
+    await writeFile(
+      book,
+      JSON.stringify({
+        prices: [{ product_key: 'storage.gp1', unit_type: 'gib_hours', unit_count: 730, amount: '0.05' }],
+      }),
+    );
+    expect((await runBuiltCli(['import', book], { DATA_DIR: dir })).code).toBe(0);
+    expect((await runBuiltCli(['export'], { DATA_DIR: dir })).stdout).toContain('"amount": "0.05"');
+    expect(
+      await queryAt(started.url, `SELECT DISTINCT tableowner AS owner FROM pg_tables WHERE schemaname = 'public'`),
+    ).toEqual([{ owner: 'pricing_owner' }]);
   }, 60_000);
 
   it('moves a data directory whose control_plane owned everything to pricing_owner once, data kept, and says so', async () => {
