@@ -3,13 +3,19 @@ import { join } from 'node:path';
 import { Client } from 'pg';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
+import { Test, type TestingModule } from '@nestjs/testing';
+import { appDatabaseOptions } from '@app/control-plane';
+import { DatabaseConnection, DatabaseModule, type DatabaseState } from '@app/database';
 import { createTestDatabase, type TestDatabase } from '@app/pricing/testing';
+import { filter, firstValueFrom } from 'rxjs';
+import type { MigrationInterface, QueryRunner } from 'typeorm';
 import { runBuiltCli, runCli } from './support/cli';
 import { queryAt } from './support/sql';
 import { startService, waitUntilReady } from './support/service';
 import { useTempDir } from './support/temp-dir';
 import { dumpDatabase, openDataSource, startTestApp } from './support/test-app';
-import { createTwoRoleDatabase, type TwoRoleDatabase } from './support/two-roles';
+import { RecordingLogger } from './support/recording-logger';
+import { asRole, createTwoRoleDatabase, type TwoRoleDatabase } from './support/two-roles';
 
 // Least privilege (docs/operations.md, "Two roles: least privilege"): with DATABASE_MIGRATION_URL,
 // migrations run as that role, which owns the schema; the service and the CLI run as DATABASE_URL's
@@ -314,6 +320,88 @@ describe('two roles: the owner migrates, the service and the CLI run as the runt
     });
     expect(same.code).toBe(0);
     expect(same.stderr).toContain(`DATABASE_MIGRATION_URL connects as the runtime role ${db.runtime} itself`);
+  }, 30_000);
+});
+
+describe('start-up migrations as the migration role keep their retries and limits', () => {
+  let db: TwoRoleDatabase;
+  let module: TestingModule | undefined;
+  const logger = new RecordingLogger();
+  /** Not the owner's password until the first test sets it. */
+  const LATER_PASSWORD = 'not-yet-its-password';
+
+  beforeAll(async () => {
+    db = await createTwoRoleDatabase();
+  });
+  afterEach(async () => {
+    await module?.close();
+    module = undefined;
+    logger.lines.length = 0;
+  });
+  afterAll(async () => {
+    await db?.drop();
+  });
+
+  async function start(
+    migrationUrl: string,
+    extra: (new () => MigrationInterface)[] = [],
+  ): Promise<DatabaseConnection> {
+    const base = appDatabaseOptions(db.runtimeUrl, 1, 1);
+    module = await Test.createTestingModule({
+      imports: [DatabaseModule.forRoot({ ...base, migrationUrl, migrations: [...(base.migrations as []), ...extra] })],
+    })
+      .setLogger(logger)
+      .compile();
+    await module.init();
+    return module.get(DatabaseConnection);
+  }
+  const settled = (connection: DatabaseConnection): Promise<DatabaseState> =>
+    firstValueFrom(connection.state$.pipe(filter((state) => state !== 'connecting')));
+  const ownerSessions = async (): Promise<number> =>
+    (
+      await queryAt<{ n: number }>(
+        db.adminUrl,
+        `SELECT count(*)::int AS n FROM pg_stat_activity WHERE usename = '${db.owner}'`,
+      )
+    )[0].n;
+
+  it('retries while the migration role cannot connect (said once, no password), and is ready once it can', async () => {
+    const connection = await start(asRole(db.ownerUrl, db.owner, LATER_PASSWORD));
+    await new Promise((resolve) => setTimeout(resolve, 2_500)); // past a retry
+    expect(connection.isReady).toBe(false);
+    expect(logger.of('warn', 'DatabaseConnection')).toEqual([
+      expect.stringMatching(/^database not ready, retrying every 2 s: .*password authentication failed/),
+    ]);
+    expect(JSON.stringify(logger.lines)).not.toContain(LATER_PASSWORD);
+    await queryAt(db.adminUrl, `ALTER ROLE ${db.owner} PASSWORD '${LATER_PASSWORD}'`);
+    expect(await settled(connection)).toBe('ready');
+    const [{ owner }] = await queryAt<{ owner: string }>(
+      db.adminUrl,
+      `SELECT DISTINCT tableowner AS owner FROM pg_tables WHERE schemaname = 'public'`,
+    );
+    expect(owner).toBe(db.owner);
+  }, 30_000);
+
+  it('does not try again a migration that overran its limit, and leaves no connection of the migration role', async () => {
+    let attempts = 0;
+    class Overruns1799999999101 implements MigrationInterface {
+      name = 'Overruns1799999999101';
+      async up(runner: QueryRunner): Promise<void> {
+        attempts++;
+        await runner.query(`SELECT pg_sleep(3)`);
+      }
+      async down(): Promise<void> {}
+    }
+    // The owner's password is the one the test above gave it.
+    const connection = await start(asRole(db.ownerUrl, db.owner, LATER_PASSWORD), [Overruns1799999999101]);
+    expect(await settled(connection)).toBe('failed');
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    expect(attempts).toBe(1);
+    expect(logger.of('error', 'DatabaseConnection')).toEqual([
+      expect.stringMatching(/^a migration statement did not finish within 1 s .*not retried/),
+    ]);
+    for (let i = 0; i < 50 && (await ownerSessions()) > 0; i++) await new Promise((r) => setTimeout(r, 100));
+    expect(await ownerSessions()).toBe(0);
   }, 30_000);
 });
 
