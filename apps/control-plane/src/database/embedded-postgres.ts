@@ -237,7 +237,7 @@ async function prepareRoles(
       [OWNER_ROLE, passwords.owner],
       [APP_ROLE, passwords.app],
     ]) {
-      await ignoring('42710', () => client.query(`CREATE ROLE ${role}`)); // made meanwhile by an older process
+      await ignoring('42710', () => client.query(`CREATE ROLE ${role}`)); // made by an earlier start
       await client.query(
         `ALTER ROLE ${role} WITH LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS ` +
           `PASSWORD ${escapeLiteral(password)}`,
