@@ -4,7 +4,7 @@ import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '@app/control-plane';
-import { runCli } from './support/cli';
+import { runBuiltCli, runCli } from './support/cli';
 import { startEmbeddedPostgresInChild, type ChildEmbeddedDatabase } from './support/embedded-postgres';
 import { queryAt } from './support/sql';
 
@@ -91,43 +91,153 @@ describe('the embedded PostgreSQL', () => {
     }
   }, 60_000);
 
-  it('lets the app connect as control_plane, not a superuser, which owns everything the migrations make', async () => {
+  it('lets the app connect as control_plane, which owns nothing, and migrate as pricing_owner, which owns everything the migrations make; neither a superuser', async () => {
     started = await start(dir);
     expect(new URL(started.url).username).toBe('control_plane');
-    const [role] = await queryAt<Record<string, unknown>>(
-      started.url,
-      `SELECT current_user AS role, current_database() AS database, rolsuper, rolcreatedb, rolcreaterole,
-              pg_get_userbyid(datdba) AS database_owner
-         FROM pg_roles, pg_database WHERE rolname = current_user AND datname = current_database()`,
-    );
-    expect(role).toEqual({
+    expect(new URL(started.migrationUrl!).username).toBe('pricing_owner');
+    expect(await modeOf(join(dir, 'pricing-owner-password'))).toBe(0o600);
+    const roleOf = async (url: string): Promise<Record<string, unknown>> =>
+      (
+        await queryAt<Record<string, unknown>>(
+          url,
+          `SELECT current_user AS role, current_database() AS database, rolsuper, rolcreatedb, rolcreaterole,
+                  pg_get_userbyid(datdba) AS database_owner,
+                  has_database_privilege(current_database(), 'CREATE') AS create_schema,
+                  has_database_privilege(current_database(), 'TEMPORARY') AS temporary,
+                  has_schema_privilege('public', 'CREATE') AS create_in_public
+             FROM pg_roles, pg_database WHERE rolname = current_user AND datname = current_database()`,
+        )
+      )[0];
+    const database = { database: 'control_plane', database_owner: 'pricing_owner' };
+    const ordinary = { rolsuper: false, rolcreatedb: false, rolcreaterole: false };
+    expect(await roleOf(started.url)).toEqual({
       role: 'control_plane',
-      database: 'control_plane',
-      rolsuper: false,
-      rolcreatedb: false,
-      rolcreaterole: false,
-      database_owner: 'control_plane',
+      ...database,
+      ...ordinary,
+      create_schema: false,
+      temporary: false,
+      create_in_public: false,
+    });
+    expect(await roleOf(started.migrationUrl!)).toEqual({
+      role: 'pricing_owner',
+      ...database,
+      ...ordinary,
+      create_schema: true,
+      temporary: true,
+      create_in_public: true,
     });
 
-    // The CLI migrates as that role (btree_gist is a trusted extension).
-    const migrated = await runCli(['migrate'], { DATABASE_URL: started.url });
+    // The CLI migrates as the owner (btree_gist is a trusted extension), and grants control_plane what it needs.
+    const migrated = await runCli(['migrate'], {
+      DATABASE_URL: started.url,
+      DATABASE_MIGRATION_URL: started.migrationUrl!,
+    });
     expect(migrated.code).toBe(0);
     const owners = await queryAt<{ owner: string }>(
       started.url,
       `SELECT DISTINCT tableowner AS owner FROM pg_tables WHERE schemaname = 'public'`,
     );
-    expect(owners).toEqual([{ owner: 'control_plane' }]);
-    // What only a superuser may do is refused.
-    await expect(queryAt(started.url, `COPY (SELECT 1) TO PROGRAM 'true'`)).rejects.toMatchObject({ code: '42501' });
-    await expect(queryAt(started.url, `CREATE DATABASE another`)).rejects.toMatchObject({ code: '42501' });
+    expect(owners).toEqual([{ owner: 'pricing_owner' }]);
+    // What only a superuser may do is refused to both; what only the owner may do, to the app's role.
+    for (const url of [started.url, started.migrationUrl!]) {
+      await expect(queryAt(url, `COPY (SELECT 1) TO PROGRAM 'true'`)).rejects.toMatchObject({ code: '42501' });
+      await expect(queryAt(url, `CREATE DATABASE another`)).rejects.toMatchObject({ code: '42501' });
+    }
+    await expect(queryAt(started.url, `TRUNCATE price_record`)).rejects.toMatchObject({ code: '42501' });
+    await expect(
+      queryAt(started.url, `ALTER TABLE price_change DISABLE TRIGGER price_change_append_only`),
+    ).rejects.toMatchObject({ code: '42501' });
 
-    // Started again on the same data: the same role and data.
+    // Started again on the same data: the same roles and data.
     await started.stop();
     started = await start(dir);
     expect(started.initdbPasswordFiles).toEqual([]);
     const [{ n }] = await queryAt<{ n: number }>(started.url, `SELECT count(*)::int AS n FROM migrations`);
     expect(n).toBeGreaterThan(0);
+    // The CLI of the embedded default (DATA_DIR, on the running server) writes with the same two roles.
+    const book = join(dir, 'book.json');
+    await writeFile(
+      book,
+      JSON.stringify({
+        prices: [{ product_key: 'storage.gp1', unit_type: 'gib_hours', unit_count: 730, amount: '0.05' }],
+      }),
+    );
+    expect((await runBuiltCli(['import', book], { DATA_DIR: dir })).code).toBe(0);
+    expect((await runBuiltCli(['export'], { DATA_DIR: dir })).stdout).toContain('"amount": "0.05"');
+    expect(
+      await queryAt(started.url, `SELECT DISTINCT tableowner AS owner FROM pg_tables WHERE schemaname = 'public'`),
+    ).toEqual([{ owner: 'pricing_owner' }]);
   }, 60_000);
+
+  it('moves a data directory whose control_plane owned everything to pricing_owner once, data kept, and says so', async () => {
+    // A data directory of the previous version: control_plane owns its database and what the
+    // migrations made (all but the grant functions, which that version lacked); no pricing_owner.
+    started = await start(dir);
+    const asSuperuser = new URL(started.superuserUrl);
+    asSuperuser.pathname = '/control_plane';
+    await queryAt(
+      asSuperuser.toString(),
+      `ALTER DATABASE control_plane OWNER TO control_plane;
+       GRANT CONNECT, TEMPORARY ON DATABASE control_plane TO PUBLIC;
+       REASSIGN OWNED BY pricing_owner TO control_plane;
+       DROP OWNED BY pricing_owner`,
+    );
+    await queryAt(started.superuserUrl, `DROP ROLE pricing_owner`);
+    await rm(join(dir, 'pricing-owner-password'));
+    const book = join(dir, 'book.json');
+    await writeFile(
+      book,
+      JSON.stringify({
+        prices: [{ product_key: 'storage.gp1', unit_type: 'gib_hours', unit_count: 730, amount: '0.0480' }],
+      }),
+    );
+    const imported = await runCli(['import', book], { DATABASE_URL: started.url }); // as that version did: migrates as control_plane
+    expect(imported.code).toBe(0);
+    const newer = ['RuntimeGrants1764000010500', 'VolumesRuntimeGrants1764000010600'];
+    await queryAt(
+      asSuperuser.toString(),
+      `DROP FUNCTION pricing_grant_runtime(name);
+       DROP FUNCTION volumes_grant_runtime(name);
+       ALTER FUNCTION price_record_count() SECURITY INVOKER RESET search_path;
+       DELETE FROM migrations WHERE name IN ('${newer.join("', '")}')`,
+    );
+    const [{ owner }] = await queryAt<{ owner: string }>(
+      started.url,
+      `SELECT DISTINCT tableowner AS owner FROM pg_tables WHERE schemaname = 'public'`,
+    );
+    expect(owner).toBe('control_plane');
+    await started.stop();
+
+    started = await start(dir);
+    expect(started.output()).toContain(
+      'the role control_plane owned the database control_plane and everything in it: pricing_owner now does',
+    );
+    const owners = await queryAt<{ owner: string }>(
+      started.superuserUrl.replace(/\/postgres$/, '/control_plane'),
+      `SELECT DISTINCT pg_get_userbyid(relowner) AS owner FROM pg_class WHERE relnamespace = 'public'::regnamespace
+       UNION SELECT pg_get_userbyid(datdba) FROM pg_database WHERE datname = current_database()`,
+    );
+    expect(owners).toEqual([{ owner: 'pricing_owner' }]);
+    // Until migrated as the owner, control_plane reads only which migrations are applied: the CLI says to migrate.
+    const pending = await runCli(['show'], { DATABASE_URL: started.url });
+    expect(pending.code).toBe(1);
+    expect(pending.stderr).toContain(`lacks migrations: ${newer.join(', ')}`);
+    await expect(queryAt(started.url, `TRUNCATE price_record`)).rejects.toMatchObject({ code: '42501' });
+
+    const migrated = await runCli(['migrate'], {
+      DATABASE_URL: started.url,
+      DATABASE_MIGRATION_URL: started.migrationUrl!,
+    });
+    expect(migrated.code).toBe(0);
+    const exported = await runCli(['export'], { DATABASE_URL: started.url });
+    expect(exported.code).toBe(0);
+    expect(exported.stdout).toContain('"amount": "0.0480"');
+
+    // Once only: the next start finds nothing to move.
+    await started.stop();
+    started = await start(dir);
+    expect(started.output()).not.toContain('owned the database control_plane');
+  }, 90_000);
 
   it('keeps using the superuser on a data directory whose database postgres holds the app (made before the role)', async () => {
     started = await start(dir);

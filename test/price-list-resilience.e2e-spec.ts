@@ -26,6 +26,7 @@ describe('GET /v1/pricing without its database', () => {
   let dir: string;
   let port: number;
   let url: string;
+  let migrationUrl: string;
   let postgres: ChildEmbeddedDatabase | undefined;
   const apps: TestApp[] = [];
 
@@ -40,7 +41,11 @@ describe('GET /v1/pricing without its database', () => {
   const start = async (options: { waitUntilReady?: boolean } = {}): Promise<TestApp> => {
     const app = await startTestApp({
       databaseUrl: url,
-      env: { PRICING_MAX_STALENESS_S: String(MAX_STALENESS_S), PRICING_RATE_LIMIT: '100000' },
+      env: {
+        PRICING_MAX_STALENESS_S: String(MAX_STALENESS_S),
+        PRICING_RATE_LIMIT: '100000',
+        DATABASE_MIGRATION_URL: migrationUrl,
+      },
       listen: true,
       ...options,
     });
@@ -56,8 +61,10 @@ describe('GET /v1/pricing without its database', () => {
     dir = await mkdtemp(join(tmpdir(), 'price-list-resilience-'));
     postgres = await startEmbeddedPostgresInChild(dir);
     url = postgres.url;
+    // The embedded default's owner migrates; the app runs as its runtime role (url).
+    migrationUrl = postgres.migrationUrl!;
     port = Number(new URL(url).port);
-    const migrated = await runCli(['migrate'], { DATABASE_URL: url });
+    const migrated = await runCli(['migrate'], { DATABASE_URL: url, DATABASE_MIGRATION_URL: migrationUrl });
     expect(migrated.code).toBe(0);
     const dataSource = await openDataSource(url);
     try {

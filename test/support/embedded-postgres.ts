@@ -7,6 +7,7 @@ const RESULT_LINE = 'EMBEDDED_POSTGRES ';
 
 export interface ChildEmbeddedDatabase {
   readonly url: string;
+  readonly migrationUrl: string | undefined;
   readonly superuserUrl: string;
   /** What the prelude left in `globalThis.report`, or null. */
   readonly report: unknown;
@@ -31,7 +32,7 @@ ${options.prelude ?? ''}
 const { startEmbeddedPostgres } = require(process.argv[1]);
 startEmbeddedPostgres(process.argv[2], process.argv[3] ? { port: Number(process.argv[3]) } : {}).then(
   (db) => {
-    const result = { url: db.url, superuserUrl: db.superuserUrl, report: globalThis.report ?? null };
+    const result = { url: db.url, migrationUrl: db.migrationUrl, superuserUrl: db.superuserUrl, report: globalThis.report ?? null };
     process.stdout.write('${RESULT_LINE}' + JSON.stringify(result) + '\\n');
     process.stdin.on('end', () => db.stop().then(() => process.exit(0)));
     process.stdin.resume();
@@ -56,7 +57,10 @@ startEmbeddedPostgres(process.argv[2], process.argv[3] ? { port: Number(process.
       const found = new RegExp(`^${RESULT_LINE}(.+)\\n`, 'm').exec(output);
       if (started || !found) return;
       started = true;
-      const result = JSON.parse(found[1]) as Pick<ChildEmbeddedDatabase, 'url' | 'superuserUrl' | 'report'>;
+      const result = JSON.parse(found[1]) as Pick<
+        ChildEmbeddedDatabase,
+        'url' | 'migrationUrl' | 'superuserUrl' | 'report'
+      >;
       resolveStart({ ...result, output: () => output, stop: () => (child.stdin.end(), exited) });
     });
     child.once('exit', (code) => reject(new Error(`embedded PostgreSQL exited (${code}): ${output}`)));

@@ -17,11 +17,16 @@ import { VolumesModule } from './volumes/volumes.module';
 
 /**
  * The control plane. `config` is the validated environment; `databaseUrl` is DATABASE_URL, or
- * the embedded PostgreSQL's when it is unset (main.ts starts that one, as it outlives the app).
+ * the embedded PostgreSQL's when it is unset (main.ts starts that one, as it outlives the app);
+ * `migrationUrl`, the role that migrates: DATABASE_MIGRATION_URL, or the embedded one's owner.
  */
 @Module({})
 export class AppModule {
-  static forRoot(config: AppConfig, databaseUrl: string): DynamicModule {
+  static forRoot(
+    config: AppConfig,
+    databaseUrl: string,
+    migrationUrl: string | undefined = config.databaseMigrationUrl,
+  ): DynamicModule {
     return {
       module: AppModule,
       imports: [
@@ -40,8 +45,10 @@ export class AppModule {
         }),
         DatabaseModule.forRootAsync({
           inject: [AppConfig],
-          useFactory: (env: AppConfig) =>
-            appDatabaseOptions(databaseUrl, env.databaseTimeoutS, env.databaseMigrationTimeoutS),
+          useFactory: (env: AppConfig) => ({
+            ...appDatabaseOptions(databaseUrl, env.databaseTimeoutS, env.databaseMigrationTimeoutS),
+            migrationUrl,
+          }),
         }),
         AuthModule.forRootAsync({ inject: [AppConfig], useFactory: (env: AppConfig) => ({ tokens: env.apiTokens }) }),
         VolumesModule,

@@ -15,6 +15,11 @@ import { ShutdownState } from './lifecycle/shutdown-state';
 import { appLogger } from './logging/logging';
 
 const logger = new Logger('Main');
+/** Said once at start, in production, while DATABASE_URL's role migrates and so owns the schema. */
+const SINGLE_ROLE_WARNING =
+  "DATABASE_MIGRATION_URL is unset: the service's own role (DATABASE_URL) migrates and owns the pricing schema, " +
+  'so it could disable or replace the triggers and rewrite the change log and the prices; set DATABASE_MIGRATION_URL ' +
+  'to a role that owns the schema and DATABASE_URL to one that does not (docs/operations.md, "Two roles: least privilege")';
 /** How long the embedded default may take to be migrated before the sample book is loaded. */
 const EMBEDDED_READY_MS = 60_000;
 
@@ -60,11 +65,18 @@ async function main(): Promise<void> {
   if (config.databaseUrl === undefined) {
     logger.log(`DATABASE_URL is unset: using the embedded PostgreSQL in ${config.dataDir}`);
     started.embedded = startEmbeddedPostgres(config.dataDir);
+  } else if (config.databaseMigrationUrl === undefined && config.nodeEnv === 'production') {
+    logger.warn(SINGLE_ROLE_WARNING);
   }
-  const databaseUrl = config.databaseUrl ?? (await started.embedded!).url;
+  // The app runs as the runtime role; migrations run as the migration role, when there is one.
+  const database = config.databaseUrl
+    ? { url: config.databaseUrl, migrationUrl: config.databaseMigrationUrl }
+    : await started.embedded!;
   if (stopping) return;
   // Bodies are parsed only on the routes that take one (VolumesModule), not on every request.
-  const app = await NestFactory.create(AppModule.forRoot(config, databaseUrl), { bodyParser: false });
+  const app = await NestFactory.create(AppModule.forRoot(config, database.url, database.migrationUrl), {
+    bodyParser: false,
+  });
   started.app = app;
   started.drain = new HttpDrain(app.getHttpServer() as Server);
   configureExpress(app, config);

@@ -1,5 +1,5 @@
 import { ConsoleLogger, Logger, type LogLevel } from '@nestjs/common';
-import { dataSourceOptions, migrateUnderLock, migrationLimits, pendingMigrations } from '@app/database';
+import { dataSourceOptions, migrateDatabase, pendingMigrations } from '@app/database';
 import {
   cliFailure,
   PRICE_BOOK_USAGE,
@@ -95,14 +95,20 @@ async function run(argv: readonly string[], io: CliIo, progress: ReturnType<type
     ? undefined
     : await startEmbeddedPostgres(config.dataDir);
   const url = config.databaseUrl ?? embedded!.url;
+  // Migrations run as the migration role when there is one (DATABASE_MIGRATION_URL, or the
+  // embedded default's owner role); the command itself runs as the runtime role.
+  const migrationUrl = embedded ? embedded.migrationUrl : config.databaseMigrationUrl;
   // No query logging: a failed statement of a large book would print all its parameters; the
   // CLI says what failed itself.
-  const databaseOptions = appDatabaseOptions(url, config.databaseTimeoutS, config.databaseMigrationTimeoutS);
+  const databaseOptions = {
+    ...appDatabaseOptions(url, config.databaseTimeoutS, config.databaseMigrationTimeoutS),
+    migrationUrl,
+  };
   const dataSource = new DataSource({ ...dataSourceOptions(databaseOptions), logging: false });
   try {
     await dataSource.initialize();
     if (WRITING_COMMANDS.has(command.name)) {
-      await migrateUnderLock(dataSource, migrationLimits(databaseOptions));
+      await migrateDatabase(dataSource, databaseOptions);
     } else {
       const pending = await pendingMigrations(dataSource);
       if (pending.length > 0) throw new PendingMigrationsError(command.name, pending);

@@ -1,9 +1,10 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { BehaviorSubject, filter, firstValueFrom, throwError, timeout } from 'rxjs';
 import { DataSource } from 'typeorm';
-import { clientConfig, migrationLimits, timedClientClass } from './data-source-options';
+import { clientConfig, timedClientClass } from './data-source-options';
 import { DATABASE_OPTIONS, type DatabaseModuleOptions } from './database.options';
-import { migrateUnderLock, MigrationTimeoutError } from './migrate';
+import { MigrationTimeoutError } from './migrate';
+import { migrateDatabase } from './migrate-database';
 import type { TimedClient } from './timed-client';
 
 /**
@@ -18,7 +19,7 @@ const RETRY_MS = 2_000;
 /**
  * The one owner of the database's lifecycle. It connects in the background, so that the app
  * listens even while PostgreSQL cannot be reached, retries until it can, migrates under an
- * advisory lock, then publishes `ready`. Everything else observes `state$`; nobody else
+ * advisory lock (as the migration role when there is one: migrateDatabase), then publishes `ready`. Everything else observes `state$`; nobody else
  * connects, migrates or disconnects the DataSource.
  *
  * Closing the app stops it and leaves nothing running: no retry, no migration, and no pool
@@ -38,6 +39,8 @@ export class DatabaseConnection implements OnApplicationBootstrap, OnApplication
   private wake: (() => void) | undefined;
   /** The DataSource's initialize() in flight, if any. */
   private initializing: Promise<unknown> | undefined;
+  /** A migration in flight, if any (with a migration role, on a connection of its own). */
+  private migrating: Promise<string[]> | undefined;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -92,6 +95,8 @@ export class DatabaseConnection implements OnApplicationBootstrap, OnApplication
     }
     const inFlight = this.initializing;
     await inFlight?.catch(() => undefined);
+    // The migration role's connection closes once its migration is done (or failed).
+    await this.migrating?.catch(() => undefined);
     if (inFlight && this.dataSource.isInitialized) await this.dataSource.destroy();
   }
 
@@ -105,7 +110,8 @@ export class DatabaseConnection implements OnApplicationBootstrap, OnApplication
         }
         // Stopped while connecting: no migration; onApplicationShutdown closes what this opened.
         if (this.state.value !== 'connecting') return;
-        const applied = await migrateUnderLock(this.dataSource, migrationLimits(this.options));
+        this.migrating = migrateDatabase(this.dataSource, this.options);
+        const applied = await this.migrating.finally(() => (this.migrating = undefined));
         if (applied.length > 0) this.logger.log(`migrated: ${applied.join(', ')}`);
         if (this.state.value === 'connecting') this.state.next('ready');
         return;

@@ -1,8 +1,23 @@
 import type { DataSourceOptions } from 'typeorm';
 
 export interface DatabaseModuleOptions {
-  /** PostgreSQL URL of the one database the app uses. */
+  /** PostgreSQL URL of the one database the app uses: the runtime role's, which everything but migrations uses. */
   readonly url: string;
+  /**
+   * PostgreSQL URL of the role that migrates, and so owns the schema (DATABASE_MIGRATION_URL): a
+   * connection of its own, opened to migrate and closed after. After migrating, it grants the
+   * runtime role (`url`'s) what `runtimeGrants` say, and nothing else. Unset: `url`'s role migrates
+   * and owns the schema.
+   */
+  readonly migrationUrl?: string;
+  /**
+   * SQL functions that the migrations make (owned by the migration role), each granting a runtime
+   * role what it needs of one part of the schema: `f(runtime name)`, revoking first whatever else
+   * that role holds there, so that calling it again changes nothing. With `migrationUrl`, each is
+   * called after every migration run, under the migration lock, in one transaction with the grant
+   * of SELECT on the migrations table (docs/decisions.md, "Two roles").
+   */
+  readonly runtimeGrants?: readonly string[];
   /**
    * Client-side limit, in seconds, of every call: a connection attempt, and each query (a
    * connection that has not answered a query within it is destroyed, never reused). Default 5.

@@ -9,7 +9,9 @@ export {
   MIGRATION_LOCK,
   MigrationTimeoutError,
   type MigrationLimits,
+  type RuntimeGrant,
 } from './migrate';
+export { migrateDatabase } from './migrate-database';
 export { databaseCall, DatabaseUnavailableError } from './database-errors';
 export { DatabaseTimeoutError, type TimedClient } from './timed-client';
 export { inTransaction, CommitOutcomeUnknownError, type TransactionOptions } from './transaction';

