@@ -12,6 +12,18 @@ export type PriceTerms = Pick<
 >;
 
 /**
+ * Which instants of a change are the write's own, not the book's: an entry without `valid_from`
+ * starts at the write's instant, and ends the open price before it then. A reviewed plan names
+ * them as such (price-book/reviewed-plan.ts). Absent: false.
+ */
+export interface AtApply {
+  /** The price's `valid_from` is the write's instant. */
+  readonly startsAtApply?: boolean;
+  /** The price's new end (`price.validUntil`; an `end`'s `validUntil`) is the write's instant. */
+  readonly endsAtApply?: boolean;
+}
+
+/**
  * One change of an import, as the operator reads it (docs/price-book-cli.md, "The plan"):
  * - `new`: a price is recorded and ends no recorded price;
  * - `change`: a price is recorded and ends the recorded open price `ends` at its `valid_from`
@@ -21,9 +33,9 @@ export type PriceTerms = Pick<
  * Every `new` and `change` is one price set, every `end` one price ended.
  */
 export type ImportChange =
-  | { readonly kind: 'new'; readonly price: PriceTerms }
-  | { readonly kind: 'change'; readonly price: PriceTerms; readonly ends: PriceTerms }
-  | { readonly kind: 'end'; readonly price: PriceTerms; readonly validUntil: number }
+  | ({ readonly kind: 'new'; readonly price: PriceTerms } & AtApply)
+  | ({ readonly kind: 'change'; readonly price: PriceTerms; readonly ends: PriceTerms } & AtApply)
+  | ({ readonly kind: 'end'; readonly price: PriceTerms; readonly validUntil: number } & Pick<AtApply, 'endsAtApply'>)
   | { readonly kind: 'availability'; readonly productKey: string; readonly onSale: boolean };
 
 type PricedChange = Exclude<ImportChange, { readonly kind: 'availability' }>;
@@ -53,9 +65,18 @@ export function describeImportPlan(plan: ImportPlan): ImportChange[] {
   const prices: PricedChange[] = [
     ...plan.inserts.map((insert, index): PricedChange => {
       const ended = endedBy.get(index);
-      return ended ? { kind: 'change', price: insert, ends: ended } : { kind: 'new', price: insert };
+      const atApply = atApplyOf(insert.startsAtApply, insert.endsAtApply);
+      return ended
+        ? { kind: 'change', price: insert, ends: ended, ...atApply }
+        : { kind: 'new', price: insert, ...atApply };
     }),
-    ...plan.ends.map((end): PricedChange => ({ kind: 'end', price: end.record, validUntil: end.validUntil })),
+    ...plan.ends.map((end): PricedChange => ({
+      kind: 'end',
+      price: end.record,
+      validUntil: end.validUntil,
+      // An end is set at the valid_from of the price that ends it.
+      ...atApplyOf(false, plan.inserts[end.supersededBy].startsAtApply),
+    })),
   ];
   const availability = sortNatural(plan.availability, (a) => a.productKey).map((a): ImportChange => ({
     kind: 'availability',
@@ -63,6 +84,11 @@ export function describeImportPlan(plan: ImportPlan): ImportChange[] {
     onSale: a.onSale,
   }));
   return [...availability, ...sortInBookOrder(prices, (change) => change.price)];
+}
+
+/** The AtApply of a change: only what holds, so that a change of the book's instants alone has neither. */
+function atApplyOf(startsAtApply: boolean, endsAtApply: boolean): AtApply {
+  return { ...(startsAtApply ? { startsAtApply } : {}), ...(endsAtApply ? { endsAtApply } : {}) };
 }
 
 /**
