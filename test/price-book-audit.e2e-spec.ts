@@ -1,5 +1,6 @@
+import { execFileSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { lstat, readFile, symlink, writeFile } from 'node:fs/promises';
+import { chmod, lstat, readFile, readlink, stat, symlink, writeFile } from 'node:fs/promises';
 import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import type { INestApplicationContext } from '@nestjs/common';
@@ -784,6 +785,66 @@ describe('reviewed plans', () => {
       message.replace('<planned_at>', planFile.planned_at),
     );
     expect(stderr).toContain("the changes the book would make now differ from the plan's, from change 1 on");
+  });
+
+  describe('plan files are readable by their owner only', () => {
+    const umask = process.umask();
+    afterEach(() => process.umask(umask));
+    const modeOf = async (path: string): Promise<string> => ((await stat(path)).mode & 0o777).toString(8);
+
+    it('writes a plan with mode 0600, even with a umask of 0', async () => {
+      process.umask(0);
+      const file = await bookFile(book);
+      const { path } = await plan(file);
+      expect(await modeOf(path)).toBe('600');
+    });
+
+    it('replaces an existing plan of mode 0644 with one of 0600', async () => {
+      process.umask(0);
+      const file = await bookFile(book);
+      const path = planPath();
+      await writeFile(path, 'the old plan', { mode: 0o644 });
+      expect(await modeOf(path)).toBe('644');
+      expectOk(await cli(['import', '--dry-run', '--plan-out', path, file]));
+      expect(await modeOf(path)).toBe('600');
+      expect(JSON.parse(await readFile(path, 'utf8'))).toMatchObject({ format: 'pricing-plan/2' });
+    });
+
+    it('refuses to replace a file of a narrower mode (0400), before anything is read: exit 2, the file as it was', async () => {
+      const file = await bookFile(book);
+      const path = planPath();
+      await writeFile(path, 'kept');
+      await chmod(path, 0o400);
+      await expectRefused(
+        ['import', '--dry-run', '--plan-out', path, file],
+        2,
+        `--plan-out "${path}": a file of mode 0400, which a plan (mode 0600) would make more open`,
+      );
+      expect(await readFile(path, 'utf8')).toBe('kept');
+      expect(await modeOf(path)).toBe('400');
+    });
+  });
+
+  it('refuses a FIFO or a link to nowhere at --plan-out: exit 2, nothing written there or through it', async () => {
+    const file = await bookFile(book);
+    const fifo = join(temp.path, `fifo-${++fileCount}.json`);
+    execFileSync('mkfifo', [fifo]);
+    await expectRefused(
+      ['import', '--dry-run', '--plan-out', fifo, file],
+      2,
+      `--plan-out "${fifo}": not a regular file`,
+    );
+    expect((await lstat(fifo)).isFIFO()).toBe(true);
+    const nowhere = join(temp.path, `nowhere-${++fileCount}.json`);
+    const dangling = join(temp.path, `dangling-${fileCount}.json`);
+    await symlink(nowhere, dangling);
+    await expectRefused(
+      ['import', '--dry-run', '--plan-out', dangling, file],
+      2,
+      `--plan-out "${dangling}": not a regular file`,
+    );
+    expect(await readlink(dangling)).toBe(nowhere);
+    await expect(lstat(nowhere)).rejects.toThrow(/ENOENT/);
   });
 
   it.each<[string, unknown, RegExp]>([

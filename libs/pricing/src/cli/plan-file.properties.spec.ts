@@ -1,5 +1,6 @@
 import fc from 'fast-check';
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { chmod, lstat, mkdtemp, readdir, readFile, readlink, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expectLinearTime, repeated } from '../../../../test/support/linear-time';
@@ -176,6 +177,66 @@ describe('writing a plan file', () => {
     const text = await readFile(path, 'utf8');
     expect(JSON.parse(text).changes).toEqual([expect.objectContaining({ valid_from: 'at apply', valid_until: null })]);
     expect(text.split('2026-06-01T12:00:00.250Z')).toHaveLength(2); // planned_at alone
+  });
+
+  describe('readable by its owner only', () => {
+    const umask = process.umask();
+    afterEach(() => process.umask(umask));
+
+    it('creates the plan with mode 0600, whatever the umask', async () => {
+      for (const mask of [0o000, 0o022, 0o077]) {
+        process.umask(mask);
+        const path = join(dir, `mode-${mask}.json`);
+        await writePlanFile(path, report, SHA);
+        expect(((await stat(path)).mode & 0o777).toString(8)).toBe('600');
+      }
+    });
+
+    it('replaces a file its owner may read and write with a 0600 one, never a more open one', async () => {
+      process.umask(0);
+      for (const mode of [0o644, 0o666, 0o600, 0o700]) {
+        const path = join(dir, `replaced-${mode.toString(8)}.json`);
+        await writeFile(path, 'the old plan', { mode });
+        await chmod(path, mode);
+        await writePlanFile(path, report, SHA);
+        expect(((await stat(path)).mode & 0o777).toString(8)).toBe('600');
+        expect(JSON.parse(await readFile(path, 'utf8'))).toMatchObject({ version: '12' });
+      }
+    });
+
+    it('refuses to replace a file of a narrower mode (0400): it stays as it was', async () => {
+      const path = join(dir, 'read-only.json');
+      await writeFile(path, 'kept');
+      await chmod(path, 0o400);
+      await expect(writePlanFile(path, report, SHA)).rejects.toThrow(
+        `cannot write the plan to ${path}: a file of mode 0400, which a plan (mode 0600) would make more open`,
+      );
+      expect(await readFile(path, 'utf8')).toBe('kept');
+      expect((await stat(path)).mode & 0o777).toBe(0o400);
+      expect((await readdir(dir)).filter((name) => name.endsWith('.partial'))).toEqual([]);
+    });
+  });
+
+  it('never writes through a link or into a FIFO at the path: refused, both as they were', async () => {
+    const target = join(dir, 'elsewhere.json');
+    await writeFile(target, 'not a plan');
+    const link = join(dir, 'link.json');
+    await symlink(target, link);
+    const dangling = join(dir, 'dangling.json');
+    await symlink(join(dir, 'nowhere.json'), dangling);
+    const fifo = join(dir, 'fifo.json');
+    execFileSync('mkfifo', [fifo]);
+    for (const path of [link, dangling, fifo]) {
+      await expect(writePlanFile(path, report, SHA)).rejects.toThrow(
+        `cannot write the plan to ${path}: not a regular file`,
+      );
+    }
+    expect(await readFile(target, 'utf8')).toBe('not a plan');
+    expect(await readlink(link)).toBe(target);
+    expect(await readlink(dangling)).toBe(join(dir, 'nowhere.json'));
+    await expect(lstat(join(dir, 'nowhere.json'))).rejects.toThrow(/ENOENT/);
+    expect((await lstat(fifo)).isFIFO()).toBe(true);
+    expect((await readdir(dir)).filter((name) => name.endsWith('.partial'))).toEqual([]);
   });
 
   it('replaces an existing plan whole, and leaves no partial file', async () => {

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { open, rename, rm } from 'node:fs/promises';
+import type { Stats } from 'node:fs';
+import { lstat, open, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { parseInstant } from '../core/instant';
 import { quoteValue } from '../errors/bounded-text';
@@ -16,6 +17,9 @@ import { PriceBookFileError, parseJsonText, readFileBytes, textOf } from './pric
  */
 export const PLAN_FORMAT = 'pricing-plan/2';
 
+/** Who may read and write a plan file: its owner only (it holds organizations' prices). */
+export const PLAN_FILE_MODE = 0o600;
+
 /** A plan file as `apply` reads it: what the service checks, and the book it was made from. */
 export interface PlanFile extends ReviewedPlan {
   /** SHA-256 of the book file's bytes, in lowercase hex. */
@@ -25,9 +29,10 @@ export interface PlanFile extends ReviewedPlan {
 /**
  * Writes the plan of a dry run of the book whose bytes have SHA-256 `bookSha256`:
  * `{ "format", "book_sha256", "planned_at", "version", "changes" }`, `changes` as `import --json`
- * prints them but for the apply's own instants, written "at apply" (reviewed-plan.ts). Into a file
- * beside `path`, renamed over it when complete: `path` is never half written, and a failure leaves
- * it as it was.
+ * prints them but for the apply's own instants, written "at apply" (reviewed-plan.ts). Into a new
+ * file of mode 0600 beside `path`, renamed over it when complete: `path` is never half written, a
+ * failure leaves it as it was, and nothing is ever written through a link or into a FIFO there.
+ * What stands at `path` must be nothing or a file a plan may replace (planTargetProblem).
  */
 export async function writePlanFile(path: string, report: ImportReport, bookSha256: string): Promise<void> {
   const head = {
@@ -38,8 +43,11 @@ export async function writePlanFile(path: string, report: ImportReport, bookSha2
   };
   const partial = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.partial`);
   try {
-    const file = await open(partial, 'wx', 0o644);
+    // 'wx': a new file, never one that exists (nor a link's target). The umask may only take
+    // permissions away: chmod makes the mode 0600 whatever it is.
+    const file = await open(partial, 'wx', PLAN_FILE_MODE);
     try {
+      await file.chmod(PLAN_FILE_MODE);
       for (const part of prettyJsonParts(head, 'changes', changesJson(report))) {
         await file.write(part);
       }
@@ -47,11 +55,34 @@ export async function writePlanFile(path: string, report: ImportReport, bookSha2
     } finally {
       await file.close();
     }
+    // Checked again just before the rename, which replaces what stands at `path` (a link is
+    // replaced, not followed): the dry run took a while since the command line was checked.
+    const problem = planTargetProblem(await lstat(path).catch(() => undefined));
+    if (problem) throw new Error(problem);
     await rename(partial, path);
   } catch (error) {
     await rm(partial, { force: true });
     throw new PriceBookFileError(`cannot write the plan to ${path}: ${(error as Error).message}`);
   }
+}
+
+/**
+ * Why a plan may not replace what stands at its path (`lstat` of it; `undefined`: nothing
+ * there), or `undefined` when it may: only a regular file, which its owner may read and write. A
+ * plan is renamed over it with mode 0600: a link, a FIFO or a device would be replaced rather
+ * than written through, and a file of a narrower mode (0400) would be made more open.
+ */
+export function planTargetProblem(target: Stats | undefined): string | undefined {
+  if (target === undefined) return undefined;
+  if (!target.isFile()) return 'not a regular file; a plan replaces one or makes a new one';
+  const mode = target.mode & 0o777;
+  if ((mode & PLAN_FILE_MODE) !== PLAN_FILE_MODE) {
+    return (
+      `a file of mode ${mode.toString(8).padStart(4, '0')}, which a plan (mode 0600) would make more open; ` +
+      'remove it, or write the plan to another file'
+    );
+  }
+  return undefined;
 }
 
 function* changesJson(report: ImportReport): Generator<Record<string, unknown>, void, void> {
