@@ -6,12 +6,13 @@ import { RecordingLogger } from './support/recording-logger';
 import { applyBook, openDataSource, startTestApp, type TestApp } from './support/test-app';
 
 // Restores and failovers (docs/operations.md; docs/decisions.md, "Prices in memory"): an
-// instance that sees a version or a record count it cannot account for reads everything again,
-// and a write after a restore is served within seconds, never the write the restore lost. A
-// restore is played here as an operator's swap of databases under a running instance: the
-// database it uses is renamed away (its connections dropped) and a copy taken earlier is renamed
-// into its place. test/price-list-rebuild.e2e-spec.ts has writes by hand that the changes read
-// cannot account for; this is what a restore adds: the version going back.
+// instance that sees a version, a record count or a latest change it cannot account for reads
+// everything again, and a write after a restore is served within seconds, never the write the
+// restore lost. A restore is played here as an operator's swap of databases under a running
+// instance: the database it uses is renamed away (its connections dropped) and a copy taken
+// earlier is renamed into its place. test/price-list-rebuild.e2e-spec.ts has writes by hand that
+// the changes read cannot account for; this is what a restore adds: the version going back, and a
+// write after it that brings it back to the number the instance held.
 
 const BOOK = { prices: [listPrice('compute.g2.4', 'seconds', 3600, '0.0610', '2026-01-01T00:00:00Z')] };
 /** One new price each: the same number of records and change-log rows, so the same version and ids. */
@@ -31,6 +32,8 @@ async function admin<T = unknown>(sql: string): Promise<T[]> {
 }
 
 const nameOf = (url: string): string => new URL(url).pathname.slice(1);
+const withName = (url: string, name: string): string =>
+  Object.assign(new URL(url), { pathname: `/${name}` }).toString();
 
 /** Applies a book to the database at `url` on a connection of its own; the version it wrote. */
 async function write(url: string, book: unknown): Promise<string> {
@@ -130,5 +133,29 @@ describe('a restore of the database under a running instance', () => {
     expect(after).toBe(lostVersion);
     const { value } = await waitFor('the write after', served, (now) => now.priced.length === 2, SERVED_WITHIN_MS);
     expect(value).toEqual(serving(after, 'compute.g2.4', 'compute.after.1'));
+  });
+
+  it('serves a write made after the restore, never the lost one, though it brings back the version the instance held', async () => {
+    const saved = await backup();
+    await start();
+    const lostVersion = await write(db.url, LOST);
+    await waitFor('the lost write', served, (now) => now.version === lostVersion, SERVED_WITHIN_MS);
+    // The write after the restore lands before the instance looks: the same version, the same
+    // number of records and change ids as the lost one, another price.
+    const after = await write(withName(db.url, saved), AFTER);
+    expect(after).toBe(lostVersion);
+    await restore(saved);
+
+    const { value } = await waitFor(
+      'the write after the restore',
+      served,
+      (now) => now.priced.includes('compute.after.1'),
+      SERVED_WITHIN_MS,
+    ).catch(async (error: Error) => {
+      throw new Error(`${error.message}; serving ${JSON.stringify(await served())}`);
+    });
+    expect(value).toEqual(serving(after, 'compute.g2.4', 'compute.after.1'));
+    // Its version is the one held, but not its latest change: everything is read again.
+    expect(readEverything().length).toBeGreaterThan(0);
   });
 });

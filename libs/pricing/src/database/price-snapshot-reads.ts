@@ -1,12 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { PriceRecord } from '../core/price-record';
-import type { PricingChanges, PricingData } from './pricing-data';
+import type { PriceBookHead, PricingChanges, PricingData } from './pricing-data';
 import {
   epochMs,
   forEachPage,
   readAvailability,
-  readVersion,
   RECORD_COLUMNS,
   rows,
   toPriceRecord,
@@ -33,15 +32,11 @@ export class PriceSnapshotReads {
    */
   loadPricingData({ listOnly = false }: { listOnly?: boolean } = {}): Promise<PricingData> {
     return this.dataSource.transaction('REPEATABLE READ', async (db) => {
-      const [{ last_change_id: lastChangeId }] = await rows<{ last_change_id: string }>(
-        db,
-        `SELECT coalesce(max(id), 0)::text AS last_change_id FROM price_change`,
-      );
+      const head = await readHead(db);
       const records = await this.readRecords(db, listOnly ? 'organization_id IS NULL' : undefined);
       const availability = await readAvailability(db);
       const listWrites = await readListWrites(db, '0');
-      const version = await readVersion(db);
-      return { records, availability, listWrites, version, lastChangeId, listOnly };
+      return { records, availability, listWrites, ...head, listOnly };
     });
   }
 
@@ -54,14 +49,15 @@ export class PriceSnapshotReads {
    */
   loadChangesSince(sinceChangeId: string): Promise<PricingChanges> {
     return this.dataSource.transaction('REPEATABLE READ', async (db) => {
-      const [summary] = await rows<{ last_change_id: string; writes: number; records: number }>(
+      const [summary] = await rows<{ writes: number; records: number; since_changed_at: number | null }>(
         db,
-        `SELECT coalesce(max(id), $1::bigint)::text AS last_change_id,
-                count(DISTINCT changed_at)::int AS writes,
-                (SELECT record_count FROM price_book_version)::int AS records
+        `SELECT count(DISTINCT changed_at)::int AS writes,
+                (SELECT record_count FROM price_book_version)::int AS records,
+                (SELECT ${epochMs('changed_at', 'since_changed_at')} FROM price_change WHERE id = $1::bigint)
            FROM price_change WHERE id > $1::bigint`,
         [sinceChangeId],
       );
+      const head = await readHead(db);
       const keys = await rows<Pick<PriceChangeRow, 'product_key'>>(
         db,
         `SELECT DISTINCT product_key FROM price_change WHERE id > $1::bigint`,
@@ -75,17 +71,17 @@ export class PriceSnapshotReads {
         records,
         availability: await readAvailability(db),
         listWrites: await readListWrites(db, sinceChangeId),
-        version: await readVersion(db),
-        lastChangeId: summary.last_change_id,
+        ...head,
+        sinceChangedAt: summary.since_changed_at,
         writeCount: summary.writes,
         recordCount: summary.records,
       };
     });
   }
 
-  /** The counter every write moves; cheap to poll. */
-  readVersion(): Promise<string> {
-    return readVersion(this.dataSource.manager);
+  /** Where the price book stands: the version every write moves, and the latest change; cheap to poll. */
+  readHead(): Promise<PriceBookHead> {
+    return readHead(this.dataSource.manager);
   }
 
   /** The records `where` selects (all by default; its parameter is $2), each page mapped as it is read. */
@@ -102,6 +98,18 @@ export class PriceSnapshotReads {
     );
     return records;
   }
+}
+
+/** The version and the latest entry of the change log (by its primary key: one index step). */
+async function readHead(db: EntityManager): Promise<PriceBookHead> {
+  const [head] = await rows<{ version: string; last_change_id: string | null; last_changed_at: number | null }>(
+    db,
+    `SELECT v.version::text AS version, c.id::text AS last_change_id, c.last_changed_at
+       FROM price_book_version v
+       LEFT JOIN LATERAL (SELECT id, ${epochMs('changed_at', 'last_changed_at')}
+                            FROM price_change ORDER BY id DESC LIMIT 1) c ON true`,
+  );
+  return { version: head.version, lastChangeId: head.last_change_id ?? '0', lastChangedAt: head.last_changed_at };
 }
 
 /** Instants (epoch ms) of list-price writes after the change `afterChangeId`, for `last_changed`. */

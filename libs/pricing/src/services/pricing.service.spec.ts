@@ -82,6 +82,7 @@ function snapshotOf(
       listWrites: records.filter((r) => r.organizationId === null).map(() => RECORDED.getTime()),
       version: '1',
       lastChangeId: '0',
+      lastChangedAt: null,
     },
     Date.parse(NOW),
   );

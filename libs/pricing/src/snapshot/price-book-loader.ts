@@ -94,7 +94,9 @@ export class PriceBookLoader implements OnApplicationBootstrap, OnApplicationShu
   }
 
   /**
-   * Reloads when the stored version differs from the one shown, otherwise confirms it. A call
+   * Reloads when the price book's head (its version and latest change) differs from the one
+   * shown, otherwise confirms it: a restore that lost writes, then had as many new ones, brings
+   * the version back but not the change. A call
    * during a running check makes it run once more, so a change committed meanwhile is seen. A
    * check that failed, whoever asked for it (a NOTIFY that met a dead pool connection), is tried
    * again within a second, not at the next interval.
@@ -120,9 +122,9 @@ export class PriceBookLoader implements OnApplicationBootstrap, OnApplicationShu
     const startedAt = performance.now();
     let snapshot: PricingSnapshot;
     try {
-      const version = await this.reads.readVersion();
+      const head = await this.reads.readHead();
       const shown = this.shown;
-      if (version === shown?.version && shown.hasOrganizationPrices) return this.confirm(startedAt);
+      if (shown?.isAt(head) && shown.hasOrganizationPrices) return this.confirm(startedAt);
       snapshot = await this.read(shown);
     } catch (error) {
       return this.markReachable(false, error);
