@@ -3,6 +3,7 @@ import { formatInstant } from '../core/instant';
 import type { PriceRecord } from '../core/price-record';
 import { sortInBookOrder } from './format-price-book';
 import type { ImportPlan } from './plan-import';
+import { changeAsRun, planChangeJson } from './reviewed-plan';
 import { joinedInParts, prettyJsonParts, widest } from './text-parts';
 
 /** The terms of one price: what a plan line and the plan's JSON show of it (instants in epoch ms). */
@@ -183,30 +184,12 @@ function describeTerms(price: PriceTerms): string {
   return `${price.amount} per ${price.unitCount} ${price.unitType} from ${formatInstant(price.validFrom)}${until}`;
 }
 
-/** One change as `--json` and a plan file give it; field names and values as in the price book file. */
+/**
+ * One change as `--json` gives it, every instant as the run had it; field names and values as in
+ * the price book file (a plan file gives it so too, but for the apply's own instants: reviewed-plan.ts).
+ */
 export function importChangeJson(change: ImportChange): Record<string, unknown> {
-  switch (change.kind) {
-    case 'new':
-      return { change: 'new', ...termsJson(change.price) };
-    case 'change':
-      return { change: 'change', ...termsJson(change.price), ends: termsJson(change.ends) };
-    case 'end':
-      return { change: 'end', ...termsJson(change.price), valid_until: formatInstant(change.validUntil) };
-    case 'availability':
-      return { change: 'availability', product_key: change.productKey, on_sale: change.onSale };
-  }
-}
-
-function termsJson(price: PriceTerms): Record<string, unknown> {
-  return {
-    product_key: price.productKey,
-    organization_id: price.organizationId,
-    unit_type: price.unitType,
-    unit_count: price.unitCount,
-    amount: price.amount,
-    valid_from: formatInstant(price.validFrom),
-    valid_until: price.validUntil === null ? null : formatInstant(price.validUntil),
-  };
+  return planChangeJson(changeAsRun(change));
 }
 
 function scopeOf(organizationId: string | null): string {

@@ -1,6 +1,7 @@
 import { formatInstant, parseInstant } from '../core/instant';
 import { quoteValue } from '../errors/bounded-text';
 import type { AtApply, ImportChange, PriceTerms } from './describe-import';
+import { PRICE_FIELDS } from './price-book';
 
 // A reviewed plan (docs/price-book-cli.md, "Reviewed plans") is applied exactly as it reads. Its
 // changes are what the book makes, field by field; an instant that only the apply gives (an entry
@@ -36,15 +37,24 @@ export type PlanChange =
 
 /** A change of an import as a plan gives it: the instants its AtApply names are AT_APPLY. */
 export function planChangeOf(change: ImportChange): PlanChange {
+  return asPlanChange(change, change.kind === 'availability' ? {} : change);
+}
+
+/** A change of an import with every instant as the run had it: what `import --json` prints. */
+export function changeAsRun(change: ImportChange): PlanChange {
+  return asPlanChange(change, {});
+}
+
+function asPlanChange(change: ImportChange, atApply: AtApply): PlanChange {
   switch (change.kind) {
     case 'new':
-      return { kind: 'new', price: planTerms(change.price, change) };
+      return { kind: 'new', price: planTerms(change.price, atApply) };
     case 'change':
-      return { kind: 'change', price: planTerms(change.price, change), ends: planTerms(change.ends, {}) };
+      return { kind: 'change', price: planTerms(change.price, atApply), ends: planTerms(change.ends, {}) };
     case 'end':
       return {
         kind: 'end',
-        price: { ...planTerms(change.price, {}), validUntil: change.endsAtApply ? AT_APPLY : change.validUntil },
+        price: { ...planTerms(change.price, {}), validUntil: atApply.endsAtApply ? AT_APPLY : change.validUntil },
       };
     case 'availability':
       return { kind: 'availability', productKey: change.productKey, onSale: change.onSale };
@@ -64,8 +74,8 @@ function planTerms(price: PriceTerms, atApply: AtApply): PlanTerms {
 }
 
 /**
- * A change as a plan file gives it: the fields and their order as `import --json` gives them
- * (importChangeJson), the apply's own instants written "at apply".
+ * A change as JSON, fields named as in the price book file: as `import --json` gives it
+ * (importChangeJson), and as a plan file does, the apply's own instants written "at apply".
  */
 export function planChangeJson(change: PlanChange): Record<string, unknown> {
   switch (change.kind) {
@@ -95,22 +105,13 @@ function instantJson(instant: PlanInstant): string {
   return instant === AT_APPLY ? AT_APPLY : formatInstant(instant);
 }
 
-const TERM_FIELDS = [
-  'product_key',
-  'organization_id',
-  'unit_type',
-  'unit_count',
-  'amount',
-  'valid_from',
-  'valid_until',
-] as const;
+/** The fields of each kind of change: a price's are a book entry's. */
 const FIELDS: Readonly<Record<PlanChange['kind'], ReadonlySet<string>>> = {
-  new: new Set(['change', ...TERM_FIELDS]),
-  change: new Set(['change', ...TERM_FIELDS, 'ends']),
-  end: new Set(['change', ...TERM_FIELDS]),
+  new: new Set(['change', ...PRICE_FIELDS]),
+  change: new Set(['change', ...PRICE_FIELDS, 'ends']),
+  end: new Set(['change', ...PRICE_FIELDS]),
   availability: new Set(['change', 'product_key', 'on_sale']),
 };
-const TERMS: ReadonlySet<string> = new Set(TERM_FIELDS);
 
 /** Why a plan's change is not one: the field at fault (`.valid_from`, `.ends.amount`) and what is wrong. */
 class NotAChange extends Error {}
@@ -152,7 +153,7 @@ function readChange(json: unknown): PlanChange {
 }
 
 function readTerms(terms: Record<string, unknown>, at: string): PlanTerms {
-  if (at !== '') onlyFields(terms, TERMS, at, 'a price');
+  if (at !== '') onlyFields(terms, PRICE_FIELDS, at, 'a price');
   const unitCount = terms.unit_count;
   if (typeof unitCount !== 'number' || !Number.isSafeInteger(unitCount)) {
     throw new NotAChange(`${at}.unit_count: ${describeJson(unitCount)} is not an integer`);
