@@ -29,10 +29,12 @@ export const PRICE_BOOK_USAGE = `usage: npm run -s pricing -- <command>
                        apply a price book (all of it or nothing) and print what changed, one
                        line per change, then a summary; --dry-run checks and writes it exactly
                        as import does, prints the same, then rolls back (nothing is written);
-                       --plan-out also saves that plan for apply; --json prints it as JSON
+                       --plan-out also saves that plan for apply (mode 0600); --json prints
+                       it as JSON
   apply <plan> <file> [--json] [--actor <name>] [--reason <text>]
                        apply a book exactly as planned: refused, nothing written, when the
-                       book, the price book's version or the changes differ from the plan's
+                       book, the price book's version or the changes differ from the plan's,
+                       or the plan says it was made after the apply
   export               print the whole price book (history included) in the import format
   show                 print the public price list as GET /v1/pricing serves it now
   history <product_key> [--organization <id>] [--json]
