@@ -1,5 +1,6 @@
+import { execFileSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { lstat, readFile, symlink, writeFile } from 'node:fs/promises';
+import { chmod, lstat, readFile, readlink, stat, symlink, writeFile } from 'node:fs/promises';
 import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import type { INestApplicationContext } from '@nestjs/common';
@@ -527,7 +528,7 @@ describe('reviewed plans', () => {
     const planFile = JSON.parse(await readFile(path, 'utf8'));
     const bytes = await readFile(file);
     expect(planFile).toEqual({
-      format: 'pricing-plan/1',
+      format: 'pricing-plan/2',
       book_sha256: createHash('sha256').update(bytes).digest('hex'),
       planned_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
       version: await version(),
@@ -652,6 +653,198 @@ describe('reviewed plans', () => {
     await expectRefused(['import', '--dry-run', '--plan-out', file, file], 2, `--plan-out "${file}": that is the book`);
     expect(await readFile(file, 'utf8')).toBe(JSON.stringify(book, null, 2));
     expect((await lstat(link)).isSymbolicLink()).toBe(true);
+  });
+
+  it('says which prices start when the plan is applied: "at apply", not the dry run\'s instant', async () => {
+    const from = new Date(Math.ceil(Date.now() / 1000) * 1000 + 86_400_000).toISOString().replace('.000Z', 'Z');
+    const file = await bookFile({
+      prices: [hour('compute.p6.1', '0.1000'), hour('compute.p6.2', '0.2000', { valid_from: from })],
+    });
+    const { path } = await plan(file);
+    const planFile = JSON.parse(await readFile(path, 'utf8')) as { planned_at: string; changes: unknown[] };
+    expect(planFile.changes).toEqual([
+      expect.objectContaining({ product_key: 'compute.p6.1', valid_from: 'at apply', valid_until: null }),
+      expect.objectContaining({ product_key: 'compute.p6.2', valid_from: from, valid_until: null }),
+    ]);
+    // The dry run's instant is the plan's planned_at, and nowhere else.
+    expect(JSON.stringify(planFile.changes)).not.toContain(planFile.planned_at.slice(0, 19));
+    expectOk(await cli(['apply', path, file]));
+  });
+
+  /** `json` with every string in `from` replaced by `to`, at any depth. */
+  function replaced(json: unknown, from: readonly string[], to: string): unknown {
+    if (typeof json === 'string') return from.includes(json) ? to : json;
+    if (Array.isArray(json)) return json.map((item) => replaced(item, from, to));
+    if (typeof json !== 'object' || json === null) return json;
+    return Object.fromEntries(Object.entries(json).map(([key, value]) => [key, replaced(value, from, to)]));
+  }
+
+  /** The records of an organization's price, as history --json gives them. */
+  async function records(key: string, organization: string): Promise<unknown[]> {
+    const history = await cli(['history', key, '--organization', organization, '--json']);
+    expectOk(history);
+    return (JSON.parse(history.stdout) as { records: unknown[] }).records;
+  }
+
+  describe('a forged plan: an organization price made to read "from 2027-01-01"', () => {
+    const FORGED = '2027-01-01T00:00:00Z';
+    let file: string;
+    let path: string;
+    let honest: { planned_at: string; changes: unknown[] };
+    beforeAll(async () => {
+      file = await bookFile({ prices: [hour('compute.f1.1', '0.2000', { organization_id: 'org_f' })] });
+      ({ path } = await plan(file));
+      honest = JSON.parse(await readFile(path, 'utf8'));
+    });
+    afterAll(async () => {
+      // None of them was applied: the price was never set.
+      expect(await records('compute.f1.1', 'org_f')).toEqual([]);
+    });
+
+    it("refuses planned_at and every copy of the dry run's instant moved: exit 1, nothing written", async () => {
+      const instants = [honest.planned_at, honest.planned_at.replace(/\.000Z$/, 'Z')];
+      await writeFile(path, JSON.stringify(replaced(honest, instants, FORGED), null, 2));
+      const { stderr } = await expectRefused(
+        ['apply', path, file, '--actor', 'mallory'],
+        1,
+        new RegExp(`the plan says it was made at ${FORGED}, later than this apply's instant \\S+Z`),
+      );
+      expect(stderr).toContain('plan again (import --dry-run --plan-out)');
+    });
+
+    it('refuses it with "at apply" moved too', async () => {
+      const instants = [honest.planned_at, 'at apply'];
+      await writeFile(path, JSON.stringify(replaced(honest, instants, FORGED), null, 2));
+      await expectRefused(['apply', path, file], 1, `the plan says it was made at ${FORGED}, later than`);
+    });
+
+    it('refuses it with "at apply" moved and planned_at left as it was', async () => {
+      await writeFile(path, JSON.stringify(replaced(honest, ['at apply'], FORGED), null, 2));
+      await expectRefused(
+        ['apply', path, file],
+        1,
+        `change 1's valid_from is "${FORGED}" in the plan, "at apply" (the apply's instant: the book's entry has ` +
+          `no valid_from) by the book; plan again`,
+      );
+    });
+  });
+
+  it('refuses a plan whose planned_at is later than the apply instant, naming both; applies it as it was made', async () => {
+    // Every instant of the book is its own: planned_at is the only one edited.
+    const from = new Date(Math.ceil(Date.now() / 1000) * 1000 + 86_400_000).toISOString().replace('.000Z', 'Z');
+    const file = await bookFile({ prices: [hour('compute.p7.1', '0.1000', { valid_from: from })] });
+    const { path } = await plan(file);
+    const honest = await readFile(path, 'utf8');
+    const planFile = JSON.parse(honest);
+    const later = new Date(Math.ceil(Date.now() / 1000) * 1000 + 3_600_000).toISOString().replace('.000Z', 'Z');
+    await writeFile(path, JSON.stringify({ ...planFile, planned_at: later }));
+    await expectRefused(
+      ['apply', path, file],
+      1,
+      new RegExp(`the plan says it was made at ${later}, later than this apply's instant \\d{4}-\\S+Z: `),
+    );
+    await writeFile(path, honest);
+    expectOk(await cli(['apply', path, file]));
+  });
+
+  it.each<[string, Record<string, unknown>, (change: Record<string, unknown>, plannedAt: string) => void, string]>([
+    [
+      "the dry run's instant where the book has no valid_from",
+      {},
+      (change, plannedAt) => (change.valid_from = plannedAt),
+      `change 1's valid_from is "<planned_at>" in the plan, "at apply" (the apply's instant`,
+    ],
+    [
+      '"at apply" where the book has one',
+      { valid_from: '2031-01-01T00:00:00Z' },
+      (change) => (change.valid_from = 'at apply'),
+      `change 1's valid_from is "at apply" (the apply's instant: the book's entry has no valid_from) in the plan, ` +
+        `"2031-01-01T00:00:00Z" by the book`,
+    ],
+    [
+      "an end a millisecond off the book's",
+      { valid_from: '2031-01-01T00:00:00Z', valid_until: '2032-01-01T00:00:00Z' },
+      (change) => (change.valid_until = '2032-01-01T00:00:00.001Z'),
+      `change 1's valid_until is "2032-01-01T00:00:00.001Z" in the plan, "2032-01-01T00:00:00Z" by the book`,
+    ],
+    [
+      '"at apply" for the end of a price that has none',
+      {},
+      (change) => (change.valid_until = 'at apply'),
+      `change 1's valid_until is "at apply" (the apply's instant: the book's entry has no valid_from) in the plan, null`,
+    ],
+  ])("refuses an instant of an entry that is not the book's: %s", async (_what, fields, edit, message) => {
+    const file = await bookFile({ prices: [hour(`compute.p8.${++fileCount}`, '0.1000', fields)] });
+    const { path } = await plan(file);
+    const planFile = JSON.parse(await readFile(path, 'utf8'));
+    edit(planFile.changes[0], planFile.planned_at);
+    await writeFile(path, JSON.stringify(planFile, null, 2));
+    const { stderr } = await expectRefused(
+      ['apply', path, file],
+      1,
+      message.replace('<planned_at>', planFile.planned_at),
+    );
+    expect(stderr).toContain("the changes the book would make now differ from the plan's, from change 1 on");
+  });
+
+  describe('plan files are readable by their owner only', () => {
+    const umask = process.umask();
+    afterEach(() => process.umask(umask));
+    const modeOf = async (path: string): Promise<string> => ((await stat(path)).mode & 0o777).toString(8);
+
+    it('writes a plan with mode 0600, even with a umask of 0', async () => {
+      process.umask(0);
+      const file = await bookFile(book);
+      const { path } = await plan(file);
+      expect(await modeOf(path)).toBe('600');
+    });
+
+    it('replaces an existing plan of mode 0644 with one of 0600', async () => {
+      process.umask(0);
+      const file = await bookFile(book);
+      const path = planPath();
+      await writeFile(path, 'the old plan', { mode: 0o644 });
+      expect(await modeOf(path)).toBe('644');
+      expectOk(await cli(['import', '--dry-run', '--plan-out', path, file]));
+      expect(await modeOf(path)).toBe('600');
+      expect(JSON.parse(await readFile(path, 'utf8'))).toMatchObject({ format: 'pricing-plan/2' });
+    });
+
+    it('refuses to replace a file of a narrower mode (0400), before anything is read: exit 2, the file as it was', async () => {
+      const file = await bookFile(book);
+      const path = planPath();
+      await writeFile(path, 'kept');
+      await chmod(path, 0o400);
+      await expectRefused(
+        ['import', '--dry-run', '--plan-out', path, file],
+        2,
+        `--plan-out "${path}": a file of mode 0400, which a plan (mode 0600) would make more open`,
+      );
+      expect(await readFile(path, 'utf8')).toBe('kept');
+      expect(await modeOf(path)).toBe('400');
+    });
+  });
+
+  it('refuses a FIFO or a link to nowhere at --plan-out: exit 2, nothing written there or through it', async () => {
+    const file = await bookFile(book);
+    const fifo = join(temp.path, `fifo-${++fileCount}.json`);
+    execFileSync('mkfifo', [fifo]);
+    await expectRefused(
+      ['import', '--dry-run', '--plan-out', fifo, file],
+      2,
+      `--plan-out "${fifo}": not a regular file`,
+    );
+    expect((await lstat(fifo)).isFIFO()).toBe(true);
+    const nowhere = join(temp.path, `nowhere-${++fileCount}.json`);
+    const dangling = join(temp.path, `dangling-${fileCount}.json`);
+    await symlink(nowhere, dangling);
+    await expectRefused(
+      ['import', '--dry-run', '--plan-out', dangling, file],
+      2,
+      `--plan-out "${dangling}": not a regular file`,
+    );
+    expect(await readlink(dangling)).toBe(nowhere);
+    await expect(lstat(nowhere)).rejects.toThrow(/ENOENT/);
   });
 
   it.each<[string, unknown, RegExp]>([

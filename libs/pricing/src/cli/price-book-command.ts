@@ -19,7 +19,7 @@ import { processUser, type PriceBookService, type WriteOptions } from '../servic
 import type { Withdrawal } from '../price-book/plan-withdrawal';
 import { NO_PROGRESS, type Progress } from '../price-book/progress';
 import { formatInstant, parseInstant } from '../core/instant';
-import { readPlanFile, writePlanFile, type PlanFile } from './plan-file';
+import { planTargetProblem, readPlanFile, writePlanFile, type PlanFile } from './plan-file';
 import { withPriceBook } from './price-book-cli.module';
 import { DEFAULT_PRICE_BOOK_MAX_BYTES, PriceBookFileError, readPriceBookFileAndDigest } from './price-book-file';
 
@@ -29,10 +29,12 @@ export const PRICE_BOOK_USAGE = `usage: npm run -s pricing -- <command>
                        apply a price book (all of it or nothing) and print what changed, one
                        line per change, then a summary; --dry-run checks and writes it exactly
                        as import does, prints the same, then rolls back (nothing is written);
-                       --plan-out also saves that plan for apply; --json prints it as JSON
+                       --plan-out also saves that plan for apply (mode 0600); --json prints
+                       it as JSON
   apply <plan> <file> [--json] [--actor <name>] [--reason <text>]
                        apply a book exactly as planned: refused, nothing written, when the
-                       book, the price book's version or the changes differ from the plan's
+                       book, the price book's version or the changes differ from the plan's,
+                       or the plan says it was made after the apply
   export               print the whole price book (history included) in the import format
   show                 print the public price list as GET /v1/pricing serves it now
   history <product_key> [--organization <id>] [--json]
@@ -234,21 +236,18 @@ export async function preparePriceBookCommand(
 }
 
 /**
- * Where `--plan-out` may write: a new file, or a regular file that is not the book (a plan is
- * renamed over its target: a link, a device or the book itself would be replaced).
+ * Where `--plan-out` may write: a new file, or a regular file its owner may read and write that is
+ * not the book (planTargetProblem: a plan is renamed over its target with mode 0600, so a link, a
+ * FIFO, a device, a narrower file or the book itself would be replaced).
  */
 async function checkPlanTarget(planPath: string, bookPath: string): Promise<void> {
   const [target, book] = await Promise.all([
     lstat(planPath).catch(() => undefined),
     stat(bookPath).catch(() => undefined),
   ]);
-  if (target === undefined) return;
-  if (!target.isFile()) {
-    throw new PriceBookUsageError(
-      `--plan-out ${quoteValue(planPath)}: not a regular file; a plan replaces one or makes a new one`,
-    );
-  }
-  if (book && target.dev === book.dev && target.ino === book.ino) {
+  const problem = planTargetProblem(target);
+  if (problem) throw new PriceBookUsageError(`--plan-out ${quoteValue(planPath)}: ${problem}`);
+  if (target && book && target.dev === book.dev && target.ino === book.ino) {
     throw new PriceBookUsageError(
       `--plan-out ${quoteValue(planPath)}: that is the book; the plan goes to a file of its own`,
     );

@@ -2,12 +2,11 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { PriceRecord } from '../core/price-record';
 import { PRICE_BOOK_LOCK } from './price-book-writes';
-import type { PricingChanges, PricingData } from './pricing-data';
+import type { PriceBookHead, PricingChanges, PricingData } from './pricing-data';
 import {
   epochMs,
   forEachPage,
   readAvailability,
-  readVersion,
   RECORD_COLUMNS,
   rows,
   toPriceRecord,
@@ -34,15 +33,11 @@ export class PriceSnapshotReads {
    */
   loadPricingData({ listOnly = false }: { listOnly?: boolean } = {}): Promise<PricingData> {
     return this.dataSource.transaction('REPEATABLE READ', async (db) => {
-      const [{ last_change_id: lastChangeId }] = await rows<{ last_change_id: string }>(
-        db,
-        `SELECT coalesce(max(id), 0)::text AS last_change_id FROM price_change`,
-      );
+      const head = await readHead(db);
       const records = await this.readRecords(db, listOnly ? 'organization_id IS NULL' : undefined);
       const availability = await readAvailability(db);
       const listWrites = await readListWrites(db, '0');
-      const version = await readVersion(db);
-      return { records, availability, listWrites, version, lastChangeId, listOnly };
+      return { records, availability, listWrites, ...head, listOnly };
     });
   }
 
@@ -55,14 +50,15 @@ export class PriceSnapshotReads {
    */
   loadChangesSince(sinceChangeId: string): Promise<PricingChanges> {
     return this.dataSource.transaction('REPEATABLE READ', async (db) => {
-      const [summary] = await rows<{ last_change_id: string; writes: number; records: number }>(
+      const [summary] = await rows<{ writes: number; records: number; since_changed_at: number | null }>(
         db,
-        `SELECT coalesce(max(id), $1::bigint)::text AS last_change_id,
-                count(DISTINCT changed_at)::int AS writes,
-                (SELECT record_count FROM price_book_version)::int AS records
+        `SELECT count(DISTINCT changed_at)::int AS writes,
+                (SELECT record_count FROM price_book_version)::int AS records,
+                (SELECT ${epochMs('changed_at', 'since_changed_at')} FROM price_change WHERE id = $1::bigint)
            FROM price_change WHERE id > $1::bigint`,
         [sinceChangeId],
       );
+      const head = await readHead(db);
       const keys = await rows<Pick<PriceChangeRow, 'product_key'>>(
         db,
         `SELECT DISTINCT product_key FROM price_change WHERE id > $1::bigint`,
@@ -76,8 +72,8 @@ export class PriceSnapshotReads {
         records,
         availability: await readAvailability(db),
         listWrites: await readListWrites(db, sinceChangeId),
-        version: await readVersion(db),
-        lastChangeId: summary.last_change_id,
+        ...head,
+        sinceChangedAt: summary.since_changed_at,
         writeCount: summary.writes,
         recordCount: summary.records,
       };
@@ -85,28 +81,26 @@ export class PriceSnapshotReads {
   }
 
   /**
-   * The counter every write moves, and the instant (epoch ms, the database's clock) before which
-   * no write can commit any more: now, or the start of the transaction of a write in progress (it
-   * holds the price book's lock, and writes at an instant after its start). `null` when a holder
-   * of the lock cannot be seen (another role's session): then nothing is known to be settled.
-   * Cheap to poll.
+   * Where the price book stands, cheap to poll: its version and latest change, and the instant
+   * (epoch ms, the database's clock) before which no write can commit any more: now, or the start
+   * of the transaction of a write in progress (it holds the price book's lock, and writes at an
+   * instant after its start); `null` when a holder of the lock cannot be seen (another role's
+   * session): then nothing is known to be settled. That instant is read first, so that a snapshot
+   * at this head holds every write before it.
    */
-  async readVersion(): Promise<{ version: string; settledBefore: number | null }> {
-    const [row] = await rows<{ version: string; settled_before: number | null }>(
-      this.dataSource.manager,
-      `SELECT version::text,
-              CASE WHEN bool_and(a.xact_start IS NOT NULL) FILTER (WHERE l.pid IS NOT NULL) IS FALSE THEN NULL
+  async readHead(): Promise<PriceBookHead & { settledBefore: number | null }> {
+    const db = this.dataSource.manager;
+    const [{ settled_before: settledBefore }] = await rows<{ settled_before: number | null }>(
+      db,
+      `SELECT CASE WHEN bool_and(a.xact_start IS NOT NULL) IS FALSE THEN NULL
                    ELSE (extract(epoch FROM least(clock_timestamp(), min(a.xact_start))) * 1000)::float8
               END AS settled_before
-         FROM price_book_version
-         LEFT JOIN pg_locks l ON l.locktype = 'advisory' AND l.granted
-                             AND l.classid = $1 AND l.objid = $2 AND l.objsubid = 1
-         LEFT JOIN pg_stat_activity a ON a.pid = l.pid
-        GROUP BY version`,
+         FROM pg_locks l LEFT JOIN pg_stat_activity a ON a.pid = l.pid
+        WHERE l.locktype = 'advisory' AND l.granted AND l.classid = $1 AND l.objid = $2 AND l.objsubid = 1`,
       // A bigint advisory key shows in pg_locks as its high and low 32 bits.
       [Math.floor(PRICE_BOOK_LOCK / 2 ** 32), PRICE_BOOK_LOCK % 2 ** 32],
     );
-    return { version: row.version, settledBefore: row.settled_before };
+    return { ...(await readHead(db)), settledBefore };
   }
 
   /** The records `where` selects (all by default; its parameter is $2), each page mapped as it is read. */
@@ -123,6 +117,18 @@ export class PriceSnapshotReads {
     );
     return records;
   }
+}
+
+/** The version and the latest entry of the change log (by its primary key: one index step). */
+async function readHead(db: EntityManager): Promise<PriceBookHead> {
+  const [head] = await rows<{ version: string; last_change_id: string | null; last_changed_at: number | null }>(
+    db,
+    `SELECT v.version::text AS version, c.id::text AS last_change_id, c.last_changed_at
+       FROM price_book_version v
+       LEFT JOIN LATERAL (SELECT id, ${epochMs('changed_at', 'last_changed_at')}
+                            FROM price_change ORDER BY id DESC LIMIT 1) c ON true`,
+  );
+  return { version: head.version, lastChangeId: head.last_change_id ?? '0', lastChangedAt: head.last_changed_at };
 }
 
 /** Instants (epoch ms) of list-price writes after the change `afterChangeId`, for `last_changed`. */

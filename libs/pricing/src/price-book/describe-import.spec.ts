@@ -145,6 +145,33 @@ describe('the plan of an import, line by line', () => {
   });
 });
 
+describe("the instants that are the write's own", () => {
+  it('are named on the changes: the start of an entry without valid_from, and the end it sets', () => {
+    const changes = describeImportPlan(
+      plan({
+        prices: [
+          { product_key: 'storage.gp1', unit_type: 'gib_hours', unit_count: 730, amount: '0.0500' },
+          { product_key: 'compute.g2.4', ...seconds, amount: '1', valid_from: '2025-01-01T00:00:00Z' },
+          { product_key: 'compute.g2.4', ...seconds, amount: '2' },
+          { product_key: 'compute.g2.8', ...seconds, amount: '3', valid_from: '2027-01-01T00:00:00Z' },
+        ],
+      }),
+    );
+    const atApply = changes.map((change) => [
+      change.kind,
+      'startsAtApply' in change ? change.startsAtApply : undefined,
+      'endsAtApply' in change ? change.endsAtApply : undefined,
+    ]);
+    expect(atApply).toEqual([
+      ['new', undefined, true],
+      ['new', true, undefined],
+      ['new', undefined, undefined],
+      ['end', undefined, true],
+      ['change', true, undefined],
+    ]);
+  });
+});
+
 describe('the plan of a large import', () => {
   // Past what a spread into a call takes here (about 130,000 values): the widths of the columns
   // were Math.max(...) of every key, which threw once the import had committed.

@@ -3,6 +3,7 @@ import { formatInstant } from '../core/instant';
 import type { PriceRecord } from '../core/price-record';
 import { sortInBookOrder } from './format-price-book';
 import type { ImportPlan } from './plan-import';
+import { changeAsRun, planChangeJson } from './reviewed-plan';
 import { joinedInParts, prettyJsonParts, widest } from './text-parts';
 
 /** The terms of one price: what a plan line and the plan's JSON show of it (instants in epoch ms). */
@@ -10,6 +11,18 @@ export type PriceTerms = Pick<
   PriceRecord,
   'productKey' | 'organizationId' | 'unitType' | 'unitCount' | 'amount' | 'validFrom' | 'validUntil'
 >;
+
+/**
+ * Which instants of a change are the write's own, not the book's: an entry without `valid_from`
+ * starts at the write's instant, and ends the open price before it then. A reviewed plan names
+ * them as such (price-book/reviewed-plan.ts). Absent: false.
+ */
+export interface AtApply {
+  /** The price's `valid_from` is the write's instant. */
+  readonly startsAtApply?: boolean;
+  /** The price's new end (`price.validUntil`; an `end`'s `validUntil`) is the write's instant. */
+  readonly endsAtApply?: boolean;
+}
 
 /**
  * One change of an import, as the operator reads it (docs/price-book-cli.md, "The plan"):
@@ -21,9 +34,9 @@ export type PriceTerms = Pick<
  * Every `new` and `change` is one price set, every `end` one price ended.
  */
 export type ImportChange =
-  | { readonly kind: 'new'; readonly price: PriceTerms }
-  | { readonly kind: 'change'; readonly price: PriceTerms; readonly ends: PriceTerms }
-  | { readonly kind: 'end'; readonly price: PriceTerms; readonly validUntil: number }
+  | ({ readonly kind: 'new'; readonly price: PriceTerms } & AtApply)
+  | ({ readonly kind: 'change'; readonly price: PriceTerms; readonly ends: PriceTerms } & AtApply)
+  | ({ readonly kind: 'end'; readonly price: PriceTerms; readonly validUntil: number } & Pick<AtApply, 'endsAtApply'>)
   | { readonly kind: 'availability'; readonly productKey: string; readonly onSale: boolean };
 
 type PricedChange = Exclude<ImportChange, { readonly kind: 'availability' }>;
@@ -53,9 +66,18 @@ export function describeImportPlan(plan: ImportPlan): ImportChange[] {
   const prices: PricedChange[] = [
     ...plan.inserts.map((insert, index): PricedChange => {
       const ended = endedBy.get(index);
-      return ended ? { kind: 'change', price: insert, ends: ended } : { kind: 'new', price: insert };
+      const atApply = atApplyOf(insert.startsAtApply, insert.endsAtApply);
+      return ended
+        ? { kind: 'change', price: insert, ends: ended, ...atApply }
+        : { kind: 'new', price: insert, ...atApply };
     }),
-    ...plan.ends.map((end): PricedChange => ({ kind: 'end', price: end.record, validUntil: end.validUntil })),
+    ...plan.ends.map((end): PricedChange => ({
+      kind: 'end',
+      price: end.record,
+      validUntil: end.validUntil,
+      // An end is set at the valid_from of the price that ends it.
+      ...atApplyOf(false, plan.inserts[end.supersededBy].startsAtApply),
+    })),
   ];
   const availability = sortNatural(plan.availability, (a) => a.productKey).map((a): ImportChange => ({
     kind: 'availability',
@@ -63,6 +85,11 @@ export function describeImportPlan(plan: ImportPlan): ImportChange[] {
     onSale: a.onSale,
   }));
   return [...availability, ...sortInBookOrder(prices, (change) => change.price)];
+}
+
+/** The AtApply of a change: only what holds, so that a change of the book's instants alone has neither. */
+function atApplyOf(startsAtApply: boolean, endsAtApply: boolean): AtApply {
+  return { ...(startsAtApply ? { startsAtApply } : {}), ...(endsAtApply ? { endsAtApply } : {}) };
 }
 
 /**
@@ -157,30 +184,12 @@ function describeTerms(price: PriceTerms): string {
   return `${price.amount} per ${price.unitCount} ${price.unitType} from ${formatInstant(price.validFrom)}${until}`;
 }
 
-/** One change as `--json` and a plan file give it; field names and values as in the price book file. */
+/**
+ * One change as `--json` gives it, every instant as the run had it; field names and values as in
+ * the price book file (a plan file gives it so too, but for the apply's own instants: reviewed-plan.ts).
+ */
 export function importChangeJson(change: ImportChange): Record<string, unknown> {
-  switch (change.kind) {
-    case 'new':
-      return { change: 'new', ...termsJson(change.price) };
-    case 'change':
-      return { change: 'change', ...termsJson(change.price), ends: termsJson(change.ends) };
-    case 'end':
-      return { change: 'end', ...termsJson(change.price), valid_until: formatInstant(change.validUntil) };
-    case 'availability':
-      return { change: 'availability', product_key: change.productKey, on_sale: change.onSale };
-  }
-}
-
-function termsJson(price: PriceTerms): Record<string, unknown> {
-  return {
-    product_key: price.productKey,
-    organization_id: price.organizationId,
-    unit_type: price.unitType,
-    unit_count: price.unitCount,
-    amount: price.amount,
-    valid_from: formatInstant(price.validFrom),
-    valid_until: price.validUntil === null ? null : formatInstant(price.validUntil),
-  };
+  return planChangeJson(changeAsRun(change));
 }
 
 function scopeOf(organizationId: string | null): string {

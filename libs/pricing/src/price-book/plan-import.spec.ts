@@ -119,6 +119,29 @@ describe('planImport', () => {
     expect(result.inserts.map((i) => i.supersededBy)).toEqual([1, 2, null]);
   });
 
+  it("marks the instants that are the write's own, not by their value: an entry without valid_from", () => {
+    // A backfill open until the entry without valid_from, which ends it now; a scheduled price
+    // whose explicit valid_from is the write's instant to the millisecond is still the book's.
+    const result = plan([
+      { ...gp1, amount: '1', valid_from: '2025-01-01T00:00:00Z' },
+      { ...gp1, amount: '2' },
+      { ...gp1, organization_id: 'org_1', amount: '3', valid_from: new Date(NOW).toISOString() },
+    ]);
+    expect(result.inserts.map((i) => [i.amount, i.validFrom, i.startsAtApply, i.validUntil, i.endsAtApply])).toEqual([
+      ['1', Date.parse('2025-01-01T00:00:00Z'), false, NOW, true],
+      ['2', NOW, true, null, false],
+      ['3', NOW, false, null, false],
+    ]);
+    const explicit = plan([
+      { ...gp1, amount: '1', valid_from: '2025-01-01T00:00:00Z' },
+      { ...gp1, amount: '2', valid_from: '2027-01-01T00:00:00Z' },
+    ]);
+    expect(explicit.inserts.map((i) => [i.startsAtApply, i.endsAtApply])).toEqual([
+      [false, false],
+      [false, false],
+    ]);
+  });
+
   it('refuses a change to the past of a key that has records in that scope', () => {
     const message = errors([{ ...gp1, amount: '0.05', valid_from: '2026-05-01T00:00:00Z' }], [current]);
     expect(message).toEqual([expect.stringMatching(/^prices\[0\]\.valid_from: 2026-05-01T00:00:00Z is in the past/)]);

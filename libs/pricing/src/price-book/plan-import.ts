@@ -10,12 +10,16 @@ export interface PlannedInsert extends Pick<
 > {
   validUntil: number | null;
   supersededBy: number | null;
+  /** `validFrom` is the write's instant (`now`): its entry has no `valid_from`. */
+  readonly startsAtApply: boolean;
+  /** `validUntil` is the write's instant: another entry without `valid_from` ends this price. */
+  endsAtApply: boolean;
 }
 
 /** An existing open price that a scheduled change ends at the change's `valid_from`. */
 export interface PlannedEnd {
   readonly id: number;
-  /** Epoch milliseconds. */
+  /** Epoch milliseconds: the `validFrom` of the insert that ends it (the write's instant when that one startsAtApply). */
   readonly validUntil: number;
   /** Index of the insert that ends it. */
   readonly supersededBy: number;
@@ -161,12 +165,16 @@ export function planImport(
     // The insert and the scope's last price are two objects: each end is set on both.
     const terms = { unitType: entry.unitType, unitCount: entry.unitCount, amount: entry.amount };
     const span = { validFrom: from, validUntil: until };
+    // Which instants are the write's own is kept as such (a reviewed plan names them, not their value).
+    const startsAtApply = entry.validFrom === null;
     inserts.push({
       productKey: entry.productKey,
       organizationId: entry.organizationId,
       ...terms,
       ...span,
       supersededBy: null,
+      startsAtApply,
+      endsAtApply: false,
     });
     // A price of this book that ends where this one starts is a scheduled change written out
     // (as an export writes it): link them, as if this one had ended it.
@@ -179,6 +187,7 @@ export function planImport(
       open.superseded = true;
       if (open.newIndex !== null) {
         inserts[open.newIndex].validUntil = from;
+        inserts[open.newIndex].endsAtApply = startsAtApply;
         inserts[open.newIndex].supersededBy = newIndex;
       } else if (open.stored !== null) {
         ends.push({ id: open.stored.id, validUntil: from, supersededBy: newIndex, record: open.stored });

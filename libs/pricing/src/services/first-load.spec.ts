@@ -21,6 +21,7 @@ function data(listOnly: boolean): PricingData {
     listWrites: [],
     version: '2',
     lastChangeId: '3',
+    lastChangedAt: null,
     listOnly,
   };
 }
@@ -42,8 +43,8 @@ describe('PriceBookLoader at start-up: the list prices first, then every price',
   /** The prices in memory and PricingService on `loadPricingData`, each read's `listOnly` in `reads`. */
   async function startOn(loadPricingData: (listOnly: boolean) => Promise<PricingData>): Promise<void> {
     reads = [];
-    const repository: Pick<PriceSnapshotReads, 'readVersion' | 'loadPricingData'> = {
-      readVersion: () => Promise.resolve({ version: '2', settledBefore: null }),
+    const repository: Pick<PriceSnapshotReads, 'readHead' | 'loadPricingData'> = {
+      readHead: () => Promise.resolve({ version: '2', lastChangeId: '3', lastChangedAt: null, settledBefore: null }),
       loadPricingData: ({ listOnly = false } = {}) => {
         reads.push(listOnly);
         return loadPricingData(listOnly);

@@ -7,12 +7,19 @@ import { quoteValue } from '../errors/bounded-text';
 import { PriceBookCommittedError, PriceBookRefusedError } from '../errors/pricing-error';
 import { formatInstant } from '../core/instant';
 import { actorProblem, reasonProblem, type Author } from '../price-book/author';
-import { describeImportPlan, importChangeJson, type ImportReport } from '../price-book/describe-import';
+import { describeImportPlan, type ImportReport } from '../price-book/describe-import';
 import type { LoggedChange, PriceHistory } from '../price-book/format-history';
 import { priceBookParts } from '../price-book/format-price-book';
 import { planChangesNothing, planImport, type ImportPlan } from '../price-book/plan-import';
 import { planWithdrawal, type Withdrawal } from '../price-book/plan-withdrawal';
 import { parsePriceBook, type PriceBook } from '../price-book/price-book';
+import {
+  describePlanValue,
+  planChangeJson,
+  planChangeOf,
+  planDifference,
+  type PlanChange,
+} from '../price-book/reviewed-plan';
 import { NO_PROGRESS, type Progress } from '../price-book/progress';
 import { listAt, publicList } from '../core/price-list';
 import { runNow } from '../core/slices';
@@ -33,15 +40,17 @@ export interface WriteOptions {
 }
 
 /**
- * A plan reviewed before it is applied (`import --dry-run --plan-out`, then `apply`): the write is
- * refused, nothing written, unless the price book is still at `version` and the book would make
- * exactly `changes` (as `--json` gives them); an entry without `valid_from` starts at the write's
- * instant, where the plan has its own, `plannedAt`.
+ * A plan reviewed before it is applied (`import --dry-run --plan-out`, then `apply`; a plan file
+ * as cli/plan-file.ts reads it): the write is refused, nothing written, unless it was planned no
+ * later than the write's instant, the price book is still at `version` and the book makes exactly
+ * `changes`, field by field. Only the instants a change names as the apply's own (AT_APPLY: an
+ * entry without `valid_from`) take the write's instant; every other is the plan's as it reads.
  */
 export interface ReviewedPlan {
   readonly version: string;
+  /** The dry run's instant. */
   readonly plannedAt: Date;
-  readonly changes: readonly unknown[];
+  readonly changes: readonly PlanChange[];
 }
 
 export interface ApplyOptions extends WriteOptions {
@@ -103,6 +112,7 @@ export class PriceBookService {
           progress.start('checking', book.prices.length, 'entries');
           const instant = await this.writes.lock(tx);
           if (options.reviewed) {
+            refuseIfPlannedLater(options.reviewed.plannedAt, instant);
             const version = await this.writes.version(tx);
             if (version !== options.reviewed.version) {
               throw new PriceBookRefusedError([
@@ -117,7 +127,7 @@ export class PriceBookService {
           const planned = planImport(book, stored, availability, instant.getTime(), (done) => progress.update(done));
           if ('errors' in planned) throw new PriceBookRefusedError(planned.errors);
           const { plan } = planned;
-          if (options.reviewed) refuseUnlessReviewed(plan, instant, options.reviewed);
+          if (options.reviewed) refuseUnlessReviewed(plan, options.reviewed);
           const changed = !planChangesNothing(plan);
           if (changed) await this.writes.writePlan(tx, plan, instant, author, progress);
           const version = changed && !dryRun ? await this.writes.publishChange(tx) : await this.writes.version(tx);
@@ -238,29 +248,42 @@ export function processUser(): string | undefined {
 }
 
 /**
- * Refuses a plan that is not the reviewed one: its changes, as `--json` gives them, with the
- * write's instant and the plan's (for entries without `valid_from`) both read as "the instant".
+ * Refuses a plan made after the write's instant: a dry run plans before its apply, on the same
+ * database's clock, so its `planned_at` was edited (to make a change read as scheduled), or the
+ * clock went back.
  */
-function refuseUnlessReviewed(plan: ImportPlan, instant: Date, reviewed: ReviewedPlan): void {
-  const now = describeImportPlan(plan).map((change) => sameInstant(importChangeJson(change), instant));
-  const then = reviewed.changes.map((change) => sameInstant(change, reviewed.plannedAt));
-  const differing = now.findIndex((change, i) => change !== then[i]);
-  if (differing < 0 && now.length === then.length) return;
-  const at = differing < 0 ? Math.min(now.length, then.length) : differing;
+function refuseIfPlannedLater(plannedAt: Date, instant: Date): void {
+  if (plannedAt.getTime() <= instant.getTime()) return;
   throw new PriceBookRefusedError([
-    `the changes the book would make now differ from the plan's, from change ${at + 1} on: the plan has ` +
-      `${then.length} (${quoteChange(then[at])}), the book would now make ${now.length} ` +
-      `(${quoteChange(now[at])}); plan again (import --dry-run --plan-out)`,
+    `the plan says it was made at ${formatInstant(plannedAt)}, later than this apply's instant ` +
+      `${formatInstant(instant)}: a plan is made before it is applied; plan again (import --dry-run --plan-out)`,
   ]);
 }
 
-function quoteChange(change: string | undefined): string {
-  return change === undefined ? 'none' : quoteValue(change);
+/**
+ * Refuses a plan that is not the reviewed one: the changes the book makes now, with the instants
+ * that are the write's own as AT_APPLY, against the plan's, field by field (reviewed-plan.ts).
+ */
+function refuseUnlessReviewed(plan: ImportPlan, reviewed: ReviewedPlan): void {
+  const now = describeImportPlan(plan).map(planChangeOf);
+  const then = reviewed.changes;
+  const differing = planDifference(then, now);
+  if (differing === undefined) return;
+  const at = differing.index;
+  const field =
+    differing.field === undefined
+      ? ''
+      : `; change ${at + 1}'s ${differing.field} is ${describePlanValue(differing.planned)} in the plan, ` +
+        `${describePlanValue(differing.now)} by the book`;
+  throw new PriceBookRefusedError([
+    `the changes the book would make now differ from the plan's, from change ${at + 1} on: the plan has ` +
+      `${then.length} (${quoteChange(then[at])}), the book would now make ${now.length} ` +
+      `(${quoteChange(now[at])})${field}; plan again (import --dry-run --plan-out)`,
+  ]);
 }
 
-/** A change as JSON text, the run's instant replaced by a mark. */
-function sameInstant(change: unknown, instant: Date): string {
-  return JSON.stringify(change).replaceAll(`"${formatInstant(instant)}"`, '"<the instant of the run>"');
+function quoteChange(change: PlanChange | undefined): string {
+  return change === undefined ? 'none' : quoteValue(JSON.stringify(planChangeJson(change)));
 }
 
 /** The product keys and scopes a book's prices name, each once. */

@@ -78,6 +78,7 @@ export function snapshotOf(
       listWrites: records.filter((r) => r.organizationId === null).map(() => RECORDED.getTime()),
       version: '1',
       lastChangeId: '0',
+      lastChangedAt: null,
     },
     Date.parse(NOW),
   );

@@ -34,6 +34,7 @@ function data(): PricingData {
     listWrites: [],
     version: '2',
     lastChangeId: '3',
+    lastChangedAt: null,
   };
 }
 
@@ -49,7 +50,7 @@ describe('PriceBookLoader around a scheduled instant', () => {
     clock = new ManualClock(new Date(nowMs));
     prices = await pricesInMemory(
       {
-        readVersion: () => Promise.resolve({ version: '2', settledBefore: null }),
+        readHead: () => Promise.resolve({ version: '2', lastChangeId: '3', lastChangedAt: null, settledBefore: null }),
         loadPricingData: () => Promise.resolve(data()),
       },
       clock,
@@ -172,5 +173,50 @@ describe('PriceBookLoader around a scheduled instant', () => {
     expect(prices.state.health().servable).toBe(true);
     expect(prices.loader.snapshot).toBe(loaded);
     expect(prepared).not.toHaveBeenCalled();
+  });
+});
+
+describe('PriceBookLoader and where the price book stands', () => {
+  it('reads everything again at the version it holds when the latest change is another (a restore, then a write)', async () => {
+    const held = { ...data(), lastChangedAt: 1_000 };
+    const restored = { ...data(), lastChangedAt: 2_000, records: [priceRecord({ amount: '9', validFrom: T })] };
+    let head = { version: '2', lastChangeId: '3', lastChangedAt: 1_000 };
+    const loadPricingData = jest.fn().mockResolvedValueOnce(held).mockResolvedValue(restored);
+    // Nothing after change 3, whose instant is not the one read: it does not follow.
+    const loadChangesSince = jest.fn((sinceChangeId: string) =>
+      Promise.resolve({
+        ...restored,
+        records: [],
+        listWrites: [],
+        sinceChangeId,
+        sinceChangedAt: 2_000,
+        productKeys: [],
+        writeCount: 0,
+        recordCount: 1,
+      }),
+    );
+    const logged = jest.spyOn(Logger.prototype, 'log').mockImplementation(() => undefined);
+    const prices = await pricesInMemory(
+      { readHead: () => Promise.resolve({ ...head, settledBefore: null }), loadPricingData, loadChangesSince },
+      new ManualClock(new Date(T - 60_000)),
+    );
+    try {
+      await prices.loader.check();
+      await prices.loader.check(); // the head it holds: confirmed, nothing read
+      expect([loadPricingData.mock.calls.length, loadChangesSince.mock.calls.length]).toEqual([1, 0]);
+      head = { ...head, lastChangedAt: 2_000 };
+      await prices.loader.check();
+      expect(loadChangesSince.mock.calls).toEqual([['3']]);
+      expect(loadPricingData).toHaveBeenCalledTimes(2);
+      expect(logged.mock.calls.map(([message]) => String(message))).toContain(
+        'changes since version 2 do not follow it: reading every price again',
+      );
+      expect(prices.loader.snapshot?.recordCount).toBe(1);
+      await prices.loader.check(); // the new head: confirmed
+      expect(loadPricingData).toHaveBeenCalledTimes(2);
+    } finally {
+      prices.close();
+      logged.mockRestore();
+    }
   });
 });

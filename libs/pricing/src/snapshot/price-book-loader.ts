@@ -104,7 +104,9 @@ export class PriceBookLoader implements OnApplicationBootstrap, OnApplicationShu
   }
 
   /**
-   * Reloads when the stored version differs from the one shown, otherwise confirms it. A call
+   * Reloads when the price book's head (its version and latest change) differs from the one
+   * shown, otherwise confirms it: a restore that lost writes, then had as many new ones, brings
+   * the version back but not the change. A call
    * during a running check makes it run once more, so a change committed meanwhile is seen. A
    * check that failed, whoever asked for it (a NOTIFY that met a dead pool connection), is tried
    * again within a second, not at the next interval.
@@ -130,13 +132,13 @@ export class PriceBookLoader implements OnApplicationBootstrap, OnApplicationShu
     const startedAt = performance.now();
     let snapshot: PricingSnapshot;
     try {
-      const { version, settledBefore } = await this.reads.readVersion();
+      const { settledBefore, ...head } = await this.reads.readHead();
       const shown = this.shown;
-      if (version === shown?.version && shown.hasOrganizationPrices) return this.confirm(startedAt, settledBefore);
+      if (shown?.isAt(head) && shown.hasOrganizationPrices) return this.confirm(startedAt, settledBefore);
       snapshot = await this.read(shown);
       if (this.stopped) return;
       this.show(snapshot);
-      // The snapshot read holds every write committed before the version was read (it started later).
+      // The snapshot read holds every write committed before the head was read (it started later).
       this.confirm(startedAt, settledBefore);
     } catch (error) {
       return this.markReachable(false, error);

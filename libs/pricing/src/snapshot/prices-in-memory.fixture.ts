@@ -18,7 +18,7 @@ export interface PricesInMemory {
  * (nothing runs until the spec calls `loader.check()`).
  */
 export async function pricesInMemory(
-  repository: Pick<PriceSnapshotReads, 'readVersion' | 'loadPricingData'> & Partial<PriceSnapshotReads>,
+  repository: Pick<PriceSnapshotReads, 'readHead' | 'loadPricingData'> & Partial<PriceSnapshotReads>,
   clock: Clock,
 ): Promise<PricesInMemory> {
   const moduleRef = await Test.createTestingModule({

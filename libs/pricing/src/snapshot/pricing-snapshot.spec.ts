@@ -24,6 +24,7 @@ function data(records: PriceRecord[], fields: Partial<PricingData> = {}): Pricin
     listWrites: [ms(jan1(2025))],
     version: '3',
     lastChangeId: '10',
+    lastChangedAt: ms('2026-05-01T00:00:00Z'),
     ...fields,
   };
 }
@@ -36,12 +37,14 @@ function changes(fields: Partial<PricingChanges> = {}): { changes: PricingChange
   return {
     changes: {
       sinceChangeId: '10',
+      sinceChangedAt: ms('2026-05-01T00:00:00Z'),
       productKeys: ['storage.io1'],
       records: [ended, next],
       availability: new Map([['storage.io1', false]]),
       listWrites: writes,
       version: '4',
       lastChangeId: '13',
+      lastChangedAt: writes[0],
       writeCount: 1,
       recordCount: 4,
       ...fields,
@@ -51,6 +54,7 @@ function changes(fields: Partial<PricingChanges> = {}): { changes: PricingChange
       listWrites: [ms(jan1(2025)), ...writes],
       version: '4',
       lastChangeId: '13',
+      lastChangedAt: writes[0],
     }),
   };
 }
@@ -153,6 +157,9 @@ describe('PricingSnapshot', () => {
     ['from another change', { sinceChangeId: '9' }],
     ['the version moved by more than the writes read', { version: '5' }],
     ['the database holds another number of records', { recordCount: 5 }],
+    // A restore that lost the change read last and gave its id to a later one, or lost it outright.
+    ['the change read last is another now', { sinceChangedAt: ms('2026-06-02T00:00:00Z') }],
+    ['the change read last is gone', { sinceChangedAt: null }],
   ])('refuses changes that do not follow it (%s): the caller reads everything again', async (_, fields) => {
     expect(await held.withChanges(changes(fields).changes, LOADED)).toBeUndefined();
   });

@@ -22,7 +22,7 @@ import {
 import { byValidFrom, isInForce, priceInForceAt, type PriceRecord } from '../core/price-record';
 import { inSlices, mergeInSteps, runNow, sortInSteps, type Steps } from '../core/slices';
 import type { ApplicablePrices } from '../core/usage';
-import type { PricingChanges, PricingData } from '../database/pricing-data';
+import type { PriceBookHead, PricingChanges, PricingData } from '../database/pricing-data';
 import { renderPriceList, renderPriceListNow, type PriceListResponse } from '../rendering/price-list-response';
 
 /** The lists of the instants at which the list changes are prepared this long ahead of them. */
@@ -64,6 +64,7 @@ interface Parts {
   readonly feed: readonly ListChange[];
   readonly version: string;
   readonly lastChangeId: string;
+  readonly lastChangedAt: number | null;
   readonly hasOrganizationPrices: boolean;
 }
 
@@ -98,6 +99,7 @@ export class PricingSnapshot {
       feed: await inSlices(feedOf(known, known.keys(), [])),
       version: data.version,
       lastChangeId: data.lastChangeId,
+      lastChangedAt: data.lastChangedAt,
       hasOrganizationPrices: data.listOnly !== true,
     });
     return snapshot.preparedFor(now);
@@ -105,13 +107,15 @@ export class PricingSnapshot {
 
   /**
    * This snapshot with `changes` applied, its list prepared from `now` on; `undefined` when the
-   * changes do not follow it exactly (another starting point, a version that moved by more than
-   * the writes read, a record count other than the database's), so that the caller reads
-   * everything again.
+   * changes do not follow it exactly (another starting point, an entry read last that the log no
+   * longer holds as it was, a version that moved by more than the writes read, a record count
+   * other than the database's), so that the caller reads everything again.
    */
   async withChanges(changes: PricingChanges, now: number): Promise<PricingSnapshot | undefined> {
     const held = this.parts;
     if (!held.hasOrganizationPrices || changes.sinceChangeId !== held.lastChangeId) return undefined;
+    // The entry read last is not in the log as it was: a restore lost it, or gave its id to another.
+    if (changes.sinceChangedAt !== held.lastChangedAt) return undefined;
     if (BigInt(changes.version) - BigInt(held.version) !== BigInt(changes.writeCount)) return undefined;
     let recordCount = held.recordCount + changes.records.length;
     for (const productKey of changes.productKeys) recordCount -= countRecords(held.prices.get(productKey));
@@ -140,6 +144,7 @@ export class PricingSnapshot {
       feed: await inSlices(feedOf(known, changes.productKeys, held.feed)),
       version: changes.version,
       lastChangeId: changes.lastChangeId,
+      lastChangedAt: changes.lastChangedAt,
     }).preparedFor(now);
   }
 
@@ -222,6 +227,12 @@ export class PricingSnapshot {
 
   get lastChangeId(): string {
     return this.parts.lastChangeId;
+  }
+
+  /** Whether this snapshot holds the prices as stored at `head` (PriceSnapshotReads.readHead). */
+  isAt(head: PriceBookHead): boolean {
+    const { version, lastChangeId, lastChangedAt } = this.parts;
+    return head.version === version && head.lastChangeId === lastChangeId && head.lastChangedAt === lastChangedAt;
   }
 
   /** The price records held. */
