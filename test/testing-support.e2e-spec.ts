@@ -1,4 +1,6 @@
-import { listPrice, runPriceBookCommandLine } from '@app/pricing/testing';
+import { Test } from '@nestjs/testing';
+import { PricingService, STORAGE_CLASSES } from '@app/pricing';
+import { listPrice, ManualClock, PricingTestingModule, runPriceBookCommandLine } from '@app/pricing/testing';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { useTempDir, useTestDatabase } from './support/fixtures';
@@ -51,4 +53,19 @@ it('gives the exit codes of the CLI: 2 with the usage for wrong usage, 1 for a r
     ),
   });
   expect(await dumpDatabase(test.dataSource)).toBe(before);
+});
+
+it('pricing in memory starts from the availability of a migrated database', async () => {
+  const stored = await test.dataSource.query<{ product_key: string; on_sale: boolean }[]>(
+    'SELECT product_key, on_sale FROM product_availability',
+  );
+  const moduleRef = await Test.createTestingModule({
+    imports: [PricingTestingModule.forRoot({ clock: new ManualClock('2026-01-01T00:00:00Z') })],
+  }).compile();
+  const pricing = moduleRef.get(PricingService);
+  const keys = new Set([...stored.map((row) => row.product_key), ...STORAGE_CLASSES.map((c) => `storage.${c}`)]);
+  const onSale = (key: string) => stored.find((row) => row.product_key === key)?.on_sale ?? true;
+  expect([...keys].map((key) => [key, pricing.isOnSale(key)])).toEqual([...keys].map((key) => [key, onSale(key)]));
+  expect(stored.length).toBeGreaterThan(0);
+  await moduleRef.close();
 });
