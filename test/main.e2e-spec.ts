@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
@@ -82,6 +83,23 @@ describe('the service as npm start runs it', () => {
     } finally {
       await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
       await admin.end();
+    }
+  }, 60_000);
+
+  it('exits with 1 when its port is taken, naming it, once the app and the embedded PostgreSQL have stopped', async () => {
+    const taken = createServer();
+    await new Promise<void>((listening) => taken.listen(0, '127.0.0.1', listening));
+    const port = (taken.address() as AddressInfo).port;
+    try {
+      const service = await startService({ DATA_DIR: dataDir, PORT: String(port), METRICS_PORT: 'off' });
+      running.push(service);
+      expect(await service.exited).toBe(1);
+      running.pop();
+      expect(service.output()).toContain(`EADDRINUSE: address already in use 127.0.0.1:${port}`);
+      // Stopped before the exit, not left to the exit hook's signal: its pid file is gone.
+      expect(existsSync(join(dataDir, 'postgres', 'postmaster.pid'))).toBe(false);
+    } finally {
+      taken.close();
     }
   }, 60_000);
 });

@@ -22,6 +22,7 @@ import { PriceBookService, PricingModule, PricingService, PricingUnavailableErro
 import { createTestDatabase, listPrice, type TestDatabase } from '@app/pricing/testing';
 import { spawn } from 'node:child_process';
 import type { Server } from 'node:http';
+import { createServer, type AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import type { IncomingMessage } from 'node:http';
 import { filter, firstValueFrom, tap, type Observable } from 'rxjs';
@@ -274,6 +275,64 @@ describe('PricingModule in a host of its own', () => {
     child.kill('SIGKILL');
     expect({ exited, output: output.trim() }).toEqual({ exited: 0, output: 'start failed: PRICING_UNAVAILABLE' });
   }, 15_000);
+
+  it('a host whose listen() fails and which never closes its app still exits: neither the pool nor the LISTEN connection holds it', async () => {
+    const taken = createServer();
+    await new Promise<void>((listening) => taken.listen(0, '127.0.0.1', listening));
+    const port = (taken.address() as AddressInfo).port;
+    const dist = resolve(__dirname, '../dist');
+    // Another team's main.ts: the database is up, prices are loaded and the LISTEN connection is
+    // open when listen() fails on a port already taken; it logs, sets the exit code, and forgets
+    // app.close() (docs/using-pricing.md, "A web app": close it).
+    const script = `
+      require('reflect-metadata');
+      const { Module } = require('@nestjs/common');
+      const { NestFactory } = require('@nestjs/core');
+      const { DataSource } = require('typeorm');
+      const { DatabaseModule } = require('${dist}/libs/database/src');
+      const { PricingModule, PricingService } = require('${dist}/libs/pricing/src');
+      const { appDatabaseOptions } = require('${dist}/apps/control-plane/src/database/app-database.js');
+      class Root {}
+      Module({ imports: [DatabaseModule.forRoot(appDatabaseOptions(process.argv[1])), PricingModule.forRoot()] })(Root);
+      const listening = "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN %'";
+      (async () => {
+        const app = await NestFactory.create(Root, { logger: false });
+        await app.init();
+        await app.get(PricingService).whenReady(10000);
+        for (let tries = 0; (await app.get(DataSource).query(listening))[0].n === 0; tries++) {
+          if (tries === 100) throw new Error('no LISTEN connection');
+          await new Promise((wait) => setTimeout(wait, 50));
+        }
+        console.log('prices loaded, LISTEN open');
+        await app.listen(Number(process.argv[2]), '127.0.0.1');
+      })().catch((error) => {
+        console.log('start failed: ' + (error.code ?? error.message));
+        process.exitCode = 1;
+      });`;
+    const child = spawn(process.execPath, ['-e', script, db.url, String(port)], {
+      cwd: resolve(__dirname, '..'),
+      stdio: 'pipe',
+    });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    try {
+      const exited = await new Promise<number | null | 'running'>((done) => {
+        const timer = setTimeout(() => done('running'), 15_000);
+        child.once('exit', (code) => {
+          clearTimeout(timer);
+          done(code);
+        });
+      });
+      expect({ exited, output: output.trim() }).toEqual({
+        exited: 1,
+        output: 'prices loaded, LISTEN open\nstart failed: EADDRINUSE',
+      });
+    } finally {
+      child.kill('SIGKILL');
+      taken.close();
+    }
+  }, 30_000);
 
   it('close() after a failed start leaves nothing open, even a connection still in flight', async () => {
     // The database answers slowly: its first connection is held, unread, by a proxy. A provider

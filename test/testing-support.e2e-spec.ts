@@ -1,7 +1,9 @@
-import { listPrice, runPriceBookCommandLine } from '@app/pricing/testing';
+import { Test } from '@nestjs/testing';
+import { PricingService, STORAGE_CLASSES, withPriceBook } from '@app/pricing';
+import { listPrice, ManualClock, PricingTestingModule, runPriceBookCommandLine } from '@app/pricing/testing';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { useTempDir, useTestDatabase } from './support/fixtures';
+import { useTempDir, useTestDatabase, useTestResources } from './support/fixtures';
 import { dumpDatabase } from './support/test-app';
 
 // @app/pricing/testing's command line runner (docs/using-pricing.md, "Test support"), as another
@@ -51,4 +53,60 @@ it('gives the exit codes of the CLI: 2 with the usage for wrong usage, 1 for a r
     ),
   });
   expect(await dumpDatabase(test.dataSource)).toBe(before);
+});
+
+it('pricing in memory starts from the availability of a migrated database', async () => {
+  const stored = await test.dataSource.query<{ product_key: string; on_sale: boolean }[]>(
+    'SELECT product_key, on_sale FROM product_availability',
+  );
+  const moduleRef = await Test.createTestingModule({
+    imports: [PricingTestingModule.forRoot({ clock: new ManualClock('2026-01-01T00:00:00Z') })],
+  }).compile();
+  const pricing = moduleRef.get(PricingService);
+  const keys = new Set([...stored.map((row) => row.product_key), ...STORAGE_CLASSES.map((c) => `storage.${c}`)]);
+  const onSale = (key: string) => stored.find((row) => row.product_key === key)?.on_sale ?? true;
+  expect([...keys].map((key) => [key, pricing.isOnSale(key)])).toEqual([...keys].map((key) => [key, onSale(key)]));
+  expect(stored.length).toBeGreaterThan(0);
+  await moduleRef.close();
+});
+
+describe('writes that test support offers, as PricingService answers once they resolve', () => {
+  const resources = useTestResources();
+  const at = (instant: string) => ({ at: new Date(instant) });
+
+  it('runPriceBookCommandLine with { pricing }: an import, then a withdrawal, answered at once', async () => {
+    const { db, dataSource } = await resources.database();
+    const { app } = await resources.start({ databaseUrl: db.url, listen: false });
+    const pricing = app.get(PricingService);
+    const file = join(temp.path, 'scheduled.json');
+    await writeFile(
+      file,
+      JSON.stringify({
+        prices: [
+          listPrice('compute.t1.1', 'seconds', 3600, '0.2500', '2026-01-01T00:00:00Z', '2099-01-01T00:00:00Z'),
+          listPrice('compute.t1.1', 'seconds', 3600, '0.3000', '2099-01-01T00:00:00Z'),
+        ],
+      }),
+    );
+    const options = { actor: 'billing-tests', pricing };
+    expect((await runPriceBookCommandLine(dataSource, ['import', file], options)).code).toBe(0);
+    expect(pricing.priceAt('compute.t1.1', at('2099-06-01T00:00:00Z'))).toMatchObject({ price: { amount: '0.3000' } });
+    const withdraw = ['withdraw', 'compute.t1.1', '--valid-from', '2099-01-01T00:00:00Z'];
+    expect((await runPriceBookCommandLine(dataSource, withdraw, options)).code).toBe(0);
+    expect(pricing.priceAt('compute.t1.1', at('2099-06-01T00:00:00Z'))).toMatchObject({ price: { amount: '0.2500' } });
+  });
+
+  it('withPriceBook(dataSource) holds no prices: its write is answered after pricing.refresh()', async () => {
+    const { db, dataSource } = await resources.database();
+    const { app } = await resources.start({ databaseUrl: db.url, listen: false });
+    const pricing = app.get(PricingService);
+    await withPriceBook(dataSource, (priceBook) =>
+      priceBook.apply(
+        { prices: [listPrice('compute.t1.2', 'seconds', 3600, '0.5000', '2026-01-01T00:00:00Z')] },
+        { actor: 'billing-tests' },
+      ),
+    );
+    await pricing.refresh();
+    expect(pricing.priceAt('compute.t1.2', at('2026-06-01T00:00:00Z'))).toMatchObject({ price: { amount: '0.5000' } });
+  });
 });

@@ -79,11 +79,22 @@ async function main(): Promise<void> {
   });
   started.app = app;
   started.drain = new HttpDrain(app.getHttpServer() as Server);
-  configureExpress(app, config);
-  await app.init();
-  if (started.embedded) await loadSampleBookIfEmpty(app);
-  if (stopping) return;
-  await app.listen(config.port, config.host);
+  try {
+    configureExpress(app, config);
+    await app.init();
+    if (started.embedded) await loadSampleBookIfEmpty(app);
+    if (stopping) return;
+    await app.listen(config.port, config.host);
+  } catch (error) {
+    // A start that fails here (most often a port taken) stops what has started, in order, as a
+    // shutdown does, before the process exits with 1: the app (its pools, the LISTEN connection),
+    // then PostgreSQL, stopped cleanly rather than by the exit hook.
+    if (!stopping) {
+      await app.close().catch((closing: unknown) => logger.error(`closing the app: ${String(closing)}`));
+      await (await started.embedded?.catch(() => undefined))?.stop();
+    }
+    throw error;
+  }
   logger.log(`listening on http://${config.host}:${config.port}`);
 }
 

@@ -55,6 +55,9 @@ export function dataSourceOptions(options: DatabaseModuleOptions): DataSourceOpt
     extra: {
       ...client,
       max: options.poolSize ?? 10,
+      // Idle connections never keep the process alive (a query in flight does): a host that
+      // failed to start and never closed its app still exits (docs/using-pricing.md).
+      allowExitOnIdle: true,
       Client: timedClientClass(options),
     },
   };

@@ -18,6 +18,11 @@ export interface TimedClient extends Client {
   deadlineMs: number;
   /** Ends the connection at once, failing what is in flight: no goodbye to a peer that may be gone. */
   drop(reason?: Error): void;
+  /**
+   * The connection no longer keeps the process alive (pg's own `Client#unref`, which its types
+   * leave out): for a connection nothing waits on, such as a LISTEN connection.
+   */
+  unref(): void;
 }
 
 type AnyQuery = (...args: unknown[]) => unknown;
@@ -61,6 +66,10 @@ export function timedClient(timeoutMs: number): new (config?: string | ClientCon
 
     drop(reason?: Error): void {
       this.stream().destroy(reason);
+    }
+
+    unref(): void {
+      this.stream().unref();
     }
 
     override end(): Promise<void>;

@@ -38,7 +38,7 @@ export type {
 } from './services/pricing.types';
 export type { PricingHealth } from './snapshot/pricing-state';
 export type { TimeUsage, MeteredEvent } from './core/usage';
-export { sumCosts } from './core/usage';
+export { roundForInvoice, sumCosts } from './core/usage';
 export { Exact as ExactDecimal, COST_DECIMAL_PLACES } from './core/quote';
 export { InvalidUsageError } from './errors/pricing-error';
 export type { ApplyOptions, ImportResult, WithdrawalResult, WriteOptions } from './services/price-book.service';

@@ -1,7 +1,7 @@
 import Decimal from 'decimal.js';
 import type { UnitType } from '../catalogue/catalogue';
 import { priceRecord } from './price-record.fixture';
-import { costOfEvents, sumCosts, type MeteredEvent } from './usage';
+import { costOfEvents, costOfUsage, roundForInvoice, sumCosts, type MeteredEvent } from './usage';
 import { jan, feb, named, prices, rows, refusal } from './usage.fixture';
 
 describe('costOfEvents', () => {
@@ -182,5 +182,50 @@ describe('sumCosts', () => {
 
   it.each(['1e3', '-1', '', '.5'])('refuses %p', (cost) => {
     expect(() => sumCosts([cost])).toThrow(`not a decimal cost: ${cost}`);
+  });
+});
+describe('roundForInvoice', () => {
+  it('rounds to the cent, half up, always with two decimals', () => {
+    expect(roundForInvoice('3.15616438356164383562')).toBe('3.16');
+    expect(roundForInvoice('1.80821917808219178082')).toBe('1.81');
+    expect(roundForInvoice('0.005')).toBe('0.01');
+    expect(roundForInvoice('0.00499999999999999999')).toBe('0.00');
+    expect(roundForInvoice('2.675')).toBe('2.68'); // 2.67499999... as a float; exact here
+    expect(roundForInvoice('0.015')).toBe('0.02'); // half up, not half-even (0.02 either way)
+    expect(roundForInvoice('0.025')).toBe('0.03'); // half-even would give 0.02
+    expect(roundForInvoice('2')).toBe('2.00');
+    expect(roundForInvoice('0.1')).toBe('0.10');
+    expect(roundForInvoice('0')).toBe('0.00');
+    expect(roundForInvoice('12345678901234567890.995')).toBe('12345678901234567891.00');
+  });
+
+  it.each(['1e3', '-1', '', '.5', ' 1', '1.', '01'])('refuses %p', (cost) => {
+    expect(() => roundForInvoice(cost)).toThrow(`not a decimal cost: ${cost}`);
+  });
+
+  it('refuses a float', () => {
+    expect(() => roundForInvoice(4.965 as unknown as string)).toThrow('not a decimal cost: 4.965');
+  });
+
+  it('one month of one volume: each line rounded then added is 4.97, its total rounded would be 4.96', () => {
+    // 100 GiB through March 2026 (744 hours); the list price rises from 0.0480 to 0.0500 per
+    // 730 GiB-hours on 21 March: 480 hours at the first, 264 at the second.
+    const march = (day: number) => new Date(`2026-03-${String(day).padStart(2, '0')}T00:00:00Z`);
+    const before = named('march-A', { amount: '0.0480', validFrom: jan(1), validUntil: march(21) });
+    const after = named('march-B', { amount: '0.0500', validFrom: march(21) });
+    const usage = costOfUsage(prices([before, after]), 'gib_hours', {
+      from: march(1),
+      to: new Date('2026-04-01T00:00:00Z'),
+      sizeGib: '100',
+    });
+    expect(usage.lines.map((line) => [line.quantity, line.cost])).toEqual([
+      ['48000', '3.15616438356164383562'],
+      ['26400', '1.80821917808219178082'],
+    ]);
+    const lines = usage.lines.map((line) => roundForInvoice(line.cost!));
+    expect(lines).toEqual(['3.16', '1.81']);
+    expect(roundForInvoice(sumCosts(lines))).toBe('4.97'); // the invoice: the sum of its rounded lines
+    expect(usage.total).toBe('4.96438356164383561644');
+    expect(roundForInvoice(usage.total)).toBe('4.96'); // the total rounded: not the invoice's rule
   });
 });

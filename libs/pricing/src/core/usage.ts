@@ -22,6 +22,9 @@
 // (20 significant digits) silently rounds their sums. Add them with `sumCosts` (exact, any size),
 // or with the `Exact` decimal constructor of quote.ts (exact while a sum stays below 10^100).
 //
+// Invoicing is the one rounding to cents (`roundForInvoice`): each priced line to the cent, half
+// up, and the invoice's total the sum of the rounded lines (docs/decisions.md, "Rounding an invoice").
+//
 // The arithmetic is on integers scaled by powers of ten (BigInt): exact whatever the number of
 // digits, with one integer division per rounding. (decimal.js would round the division to its
 // precision first, then to 20 places, and takes about 3 µs for it; this takes well under 1 µs.)
@@ -170,9 +173,8 @@ export function costOfEvents(prices: ApplicablePrices, unitType: UnitType, event
  * The exact sum of costs (plain non-negative decimal strings, as this module returns them; anything
  * else throws), whatever their number and size, as a plain decimal string with trailing zeros
  * dropped: `sumCosts(['0.10', '0.20'])` is `'0.3'`, `sumCosts(['1.5', '2.5'])` is `'4'`. It never
- * rounds. For an invoice, add the line costs (or each usage's `total`) with it, then round once, at
- * the end, to the currency's minor unit with the invoice's own rule (the price page rounds half up
- * to the cent): docs/using-pricing.md, "Adding costs, and rounding an invoice".
+ * rounds. For an invoice, round each line with `roundForInvoice`, then add the rounded lines with
+ * it: docs/using-pricing.md, "Rounding an invoice".
  */
 export function sumCosts(costs: readonly string[]): string {
   const sum = { digits: 0n, scale: 0 };
@@ -181,6 +183,31 @@ export function sumCosts(costs: readonly string[]): string {
     addScaled(sum, parseScaled(cost));
   }
   return formatScaled(sum.digits, sum.scale);
+}
+
+/** Decimal places of the currency's minor unit on an invoice: EUR, cents. */
+const INVOICE_DECIMAL_PLACES = 2;
+
+/**
+ * The amount of one invoice line: `cost` (a priced usage line's or a quote's cost, a plain
+ * non-negative decimal string; anything else throws) rounded to the cent, half away from zero
+ * (half up: costs are never negative), always with two decimals: `'3.15616'` is `'3.16'`, `'2'` is
+ * `'2.00'`, `'0.005'` is `'0.01'`. One invoice line per priced usage line (one unit price per
+ * line); the invoice's total is the sum of its rounded lines (`sumCosts`), never a usage's
+ * `total` rounded: docs/using-pricing.md, "Rounding an invoice".
+ */
+export function roundForInvoice(cost: string): string {
+  if (typeof cost !== 'string' || !PLAIN_DECIMAL.test(cost)) throw new Error(`not a decimal cost: ${String(cost)}`);
+  const { digits, scale } = parseScaled(cost);
+  let cents: bigint;
+  if (scale <= INVOICE_DECIMAL_PLACES) {
+    cents = digits * powerOfTen(INVOICE_DECIMAL_PLACES - scale);
+  } else {
+    const cent = powerOfTen(scale - INVOICE_DECIMAL_PLACES);
+    cents = digits / cent + ((digits % cent) * 2n >= cent ? 1n : 0n);
+  }
+  const text = cents.toString().padStart(INVOICE_DECIMAL_PLACES + 1, '0');
+  return `${text.slice(0, -INVOICE_DECIMAL_PLACES)}.${text.slice(-INVOICE_DECIMAL_PLACES)}`;
 }
 
 /** A window `[from, to)` in epoch milliseconds and the price that applied throughout it (`null`: none). */

@@ -326,3 +326,38 @@ describe('PricingService.priceListAsOf', () => {
     await expect(service.priceListAsOf(clock.now())).rejects.toMatchObject({ code: 'PRICING_UNAVAILABLE' });
   });
 });
+
+describe('PricingService.roundForInvoice', () => {
+  it("rounds each priced line's cost to the cent, half up: the invoice adds the rounded lines", async () => {
+    const before = record({
+      key: 'storage.gp1',
+      unit: 'gib_hours',
+      count: 730,
+      amount: '0.0480',
+      from: '2026-01-01T00:00:00Z',
+      until: '2026-03-21T00:00:00Z',
+    });
+    const after = record({
+      key: 'storage.gp1',
+      unit: 'gib_hours',
+      count: 730,
+      amount: '0.0500',
+      from: '2026-03-21T00:00:00Z',
+    });
+    const { service } = await serviceOf([before, after]);
+    const march = { from: new Date('2026-03-01T00:00:00Z'), to: new Date('2026-04-01T00:00:00Z'), sizeGib: '100' };
+    const usage = service.costOfUsage('storage.gp1', march);
+    expect(usage.lines.map((line) => (line.priced ? service.roundForInvoice(line.cost) : null))).toEqual([
+      '3.16',
+      '1.81',
+    ]);
+    expect(service.roundForInvoice(usage.total)).toBe('4.96'); // not the invoice's amount: 3.16 + 1.81 = 4.97
+  });
+
+  it('answers without prices, and refuses what is not a decimal cost', async () => {
+    const { service, cache } = await serviceOf([]);
+    cache.replace(undefined);
+    expect(service.roundForInvoice('0.125')).toBe('0.13');
+    expect(() => service.roundForInvoice('0,125')).toThrow('not a decimal cost: 0,125');
+  });
+});

@@ -15,6 +15,7 @@ import { costOf, parseQuantity, type Quantity } from '../core/quote';
 import {
   costOfEvents,
   costOfUsage,
+  roundForInvoice,
   type ApplicablePrices,
   type MeteredEvent,
   type TimeUsage,
@@ -125,6 +126,17 @@ export class PricingService {
   costOfEvents(productKey: string, events: readonly MeteredEvent[], query: UsageQuery = {}): UsageCost {
     const { prices, unitType } = this.pricesFor(productKey, query);
     return withPublicPrices(costOfEvents(prices, unitType, events));
+  }
+
+  /**
+   * The amount of one invoice line: a priced usage line's (or a quote's) `cost` rounded to the
+   * cent, half up, with two decimals (`'3.15616438356164383562'` is `'3.16'`). One invoice line per
+   * priced usage line; the invoice's total is the sum of its rounded lines (`sumCosts`), never a
+   * usage's `total` rounded (docs/using-pricing.md, "Rounding an invoice"). Throws on anything but
+   * a plain non-negative decimal string. Needs no prices: it answers before the first load too.
+   */
+  roundForInvoice(cost: string): string {
+    return roundForInvoice(cost);
   }
 
   /** The public price list document at an instant (default now), from the prices held now. */

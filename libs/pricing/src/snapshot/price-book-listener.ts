@@ -52,6 +52,9 @@ export class PriceBookListener implements OnApplicationBootstrap, OnApplicationS
     if (this.stopped) return;
     const client = this.database.createClient();
     this.client = client;
+    // Nothing waits on it: it never keeps the process alive, like the timers here and the loader's,
+    // so a host that failed to start (a port taken) and never closed its app still exits.
+    client.unref();
     client.on('notification', () => {
       setTimeout(() => void this.loader.check(), Math.random() * RELOAD_JITTER_MS).unref();
     });

@@ -1,6 +1,7 @@
 import type { DataSource } from 'typeorm';
 import { cliFailure } from '../cli/cli-failure';
 import { PRICE_BOOK_USAGE, preparePriceBookCommand, runPriceBookCommand } from '../cli/price-book-command';
+import type { PricingService } from '../services/pricing.service';
 
 export interface CommandLineResult {
   /** 0 done, 1 refused or failed (nothing written), 2 wrong usage: the CLI's exit codes. */
@@ -14,13 +15,20 @@ export interface CommandLineOptions {
   readonly actor?: string;
   /** The instant `show` and `history` answer at (default: now). */
   readonly now?: Date;
+  /**
+   * The PricingService of this process (a Nest app or TestingModule on the same database): when the
+   * command line resolves, its answers include what the command wrote (it is refreshed first).
+   * Without it, a write reaches that PricingService only through NOTIFY, some milliseconds later.
+   */
+  readonly pricing?: Pick<PricingService, 'refresh'>;
 }
 
 /**
  * Runs a price book command line (docs/price-book-cli.md) in this process on a migrated
  * DataSource, as the CLI would: the same checks, output and exit code, for a spec that sets
  * prices the way an operator does (`['import', file]`, `['withdraw', key, '--valid-from', t]`).
- * The database is the caller's; `migrate` has nothing left to do.
+ * The database is the caller's; `migrate` has nothing left to do. A PricingService of this process
+ * given as `pricing` answers with what the command wrote once this resolves.
  */
 export async function runPriceBookCommandLine(
   dataSource: DataSource,
@@ -36,5 +44,8 @@ export async function runPriceBookCommandLine(
   } catch (error) {
     const { code, message } = cliFailure(error);
     return { code, stdout, stderr: `${message}\n` };
+  } finally {
+    // After a failure too: a write can commit and fail after (PriceBookCommittedError).
+    await options.pricing?.refresh();
   }
 }
