@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { listPrice, type TestDatabase } from '@app/pricing/testing';
-import { runBuiltCli } from './support/cli';
+import { spawnCli } from './support/cli';
 import { dribbledHeads, eightAtOnce as eightAtOnceOn, median, timed } from './support/hostile-load';
 import { waitFor } from './support/http';
 import { rawExchange, rawRequest, type RawResponse } from './support/raw-http';
@@ -378,7 +378,7 @@ describe('a process started without its configuration', () => {
     expect(service.output()).not.toMatch(/PostgreSQL running|sample price book|listening on/);
     expect(existsSync(dataDir)).toBe(false);
     // The price book CLI refuses it the same way.
-    const cli = await runBuiltCli(['show'], { NODE_ENV: 'production', DATA_DIR: dataDir });
+    const cli = await spawnCli(['show'], { NODE_ENV: 'production', DATA_DIR: dataDir });
     expect(cli.code).toBe(1);
     expect(cli.stderr).toContain('DATABASE_URL is required when NODE_ENV=production');
     expect(existsSync(dataDir)).toBe(false);

@@ -4,12 +4,12 @@ import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import { parsePriceBook, PriceBookService, PricingErrorCode, type PriceBook, type WriteOptions } from '@app/pricing';
 import { Client } from 'pg';
-import { CLI, runCli, runCommand, type CliResult } from './support/cli';
+import { CLI, REGISTER, runCli, runCommand, type CliResult } from './support/cli';
 import { useTempDir, useTestDatabase } from './support/fixtures';
 import { dumpDatabase } from './support/test-app';
 
 // Who changed a price, and why (docs/price-book-cli.md, "Who and why", "Reviewed plans" and
-// "changes"), through the built CLI against a database of its own: actors and reasons on every
+// "changes"), through the CLI against a database of its own: actors and reasons on every
 // write, a change log the database keeps append-only, and plans applied exactly as reviewed.
 
 const test = useTestDatabase();
@@ -418,8 +418,11 @@ describe('reading the log', () => {
     // "Who changed compute.g2.4 last quarter, and why": one command (docs/price-book-cli.md).
     const awk = await runCommand(
       'sh',
-      ['-c', `node "$CLI" changes --since "$FROM" --until "$TO" | awk '$3 == "compute.g9.4" && $4 == "list"'`],
-      { CLI, FROM: from, TO: to, DATABASE_URL: test.db.url },
+      [
+        '-c',
+        `node --require "$REGISTER" "$CLI" changes --since "$FROM" --until "$TO" | awk '$3 == "compute.g9.4" && $4 == "list"'`,
+      ],
+      { REGISTER, CLI, FROM: from, TO: to, DATABASE_URL: test.db.url },
     );
     expect(awk).toEqual({ code: 0, stdout: `${lines[0]}\n${lines[1]}\n`, stderr: '' });
   });

@@ -6,14 +6,13 @@ import { join, resolve } from 'node:path';
 import { Client, type Notification } from 'pg';
 import request from 'supertest';
 import type { DataSource } from 'typeorm';
-import { CLI, runBuiltCli, runCli, runCommand, type CliResult } from './support/cli';
+import { CLI, REGISTER, runCli, runCommand, spawnCli, type CliResult } from './support/cli';
 import { applyBook, dumpDatabase, openDataSource, startTestApp, TEST_ACTOR } from './support/test-app';
 import { createTestDatabase, type TestDatabase } from '@app/pricing/testing';
 import { FAMILY_ORDER } from './support/contract';
 import { useTempDir } from './support/temp-dir';
 
-// End-to-end tests of the price book CLI (docs/price-book-cli.md), through the built CLI
-// (dist/), against a database of their own. Every refusal is checked to leave the database as it was.
+// End-to-end tests of the price book CLI (docs/price-book-cli.md), against a database of their own. Every refusal is checked to leave the database as it was.
 
 const SAMPLE = resolve(__dirname, '../apps/control-plane/sample/price-book.json');
 const CHANNEL = 'pricing_price_book_changed';
@@ -105,8 +104,8 @@ interface Fixture {
   dataSource: DataSource;
   /** The CLI run in this process (support/cli.ts). */
   cli(...args: string[]): Promise<CliResult>;
-  /** The built binary in a process of its own, for what only a process shows (exit, pipes). */
-  builtCli(...args: string[]): Promise<CliResult>;
+  /** The CLI in a process of its own, for what only a process shows (exit, pipes). */
+  spawned(...args: string[]): Promise<CliResult>;
   import(book: unknown): Promise<CliResult>;
   /** Runs the CLI, expects exit code 1 and the message, and the database exactly as before. */
   expectRefused(args: string[], message: string | RegExp): Promise<CliResult>;
@@ -123,7 +122,7 @@ async function fixture(book?: unknown): Promise<Fixture> {
     db,
     dataSource,
     cli,
-    builtCli: (...args: string[]) => runBuiltCli(args, { DATABASE_URL: db.url }),
+    spawned: (...args: string[]) => spawnCli(args, { DATABASE_URL: db.url }),
     import: async (book: unknown) => cli('import', await bookFile(book)),
     async expectRefused(args, message) {
       const before = await dumpDatabase(dataSource);
@@ -1265,15 +1264,15 @@ describe('usage errors exit 2', () => {
   });
 
   it('--help prints the usage and exits 0', async () => {
-    const result = await f.builtCli('--help');
+    const result = await f.spawned('--help');
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('usage: npm run -s pricing -- <command>');
   });
 
-  it('the built binary exits with the same codes: 2 for wrong usage, 1 for a refusal', async () => {
+  it('the CLI process exits with the same codes: 2 for wrong usage, 1 for a refusal', async () => {
     const [usage, refused] = await Promise.all([
-      f.builtCli('export', '--bogus'),
-      f.builtCli('import', await bookFile({ prices: [price('compute.g2.4', '-1')] })),
+      f.spawned('export', '--bogus'),
+      f.spawned('import', await bookFile({ prices: [price('compute.g2.4', '-1')] })),
     ]);
     expect(usage).toEqual({ code: 2, stdout: '', stderr: expect.stringContaining("Unknown option '--bogus'") });
     expect(refused).toEqual({
@@ -1299,11 +1298,11 @@ describe('large outputs', () => {
 
   // Writes to a pipe are asynchronous: exiting right after writing would cut the output short.
   it('export and show write everything to a pipe before exiting', async () => {
-    const exported = await f.builtCli('export');
+    const exported = await f.spawned('export');
     expect(exported.code).toBe(0);
     expect(exported.stdout.length).toBeGreaterThan(300_000);
     expect((JSON.parse(exported.stdout) as { prices: unknown[] }).prices).toHaveLength(2_000);
-    const shown = await f.builtCli('show');
+    const shown = await f.spawned('show');
     expect(shown.code).toBe(0);
     expect((JSON.parse(shown.stdout) as { families: { prices: unknown[] }[] }).families[0].prices).toHaveLength(2_000);
   });
@@ -1507,7 +1506,7 @@ describe('progress of a large book', () => {
       });
       const result = await runCommand(
         'script',
-        ['-qec', `"${process.execPath}" "${CLI}" import "${second}" > "${out}"`, log],
+        ['-qec', `"${process.execPath}" --require "${REGISTER}" "${CLI}" import "${second}" > "${out}"`, log],
         {
           DATABASE_URL: f.db.url,
         },
@@ -1609,10 +1608,10 @@ describe('stdout carries the output alone', () => {
     try {
       // The first command initialises PostgreSQL and migrates (export alone would refuse an
       // unmigrated database): its warnings, none of them on stdout.
-      const migrated = await runBuiltCli(['migrate'], { DATA_DIR: join(parent, 'pg') });
+      const migrated = await spawnCli(['migrate'], { DATA_DIR: join(parent, 'pg') });
       expect([migrated.code, migrated.stdout]).toEqual([0, 'database migrated\n']);
       if (process.getuid?.() === 0) expect(migrated.stderr).toContain('searchable (o+x)');
-      const result = await runBuiltCli(['export'], { DATA_DIR: join(parent, 'pg') });
+      const result = await spawnCli(['export'], { DATA_DIR: join(parent, 'pg') });
       expect(result.code).toBe(0);
       expect(JSON.parse(result.stdout)).toEqual(EMPTY_BOOK);
     } finally {

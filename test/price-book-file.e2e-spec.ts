@@ -8,7 +8,7 @@ import { runCli, type CliResult } from './support/cli';
 import { applyBook, dumpDatabase, openDataSource } from './support/test-app';
 import { createTestDatabase, type TestDatabase } from '@app/pricing/testing';
 
-// Hostile price book files and values through the built CLI (docs/price-book-cli.md, "Large books and hostile files"): only a
+// Hostile price book files and values through the CLI (docs/price-book-cli.md, "Large books and hostile files"): only a
 // regular file within PRICE_BOOK_MAX_BYTES is read, and messages quote values within bounds.
 // Every refusal is checked to leave the database as it was.
 

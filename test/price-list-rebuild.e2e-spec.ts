@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { DataSource } from 'typeorm';
-import { runBuiltCli } from './support/cli';
+import { spawnCli } from './support/cli';
 import { useTestResources } from './support/fixtures';
 import { watchEventLoop, type EventLoopHolds } from './support/event-loop';
 import { RecordingLogger } from './support/recording-logger';
@@ -243,7 +243,7 @@ describe('rebuilding the price list', () => {
       };
       await writeFile(bookFile, JSON.stringify(change));
       const { longestHoldMs } = await rebuildAfter(async () => {
-        const imported = await runBuiltCli(['import', bookFile], { DATABASE_URL: url });
+        const imported = await spawnCli(['import', bookFile], { DATABASE_URL: url });
         expect(imported.code).toBe(0);
         return storedVersion(dataSource);
       });

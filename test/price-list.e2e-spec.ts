@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
 import type { DataSource } from 'typeorm';
-import { runBuiltCli } from './support/cli';
+import { spawnCli } from './support/cli';
 import { useTestResources } from './support/fixtures';
 import { send, waitFor, type RawResponse } from './support/http';
 import { applyBook, type TestApp } from './support/test-app';
@@ -687,7 +687,7 @@ describe('GET /v1/pricing', () => {
         file,
         JSON.stringify({ prices: [price('network.vpc_internal', 'gb', 1, '0.0020', '2025-01-01T00:00:00Z')] }),
       );
-      const cli = await runBuiltCli(['import', file], { DATABASE_URL: url });
+      const cli = await spawnCli(['import', file], { DATABASE_URL: url });
       expect(cli.stderr).toBe('');
       expect(cli.code).toBe(0);
       const finished = performance.now();

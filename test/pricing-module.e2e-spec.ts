@@ -20,6 +20,7 @@ import { filter, firstValueFrom } from 'rxjs';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { waitFor } from './support/http';
+import { FROM_SOURCE } from './support/source';
 import { TcpProxy } from './support/tcp-proxy';
 import { applyBook, openDataSource } from './support/test-app';
 
@@ -161,7 +162,7 @@ describe('PricingModule in a host of its own', () => {
 
   it('an application context whose start failed, and which nothing can close, never keeps the process alive', async () => {
     const nowhere = `postgres://nobody:nothing@127.0.0.1:${await freePort()}/nothing`;
-    const dist = resolve(__dirname, '../dist');
+    const root = resolve(__dirname, '..');
     // A job that needs prices at start, against a database that is not there: its start fails,
     // and createApplicationContext gives back no context to close (docs/using-pricing.md, "A job
     // or a worker"); the database retries go on, unref'd, and the process exits by itself.
@@ -169,9 +170,9 @@ describe('PricingModule in a host of its own', () => {
       require('reflect-metadata');
       const { Injectable, Module } = require('@nestjs/common');
       const { NestFactory } = require('@nestjs/core');
-      const { DatabaseModule } = require('${dist}/libs/database/src');
-      const { PricingModule, PricingService } = require('${dist}/libs/pricing/src');
-      const { appDatabaseOptions } = require('${dist}/apps/control-plane/src/database/app-database.js');
+      const { DatabaseModule } = require('@app/database');
+      const { PricingModule, PricingService } = require('@app/pricing');
+      const { appDatabaseOptions } = require('${root}/apps/control-plane/src/database/app-database.ts');
       class Job {
         constructor(pricing) { this.pricing = pricing; }
         onApplicationBootstrap() { return this.pricing.whenReady(300); }
@@ -184,7 +185,10 @@ describe('PricingModule in a host of its own', () => {
         () => process.exit(3),
         (error) => console.log('start failed: ' + error.code),
       );`;
-    const child = spawn(process.execPath, ['-e', script, nowhere], { cwd: resolve(__dirname, '..'), stdio: 'pipe' });
+    const child = spawn(process.execPath, [...FROM_SOURCE, '-e', script, nowhere], {
+      cwd: resolve(__dirname, '..'),
+      stdio: 'pipe',
+    });
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));

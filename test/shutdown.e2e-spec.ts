@@ -14,8 +14,8 @@ import { applyBook, openDataSource } from './support/test-app';
 
 // Shutdown on SIGTERM/SIGINT (docs/operations.md, "Shutdown"): readiness turns 503 at once, requests
 // in flight finish, keep-alive connections close after their current response, and the process
-// exits within SHUTDOWN_TIMEOUT_S even while clients keep sending. The built main.js in a
-// process of its own, as `npm start` runs it.
+// exits within SHUTDOWN_TIMEOUT_S even while clients keep sending. The service in a process of
+// its own, as `npm start` runs it.
 
 const TOKEN = 'shutdown-e2e-token-0123456789';
 

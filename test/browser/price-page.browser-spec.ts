@@ -12,7 +12,7 @@ import { startPageServer, startService, type Child } from './support/processes';
 import { startRecordingProxy, type RecordingProxy } from './support/recording-proxy';
 
 // The price page (apps/price-page) in the system's Chromium, on its own origin, reading the real
-// service (the built main.js on a database of its own) through a recording proxy that shows what
+// service (main.ts, as `npm start` runs it, on a database of its own) through a recording proxy that shows what
 // crossed the wire. Screenshots go to screenshots/ (git-ignored).
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';

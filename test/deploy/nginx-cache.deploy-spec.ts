@@ -8,7 +8,7 @@ import { freePort } from '@app/control-plane';
 import { answersCounted, ask, type Answer } from './client';
 import { PRICING_CONF, renderPricingConf, startNginx, type Nginx } from './nginx';
 
-// GET /v1/pricing served at scale (`npm run test:deploy`): two instances of the built service on
+// GET /v1/pricing served at scale (`npm run test:deploy`): two instances of the service on
 // one PostgreSQL, behind nginx running deploy/nginx/pricing.conf. What reaches the instances is
 // read from their metrics (pricing_price_list_responses_total), what the cache did from the
 // X-Cache-Status header the file adds. Each test has an nginx of its own, with an empty cache,

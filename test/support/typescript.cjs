@@ -1,6 +1,8 @@
-// How the tests compile our TypeScript, in one place: swc's options, and the @app/... entry points
-// read from tsconfig.json's `paths`, their one declaration (jest.shared.mjs maps them for Jest).
+// How our TypeScript runs without a build, in one place: Jest's transform (jest.shared.mjs) and
+// the processes the tests start (register.cjs) compile it with these swc options and resolve the
+// @app/... entry points from tsconfig.json's `paths`, their one declaration.
 const { readFileSync } = require('node:fs');
+const Module = require('node:module');
 const { join, resolve } = require('node:path');
 
 const ROOT = resolve(__dirname, '../..');
@@ -34,4 +36,15 @@ const ALIASES = Object.fromEntries(
   ),
 );
 
-module.exports = { ROOT, ALIASES, swcOptions };
+/** Makes `require('@app/...')` load what tsconfig.json's paths name; returns the undo. */
+function resolveAliases() {
+  const resolveFilename = Module._resolveFilename;
+  Module._resolveFilename = function (request, ...rest) {
+    return resolveFilename.call(this, Object.hasOwn(ALIASES, request) ? ALIASES[request] : request, ...rest);
+  };
+  return () => {
+    Module._resolveFilename = resolveFilename;
+  };
+}
+
+module.exports = { ROOT, ALIASES, swcOptions, resolveAliases };
