@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { parsePriceBook, PriceBookService, PricingErrorCode, type PriceBook, type WriteOptions } from '@app/pricing';
 import { Client } from 'pg';
 import { CLI, REGISTER, runCli, runCommand, type CliResult } from './support/cli';
-import { useTempDir, useTestDatabase } from './support/fixtures';
-import { dumpDatabase } from './support/test-app';
+import { dumpDatabase, useTestDatabase } from './support/database';
+import { useTempDir } from './support/temp-dir';
 
 // Who changed a price, and why (docs/price-book-cli.md, "Who and why", "Reviewed plans" and
 // "changes"), through the CLI against a database of its own: actors and reasons on every
@@ -17,7 +17,7 @@ const temp = useTempDir('price-book-audit');
 let fileCount = 0;
 
 function cli(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
-  return runCli(args, { DATABASE_URL: test.db.url, ...env });
+  return runCli(args, { DATABASE_URL: test.url, ...env });
 }
 
 async function bookFile(book: unknown): Promise<string> {
@@ -265,7 +265,7 @@ describe('the change log is append-only', () => {
     expectOk(await cli(['import', await bookFile({ prices: [hour('compute.z0.1', '0.1')] })]));
     await test.dataSource.query(`CREATE ROLE ${role} LOGIN PASSWORD 'app'`);
     await test.dataSource.query(`GRANT ALL ON price_change TO ${role}`);
-    const url = new URL(test.db.url);
+    const url = new URL(test.url);
     url.username = role;
     url.password = 'app';
     app = new Client({ connectionString: url.toString() });
@@ -422,7 +422,7 @@ describe('reading the log', () => {
         '-c',
         `node --require "$REGISTER" "$CLI" changes --since "$FROM" --until "$TO" | awk '$3 == "compute.g9.4" && $4 == "list"'`,
       ],
-      { REGISTER, CLI, FROM: from, TO: to, DATABASE_URL: test.db.url },
+      { REGISTER, CLI, FROM: from, TO: to, DATABASE_URL: test.url },
     );
     expect(awk).toEqual({ code: 0, stdout: `${lines[0]}\n${lines[1]}\n`, stderr: '' });
   });

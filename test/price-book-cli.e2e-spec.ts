@@ -1,186 +1,38 @@
 import { PriceBookService } from '@app/pricing';
 import { spawnSync } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { Client, type Notification } from 'pg';
 import request from 'supertest';
-import type { DataSource } from 'typeorm';
-import { CLI, REGISTER, runCli, runCommand, spawnCli, type CliResult } from './support/cli';
-import { applyBook, dumpDatabase, openDataSource, startTestApp, TEST_ACTOR } from './support/test-app';
-import { createTestDatabase, type TestDatabase } from '@app/pricing/testing';
+import { CLI, REGISTER, runCommand, spawnCli, type CliResult } from './support/cli';
 import { FAMILY_ORDER } from './support/contract';
-import { useTempDir } from './support/temp-dir';
+import { applyBook, dumpDatabase, TEST_ACTOR } from './support/database';
+import {
+  EMPTY_BOOK,
+  expectApplied,
+  expectImportsChangeNothing,
+  expectNothingToChange,
+  inDays,
+  inParallel,
+  linesOf,
+  planLines,
+  price,
+  recordsOf,
+  SAMPLE,
+  sampleBook,
+  useCliDatabase,
+  versionOf,
+} from './support/price-book-cli';
+import { startTestApp } from './support/test-app';
 
-// End-to-end tests of the price book CLI (docs/price-book-cli.md), against a database of their own. Every refusal is checked to leave the database as it was.
+// End-to-end tests of the price book CLI (docs/price-book-cli.md), each describe on a database of
+// its own (useCliDatabase). Every refusal is checked to leave the database as it was.
 
-const SAMPLE = resolve(__dirname, '../apps/control-plane/sample/price-book.json');
 const CHANNEL = 'pricing_price_book_changed';
-/** The export of a migrated database without prices: the availability the migration set. */
-const EMPTY_BOOK = {
-  products: [
-    { product_key: 'storage.io1', on_sale: false },
-    { product_key: 'storage.st1', on_sale: false },
-  ],
-  prices: [],
-};
-const DAY = 86_400_000;
-
-const workDir = useTempDir('price-book-cli');
-let fileCount = 0;
-
-/** Writes a price book (an object as JSON, or raw text) to a file of its own. */
-async function bookFile(book: unknown): Promise<string> {
-  const path = join(workDir.path, `book-${++fileCount}.json`);
-  await writeFile(path, typeof book === 'string' ? book : JSON.stringify(book, null, 2));
-  return path;
-}
-
-async function sampleBook(): Promise<unknown> {
-  return JSON.parse(await readFile(SAMPLE, 'utf8'));
-}
-
-/** Runs the tasks, at most `limit` at a time, and returns their results in order. */
-async function inParallel<T>(tasks: readonly (() => Promise<T>)[], limit = 3): Promise<T[]> {
-  const results: T[] = new Array<T>(tasks.length);
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < tasks.length) {
-      const index = next++;
-      results[index] = await tasks[index]();
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, tasks.length) }, worker));
-  return results;
-}
-
-/** An instant `days` from now, to the second, in RFC 3339. */
-function inDays(days: number): string {
-  const ms = Math.floor((Date.now() + days * DAY) / 1000) * 1000;
-  return new Date(ms).toISOString().replace('.000Z', 'Z');
-}
-
-interface Row {
-  id: string;
-  product_key: string;
-  organization_id: string | null;
-  unit_type: string;
-  unit_count: number;
-  amount: string;
-  valid_from: Date;
-  valid_until: Date | null;
-  recorded_at: Date;
-  superseded_by: string | null;
-}
-
-/** The records of one key and scope, oldest first. */
-async function recordsOf(dataSource: DataSource, productKey: string, organizationId: string | null = null) {
-  const rows: Row[] = await dataSource.query(
-    `SELECT id::text, product_key, organization_id, unit_type, unit_count, amount::text, valid_from, valid_until,
-            recorded_at, superseded_by::text
-       FROM price_record WHERE product_key = $1 AND organization_id IS NOT DISTINCT FROM $2 ORDER BY valid_from`,
-    [productKey, organizationId],
-  );
-  return rows;
-}
-
-async function versionOf(dataSource: DataSource): Promise<string> {
-  const rows: { version: string }[] = await dataSource.query(`SELECT version::text FROM price_book_version`);
-  return rows[0].version;
-}
-
-function price(productKey: string, amount: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
-  const unit = productKey.startsWith('storage.')
-    ? { unit_type: 'gib_hours', unit_count: 730 }
-    : productKey.startsWith('network.vpc_')
-      ? { unit_type: 'gb', unit_count: 1 }
-      : { unit_type: 'seconds', unit_count: 3600 };
-  return { product_key: productKey, ...unit, amount, ...extra };
-}
-
-/** A database of its own with a DataSource on it, and CLI runs against it. */
-interface Fixture {
-  db: TestDatabase;
-  dataSource: DataSource;
-  /** The CLI run in this process (support/cli.ts). */
-  cli(...args: string[]): Promise<CliResult>;
-  /** The CLI in a process of its own, for what only a process shows (exit, pipes). */
-  spawned(...args: string[]): Promise<CliResult>;
-  import(book: unknown): Promise<CliResult>;
-  /** Runs the CLI, expects exit code 1 and the message, and the database exactly as before. */
-  expectRefused(args: string[], message: string | RegExp): Promise<CliResult>;
-  close(): Promise<void>;
-}
-
-/** A fixture whose database holds `book` first (written directly, not through the CLI), if given. */
-async function fixture(book?: unknown): Promise<Fixture> {
-  const db = await createTestDatabase();
-  const dataSource = await openDataSource(db.url);
-  if (book !== undefined) await applyBook(dataSource, book);
-  const cli = (...args: string[]) => runCli(args, { DATABASE_URL: db.url });
-  return {
-    db,
-    dataSource,
-    cli,
-    spawned: (...args: string[]) => spawnCli(args, { DATABASE_URL: db.url }),
-    import: async (book: unknown) => cli('import', await bookFile(book)),
-    async expectRefused(args, message) {
-      const before = await dumpDatabase(dataSource);
-      const result = await cli(...args);
-      expect({ code: result.code, stdout: result.stdout }).toEqual({ code: 1, stdout: '' });
-      if (typeof message === 'string') expect(result.stderr).toContain(message);
-      else expect(result.stderr).toMatch(message);
-      expect(await dumpDatabase(dataSource)).toBe(before);
-      return result;
-    },
-    async close() {
-      if (dataSource.isInitialized) await dataSource.destroy();
-      await db.drop();
-    },
-  };
-}
-
-/** A fixture for the enclosing describe: made before its tests (holding `book`, or what it returns), dropped after them. */
-function useFixture(book?: unknown): Fixture {
-  const f = {} as Fixture;
-  beforeAll(async () =>
-    Object.assign(f, await fixture(typeof book === 'function' ? await (book as () => Promise<unknown>)() : book)),
-  );
-  afterAll(() => f.close?.());
-  return f;
-}
-
-/** A plan line (docs/price-book-cli.md, "The plan"): kind, product key, scope, then what happens. */
-const PLAN_LINE = /^(new|change|end|on-sale|off-sale) +[a-z0-9_.]+ +(list|org:[A-Za-z0-9_.-]+|-)( {2,}\S.*)?$/;
-
-/** The lines before the summary: one per change. */
-function planLines(stdout: string): string[] {
-  return stdout.split('\n').slice(0, -2);
-}
-
-/** Exit 0, a plan line per change, then the summary line. */
-function expectApplied(result: CliResult): void {
-  expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
-  const lines = result.stdout.split('\n');
-  expect(lines.pop()).toBe('');
-  expect(lines.pop()).toMatch(/^applied at \d{4}-\d\d-\d\dT[\d:.]+Z: \d+ prices set, \d+ ended, /);
-  for (const line of lines) expect(line).toMatch(PLAN_LINE);
-}
-
-function expectNothingToChange(result: CliResult): void {
-  expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
-  expect(result.stdout).toMatch(/^nothing to change: everything in .* is already recorded\n$/);
-}
-
-/** Importing each of `books` again says "nothing to change" and leaves the database as it was. */
-async function expectImportsChangeNothing(f: Fixture, ...books: unknown[]): Promise<void> {
-  const dump = await dumpDatabase(f.dataSource);
-  for (const book of books) expectNothingToChange(await f.import(book));
-  expect(await dumpDatabase(f.dataSource)).toBe(dump);
-}
 
 describe('import of the sample book', () => {
-  const f = useFixture();
+  const f = useCliDatabase();
 
   it('loads the sample book into an empty database', async () => {
     expect(await versionOf(f.dataSource)).toBe('1');
@@ -231,7 +83,7 @@ describe('import of the sample book', () => {
 });
 
 describe('refused price books: exit 1, the entry named, nothing written', () => {
-  let f: Fixture;
+  const f = useCliDatabase();
   const good = (key: string) => price(key, '0.0100', { valid_from: inDays(30) });
 
   // Each bad entry is the fourth of the book (prices[3]), after three good ones; its message follows
@@ -303,18 +155,16 @@ describe('refused price books: exit 1, the entry named, nothing written', () => 
   let dumpAfter: string;
   let refusals: CliResult[];
   beforeAll(async () => {
-    f = await fixture();
     await applyBook(f.dataSource, await sampleBook());
     const files = await Promise.all(
       badEntries.map(([, bad]) =>
-        bookFile({ prices: [good('compute.x2.1'), good('compute.x2.2'), good('compute.x2.4'), bad] }),
+        f.bookFile({ prices: [good('compute.x2.1'), good('compute.x2.2'), good('compute.x2.4'), bad] }),
       ),
     );
     dumpBefore = await dumpDatabase(f.dataSource);
     refusals = await inParallel(files.map((file) => () => f.cli('import', file)));
     dumpAfter = await dumpDatabase(f.dataSource);
   }, 180_000);
-  afterAll(() => f?.close());
 
   it.each(badEntries.map((entry, index) => [...entry, index] as const))('refuses %s', (_name, _bad, message, index) => {
     const result = refusals[index];
@@ -331,34 +181,34 @@ describe('refused price books: exit 1, the entry named, nothing written', () => 
   });
 
   it('refuses malformed JSON', async () => {
-    const file = await bookFile('{ "prices": [ { "product_key": "compute.x1.1", } ] }');
+    const file = await f.bookFile('{ "prices": [ { "product_key": "compute.x1.1", } ] }');
     await f.expectRefused(['import', file], `${file} is not valid JSON`);
   });
 
   it('refuses a missing file', async () => {
-    const file = join(workDir.path, 'no-such-book.json');
+    const file = join(f.dir, 'no-such-book.json');
     await f.expectRefused(['import', file], `cannot read ${file}: no such file`);
   });
 
   it('refuses a book that is not an object, and an unknown top-level field', async () => {
-    await f.expectRefused(['import', await bookFile('[]')], 'price book: must be a JSON object');
-    await f.expectRefused(['import', await bookFile({ prices: [], currency: 'EUR' })], 'unknown field "currency"');
-    await f.expectRefused(['import', await bookFile({ prices: {} })], 'prices: must be an array');
+    await f.expectRefused(['import', await f.bookFile('[]')], 'price book: must be a JSON object');
+    await f.expectRefused(['import', await f.bookFile({ prices: [], currency: 'EUR' })], 'unknown field "currency"');
+    await f.expectRefused(['import', await f.bookFile({ prices: {} })], 'prices: must be an array');
   });
 
   it('refuses bad products entries, naming them', async () => {
     await f.expectRefused(
-      ['import', await bookFile({ products: [{ product_key: 'storage.gp1', on_sale: 'no' }] })],
+      ['import', await f.bookFile({ products: [{ product_key: 'storage.gp1', on_sale: 'no' }] })],
       'products[0].on_sale: must be true or false',
     );
     await f.expectRefused(
-      ['import', await bookFile({ products: [{ product_key: 'storage.gp9', on_sale: false }] })],
+      ['import', await f.bookFile({ products: [{ product_key: 'storage.gp9', on_sale: false }] })],
       'products[0].product_key: "storage.gp9" has no storage class',
     );
     await f.expectRefused(
       [
         'import',
-        await bookFile({
+        await f.bookFile({
           products: [
             { product_key: 'storage.gp1', on_sale: false },
             { product_key: 'storage.gp1', on_sale: true },
@@ -370,7 +220,7 @@ describe('refused price books: exit 1, the entry named, nothing written', () => 
   });
 
   it('writes nothing, not even the good entries, when one entry is bad; every bad entry is named', async () => {
-    const file = await bookFile({
+    const file = await f.bookFile({
       products: [{ product_key: 'storage.gp1', on_sale: false }],
       prices: [good('compute.y1.1'), price('compute.y1.2', '0.5.1'), good('compute.y1.4'), price('foo.bar', '1')],
     });
@@ -382,7 +232,7 @@ describe('refused price books: exit 1, the entry named, nothing written', () => 
   });
 
   it('writes nothing when a good entry comes with one the plan refuses (a change to the past)', async () => {
-    const file = await bookFile({
+    const file = await f.bookFile({
       prices: [good('compute.y2.1'), price('storage.gp1', '0.0470', { valid_from: '2026-02-01T00:00:00Z' })],
     });
     await f.expectRefused(['import', file], /prices\[1\]\.valid_from: 2026-02-01T00:00:00Z is in the past/);
@@ -391,9 +241,8 @@ describe('refused price books: exit 1, the entry named, nothing written', () => 
 });
 
 describe('valid_from in the past: a first load or a backfill only', () => {
-  let f: Fixture;
+  const f = useCliDatabase();
   beforeAll(async () => {
-    f = await fixture();
     expectApplied(
       await f.import({
         prices: [
@@ -403,11 +252,10 @@ describe('valid_from in the past: a first load or a backfill only', () => {
       }),
     );
   });
-  afterAll(() => f?.close());
 
   it('refuses a past valid_from for a key that has a list price', async () => {
     await f.expectRefused(
-      ['import', await bookFile({ prices: [price('compute.p1.1', '2.00', { valid_from: '2021-01-01T00:00:00Z' })] })],
+      ['import', await f.bookFile({ prices: [price('compute.p1.1', '2.00', { valid_from: '2021-01-01T00:00:00Z' })] })],
       'prices[0].valid_from: 2021-01-01T00:00:00Z is in the past and list price compute.p1.1 already has prices',
     );
   });
@@ -416,7 +264,7 @@ describe('valid_from in the past: a first load or a backfill only', () => {
     await f.expectRefused(
       [
         'import',
-        await bookFile({
+        await f.bookFile({
           prices: [
             price('compute.p1.1', '0.50', { valid_from: '2019-01-01T00:00:00Z', valid_until: '2020-01-01T00:00:00Z' }),
           ],
@@ -430,7 +278,7 @@ describe('valid_from in the past: a first load or a backfill only', () => {
     await f.expectRefused(
       [
         'import',
-        await bookFile({
+        await f.bookFile({
           prices: [price('compute.p9.1', '2.00', { organization_id: 'org_a', valid_from: '2021-01-01T00:00:00Z' })],
         }),
       ],
@@ -477,7 +325,7 @@ describe('valid_from in the past: a first load or a backfill only', () => {
 });
 
 describe('scheduled price changes', () => {
-  const f = useFixture({
+  const f = useCliDatabase({
     prices: [
       price('compute.s1.1', '1.00', { valid_from: '2020-01-01T00:00:00Z' }),
       price('compute.s2.1', '1.00', { valid_from: '2020-01-01T00:00:00Z' }),
@@ -556,7 +404,7 @@ describe('scheduled price changes', () => {
 });
 
 describe('an omitted valid_from means now', () => {
-  const f = useFixture({ prices: [price('compute.n2.1', '1.00', { valid_from: '2020-01-01T00:00:00Z' })] });
+  const f = useCliDatabase({ prices: [price('compute.n2.1', '1.00', { valid_from: '2020-01-01T00:00:00Z' })] });
 
   it('a first price without valid_from starts within the CLI run; restating it changes nothing', async () => {
     const book = { prices: [price('compute.n1.1', '0.70')] };
@@ -593,7 +441,7 @@ describe('an omitted valid_from means now', () => {
 describe('overlaps other than a scheduled change are refused', () => {
   const closedUntil = inDays(100);
   const scheduledAt = inDays(50);
-  const f = useFixture({
+  const f = useCliDatabase({
     prices: [
       price('compute.o1.1', '1.00', { valid_from: '2020-01-01T00:00:00Z', valid_until: closedUntil }),
       price('compute.o2.1', '1.00', { valid_from: '2020-01-01T00:00:00Z' }),
@@ -607,13 +455,13 @@ describe('overlaps other than a scheduled change are refused', () => {
   });
 
   it('refuses a new price inside a closed window', async () => {
-    const file = await bookFile({ prices: [price('compute.o1.1', '1.10', { valid_from: inDays(10) })] });
+    const file = await f.bookFile({ prices: [price('compute.o1.1', '1.10', { valid_from: inDays(10) })] });
     await f.expectRefused(['import', file], /prices\[0\]: overlaps the recorded price 1\.00 per 3600 seconds from/);
   });
 
   it('refuses a new closed window that starts before a closed window and runs into it', async () => {
     // compute.o1.1 ends in 100 days: a price from 120 days is fine, one from 90 days overlaps.
-    const file = await bookFile({
+    const file = await f.bookFile({
       prices: [
         price('compute.o1.1', '1.10', { valid_from: inDays(90), valid_until: inDays(120) }),
         price('compute.o2.1', '9.00', { valid_from: inDays(200) }),
@@ -624,13 +472,13 @@ describe('overlaps other than a scheduled change are refused', () => {
   });
 
   it('refuses a new price that would end an open price but overlaps a scheduled one too', async () => {
-    const file = await bookFile({ prices: [price('compute.o2.1', '1.50', { valid_from: inDays(20) })] });
+    const file = await f.bookFile({ prices: [price('compute.o2.1', '1.50', { valid_from: inDays(20) })] });
     const result = await f.expectRefused(['import', file], 'prices[0]: overlaps');
     expect(result.stderr).toContain(' and the recorded price 2.00');
   });
 
   it('refuses a scheduled price with an end that runs into the next scheduled price', async () => {
-    const file = await bookFile({
+    const file = await f.bookFile({
       prices: [price('compute.o2.1', '1.50', { valid_from: inDays(20), valid_until: inDays(60) })],
     });
     await f.expectRefused(['import', file], 'prices[0]: overlaps');
@@ -638,7 +486,7 @@ describe('overlaps other than a scheduled change are refused', () => {
 
   it('refuses two entries of one book with the same key, scope and valid_from', async () => {
     const at = inDays(30);
-    const file = await bookFile({
+    const file = await f.bookFile({
       prices: [price('compute.o4.1', '1.00', { valid_from: at }), price('compute.o4.1', '1.10', { valid_from: at })],
     });
     await f.expectRefused(['import', file], /prices\[1\]: overlaps the price 1\.00 per 3600 seconds from/);
@@ -648,7 +496,7 @@ describe('overlaps other than a scheduled change are refused', () => {
     await f.expectRefused(
       [
         'import',
-        await bookFile({
+        await f.bookFile({
           prices: [
             price('compute.o3.1', '0.90', {
               organization_id: 'org_a',
@@ -666,7 +514,7 @@ describe('overlaps other than a scheduled change are refused', () => {
 });
 
 describe('organization prices are their own scope', () => {
-  const f = useFixture(sampleBook);
+  const f = useCliDatabase(sampleBook);
 
   it('an organization price is recorded apart from the list price, and changes of it leave the list price alone', async () => {
     const book = {
@@ -712,7 +560,7 @@ describe('organization prices are their own scope', () => {
 });
 
 describe('products: availability', () => {
-  const f = useFixture();
+  const f = useCliDatabase();
 
   async function availability(): Promise<Record<string, boolean>> {
     const rows: { product_key: string; on_sale: boolean }[] = await f.dataSource.query(
@@ -762,7 +610,7 @@ describe('withdraw', () => {
   const scheduledAt = inDays(30);
   const scheduledEnd = inDays(45);
   const orgScheduledAt = inDays(35);
-  const f = useFixture({
+  const f = useCliDatabase({
     prices: [
       price('compute.w1.1', '1.00', { valid_from: '2020-01-01T00:00:00Z' }),
       price('compute.w1.1', '2.00', { valid_from: scheduledAt }),
@@ -885,10 +733,9 @@ describe('withdraw', () => {
 });
 
 describe('export', () => {
-  let f: Fixture;
+  const f = useCliDatabase();
   let scheduledAt: string;
   beforeAll(async () => {
-    f = await fixture();
     scheduledAt = inDays(70);
     await applyBook(f.dataSource, await sampleBook());
     expectApplied(
@@ -903,7 +750,6 @@ describe('export', () => {
       }),
     );
   });
-  afterAll(() => f?.close());
 
   it('prints the whole book, current, scheduled and ended, in the import format and a stable order', async () => {
     const first = await f.cli('export');
@@ -974,9 +820,9 @@ describe('export', () => {
 
   it('importing the export into an empty database and exporting again gives the same bytes', async () => {
     const exported = await f.cli('export');
-    const fresh = await fixture();
+    const fresh = await f.create();
     try {
-      const file = await bookFile(exported.stdout);
+      const file = await f.bookFile(exported.stdout);
       expectApplied(await fresh.cli('import', file));
       const again = await fresh.cli('export');
       expect(again.code).toBe(0);
@@ -991,9 +837,9 @@ describe('export', () => {
   // a scheduled change, so the book that set them up still restates them.
   it('after a restore from the export, the sample book still restates what is recorded', async () => {
     const exported = await f.cli('export');
-    const fresh = await fixture();
+    const fresh = await f.create();
     try {
-      expectApplied(await fresh.cli('import', await bookFile(exported.stdout)));
+      expectApplied(await fresh.cli('import', await f.bookFile(exported.stdout)));
       expectNothingToChange(await fresh.cli('import', SAMPLE));
     } finally {
       await fresh.close();
@@ -1001,7 +847,7 @@ describe('export', () => {
   });
 
   it('an empty database exports an empty book with the availability the migration set', async () => {
-    const fresh = await fixture();
+    const fresh = await f.create();
     try {
       const result = await fresh.cli('export');
       expect(result.code).toBe(0);
@@ -1013,9 +859,8 @@ describe('export', () => {
 });
 
 describe('show', () => {
-  let f: Fixture;
+  const f = useCliDatabase();
   beforeAll(async () => {
-    f = await fixture();
     await applyBook(f.dataSource, await sampleBook());
     expectApplied(
       await f.import({
@@ -1028,7 +873,6 @@ describe('show', () => {
       }),
     );
   });
-  afterAll(() => f?.close());
 
   it('prints the bytes GET /v1/pricing serves', async () => {
     const shown = await f.cli('show');
@@ -1037,7 +881,7 @@ describe('show', () => {
     const rendered = await PriceBookService.on(f.dataSource).priceListAt(new Date());
     expect(shown.stdout).toBe(rendered.toString('utf8'));
 
-    const app = await startTestApp({ databaseUrl: f.db.url });
+    const app = await startTestApp({ databaseUrl: f.url });
     try {
       const res = await request(app.server)
         .get('/v1/pricing')
@@ -1085,24 +929,22 @@ describe('show', () => {
 });
 
 describe('NOTIFY on change', () => {
-  let f: Fixture;
   let listener: Client;
   const received: Notification[] = [];
   let wake: (() => void) | undefined;
+  afterAll(async () => {
+    await listener?.end(); // declared first: before the database is dropped
+  });
+  const f = useCliDatabase();
 
   beforeAll(async () => {
-    f = await fixture();
-    listener = new Client({ connectionString: f.db.url });
+    listener = new Client({ connectionString: f.url });
     await listener.connect();
     listener.on('notification', (n) => {
       received.push(n);
       wake?.();
     });
     await listener.query(`LISTEN ${CHANNEL}`);
-  });
-  afterAll(async () => {
-    await listener?.end();
-    await f?.close();
   });
 
   /** Waits for the notifications up to and including one with `payload`, and returns them. */
@@ -1135,16 +977,16 @@ describe('NOTIFY on change', () => {
 
   it('an import that changes nothing, and a refused one, notify nothing', async () => {
     expectNothingToChange(await f.cli('import', SAMPLE));
-    await f.expectRefused(['import', await bookFile({ prices: [price('foo.bar', '1')] })], 'prices[0].product_key');
+    await f.expectRefused(['import', await f.bookFile({ prices: [price('foo.bar', '1')] })], 'prices[0].product_key');
     await f.expectRefused(
-      ['import', await bookFile({ prices: [price('storage.gp1', '1', { valid_from: '2021-01-01T00:00:00Z' })] })],
+      ['import', await f.bookFile({ prices: [price('storage.gp1', '1', { valid_from: '2021-01-01T00:00:00Z' })] })],
       'prices[0].valid_from',
     );
     expect(await notificationsOfLastRun()).toEqual([]);
   });
 
   it('a dry run notifies nothing', async () => {
-    const result = await f.cli('import', '--dry-run', await bookFile({ prices: [price('compute.d9.1', '1')] }));
+    const result = await f.cli('import', '--dry-run', await f.bookFile({ prices: [price('compute.d9.1', '1')] }));
     expect(result.stdout).toMatch(/^new +compute\.d9\.1 .*\ndry run at /);
     expect(await notificationsOfLastRun()).toEqual([]);
   });
@@ -1165,14 +1007,14 @@ describe('NOTIFY on change', () => {
 });
 
 describe('concurrent imports never interleave', () => {
-  const f = useFixture({ prices: [price('compute.c1.1', '1.00', { valid_from: '2020-01-01T00:00:00Z' })] });
+  const f = useCliDatabase({ prices: [price('compute.c1.1', '1.00', { valid_from: '2020-01-01T00:00:00Z' })] });
 
   it('of two conflicting books run at once, one applies and the other is refused by the rules, not the database', async () => {
     // Each alone ends the open price; after either, the other overlaps a closed window.
-    const a = await bookFile({
+    const a = await f.bookFile({
       prices: [price('compute.c1.1', '2.00', { valid_from: inDays(10), valid_until: inDays(30) })],
     });
-    const b = await bookFile({
+    const b = await f.bookFile({
       prices: [price('compute.c1.1', '3.00', { valid_from: inDays(20), valid_until: inDays(40) })],
     });
     const results = await Promise.all([f.cli('import', a), f.cli('import', b)]);
@@ -1190,7 +1032,7 @@ describe('concurrent imports never interleave', () => {
     const version = Number(await versionOf(f.dataSource));
     const books = await Promise.all(
       [1, 2, 3, 4].map((n) =>
-        bookFile({ prices: [price(`compute.c2.${n}`, `${n}.00`, { valid_from: '2020-01-01T00:00:00Z' })] }),
+        f.bookFile({ prices: [price(`compute.c2.${n}`, `${n}.00`, { valid_from: '2020-01-01T00:00:00Z' })] }),
       ),
     );
     const results = await Promise.all(books.map((file) => f.cli('import', file)));
@@ -1234,12 +1076,11 @@ describe('usage errors exit 2', () => {
       '--organization "org 42": 1 to 64 letters',
     ],
   ];
-  let f: Fixture;
+  const f = useCliDatabase();
   let dumpBefore: string;
   let dumpAfter: string;
   let results: CliResult[];
   beforeAll(async () => {
-    f = await fixture();
     dumpBefore = await dumpDatabase(f.dataSource);
     results = await inParallel(
       usageErrors.map(
@@ -1250,7 +1091,6 @@ describe('usage errors exit 2', () => {
     );
     dumpAfter = await dumpDatabase(f.dataSource);
   }, 120_000);
-  afterAll(() => f?.close());
 
   it.each(usageErrors.map((entry, index) => [...entry, index] as const))('%s', (_name, _args, message, index) => {
     const result = results[index];
@@ -1272,7 +1112,7 @@ describe('usage errors exit 2', () => {
   it('the CLI process exits with the same codes: 2 for wrong usage, 1 for a refusal', async () => {
     const [usage, refused] = await Promise.all([
       f.spawned('export', '--bogus'),
-      f.spawned('import', await bookFile({ prices: [price('compute.g2.4', '-1')] })),
+      f.spawned('import', await f.bookFile({ prices: [price('compute.g2.4', '-1')] })),
     ]);
     expect(usage).toEqual({ code: 2, stdout: '', stderr: expect.stringContaining("Unknown option '--bogus'") });
     expect(refused).toEqual({
@@ -1286,15 +1126,13 @@ describe('usage errors exit 2', () => {
 });
 
 describe('large outputs', () => {
-  let f: Fixture;
+  const f = useCliDatabase();
   beforeAll(async () => {
-    f = await fixture();
     const prices = Array.from({ length: 2_000 }, (_, i) =>
       price(`compute.big${i % 7}.${i}`, '0.0610', { valid_from: '2026-01-01T00:00:00Z' }),
     );
     expectApplied(await f.import({ prices }));
   });
-  afterAll(() => f.close());
 
   // Writes to a pipe are asynchronous: exiting right after writing would cut the output short.
   it('export and show write everything to a pipe before exiting', async () => {
@@ -1310,15 +1148,13 @@ describe('large outputs', () => {
 
 // PAGE and BATCH in price-book.repository.ts: 5,000 records a statement.
 describe('books of more than one page of records (the database is read and written 5,000 records at a time)', () => {
-  let f: Fixture;
+  const f = useCliDatabase();
   const prices = Array.from({ length: 12_001 }, (_, i) =>
     price(`compute.page${i % 10}.${i}`, '0.0610', { valid_from: '2026-01-01T00:00:00Z' }),
   );
   beforeAll(async () => {
-    f = await fixture();
     await applyBook(f.dataSource, { prices });
   }, 120_000);
-  afterAll(() => f?.close());
 
   it('importing the same book again changes nothing, and export has every record once', async () => {
     await expectImportsChangeNothing(f, { prices });
@@ -1328,13 +1164,8 @@ describe('books of more than one page of records (the database is read and writt
   }, 60_000);
 });
 
-/** The plan lines of a run, the instant of a dry run's `valid_from`-less prices masked. */
-function linesOf(result: CliResult): string {
-  return planLines(result.stdout).join('\n');
-}
-
 describe('import --dry-run: the plan, checked and written as import would, then rolled back', () => {
-  let f: Fixture;
+  const f = useCliDatabase();
   const at = inDays(30);
   const later = inDays(60);
   // A scheduled change, a new price, an organization price, an availability change, and two
@@ -1353,11 +1184,9 @@ describe('import --dry-run: the plan, checked and written as import would, then 
   };
   let file: string;
   beforeAll(async () => {
-    f = await fixture();
     await applyBook(f.dataSource, await sampleBook());
-    file = await bookFile(book);
+    file = await f.bookFile(book);
   });
-  afterAll(() => f?.close());
 
   it('prints one line per change and a summary, writes nothing, with the flag before or after the file', async () => {
     const before = await dumpDatabase(f.dataSource);
@@ -1405,7 +1234,7 @@ describe('import --dry-run: the plan, checked and written as import would, then 
     const next = {
       prices: [price('compute.d2.1', '2', { valid_from: at }), price('compute.d1.1', '0.6000', { valid_from: later })],
     };
-    const nextFile = await bookFile(next);
+    const nextFile = await f.bookFile(next);
     const dump = await dumpDatabase(f.dataSource);
     const dryRun = await f.cli('import', nextFile, '--dry-run', '--json');
     expect(await dumpDatabase(f.dataSource)).toBe(dump);
@@ -1444,7 +1273,7 @@ describe('import --dry-run: the plan, checked and written as import would, then 
   });
 
   it('refuses a book exactly as import refuses it: same message, exit 1, nothing written', async () => {
-    const refused = await bookFile({
+    const refused = await f.bookFile({
       prices: [price('compute.g2.2', '0.0300', { valid_from: '2026-02-01T00:00:00Z' }), price('compute.d3.1', '1')],
     });
     const byImport = await f.expectRefused(
@@ -1453,7 +1282,7 @@ describe('import --dry-run: the plan, checked and written as import would, then 
     );
     const byDryRun = await f.expectRefused(['import', '--dry-run', refused], 'prices[0].valid_from');
     expect(byDryRun.stderr).toBe(byImport.stderr);
-    const malformed = await bookFile({ prices: [price('compute.d3.1', '01.5')] });
+    const malformed = await f.bookFile({ prices: [price('compute.d3.1', '01.5')] });
     expect((await f.expectRefused(['import', malformed, '--dry-run'], 'prices[0].amount: "01.5"')).stderr).toBe(
       (await f.expectRefused(['import', malformed], 'prices[0].amount')).stderr,
     );
@@ -1462,7 +1291,7 @@ describe('import --dry-run: the plan, checked and written as import would, then 
   it('runs the writes: a book the database refuses (a constraint the planner does not know) is refused by the dry run too', async () => {
     await f.dataSource.query(`ALTER TABLE price_record ADD CONSTRAINT test_amount_below_1000 CHECK (amount < 1000)`);
     try {
-      const expensive = await bookFile({ prices: [price('compute.d4.1', '5000')] });
+      const expensive = await f.bookFile({ prices: [price('compute.d4.1', '5000')] });
       const byDryRun = await f.expectRefused(['import', '--dry-run', expensive], 'test_amount_below_1000');
       const byImport = await f.expectRefused(['import', expensive], 'test_amount_below_1000');
       expect(byDryRun.stderr).toBe(byImport.stderr);
@@ -1473,17 +1302,15 @@ describe('import --dry-run: the plan, checked and written as import would, then 
 });
 
 describe('progress of a large book', () => {
-  let f: Fixture;
+  const f = useCliDatabase();
   let file: string;
   // More than one write statement (5,000 rows each), so progress would be reported several times.
   const prices = Array.from({ length: 6_000 }, (_, i) =>
     price(`compute.prog${i % 3}.${i}`, '0.0100', { valid_from: '2026-01-01T00:00:00Z' }),
   );
   beforeAll(async () => {
-    f = await fixture();
-    file = await bookFile({ prices });
+    file = await f.bookFile({ prices });
   });
-  afterAll(() => f?.close());
 
   it('shows nothing when stderr is not a terminal, on a dry run and an import', async () => {
     const dryRun = await f.cli('import', file, '--dry-run');
@@ -1499,16 +1326,16 @@ describe('progress of a large book', () => {
   script(
     'shows reading, checking and writing on a terminal, on stderr only: stdout stays clean',
     async () => {
-      const out = join(workDir.path, 'tty-stdout.txt');
-      const log = join(workDir.path, 'tty-terminal.txt');
-      const second = await bookFile({
+      const out = join(f.dir, 'tty-stdout.txt');
+      const log = join(f.dir, 'tty-terminal.txt');
+      const second = await f.bookFile({
         prices: prices.map((p) => ({ ...p, amount: '0.0200', valid_from: inDays(10) })),
       });
       const result = await runCommand(
         'script',
         ['-qec', `"${process.execPath}" --require "${REGISTER}" "${CLI}" import "${second}" > "${out}"`, log],
         {
-          DATABASE_URL: f.db.url,
+          DATABASE_URL: f.url,
         },
       );
       expect(result.code).toBe(0);
@@ -1526,11 +1353,10 @@ describe('progress of a large book', () => {
 });
 
 describe('history', () => {
-  let f: Fixture;
+  const f = useCliDatabase();
   const scheduled = inDays(30);
   const withdrawnAt = inDays(45);
   beforeAll(async () => {
-    f = await fixture();
     await applyBook(f.dataSource, {
       prices: [
         price('compute.h1.1', '1.00', { valid_from: '2025-01-01T00:00:00Z', valid_until: '2026-01-01T00:00:00Z' }),
@@ -1545,7 +1371,6 @@ describe('history', () => {
       { actor: TEST_ACTOR },
     );
   });
-  afterAll(() => f?.close());
 
   it('prints every record of the list price oldest first, with its status and when it was recorded, then the change log', async () => {
     const records = await recordsOf(f.dataSource, 'compute.h1.1');

@@ -12,17 +12,17 @@ import { Test } from '@nestjs/testing';
 import { appDatabaseOptions, freePort } from '@app/control-plane';
 import { DatabaseConnection, DatabaseModule } from '@app/database';
 import { PriceBookService, PricingModule, PricingService, PricingUnavailableError } from '@app/pricing';
-import { createTestDatabase, listPrice, type TestDatabase } from '@app/pricing/testing';
+import { listPrice } from '@app/pricing/testing';
 import { spawn } from 'node:child_process';
 import type { Server } from 'node:http';
 import { resolve } from 'node:path';
 import { filter, firstValueFrom } from 'rxjs';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
+import { useTestDatabase } from './support/database';
 import { waitFor } from './support/http';
 import { FROM_SOURCE } from './support/source';
 import { TcpProxy } from './support/tcp-proxy';
-import { applyBook, openDataSource } from './support/test-app';
 
 // PricingModule as another team wires it into a host of its own (docs/using-pricing.md, "Wiring
 // PricingModule"): forRoot in the root module and nothing else for pricing; feature modules import
@@ -91,16 +91,7 @@ function hostModule(url: string): DynamicModule {
 }
 
 describe('PricingModule in a host of its own', () => {
-  let db: TestDatabase;
-
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    const dataSource = await openDataSource(db.url);
-    await applyBook(dataSource, BOOK);
-    await dataSource.destroy();
-  });
-
-  afterAll(() => db.drop());
+  const db = useTestDatabase({ book: BOOK });
 
   it('serves GET /v1/pricing with no other set-up step, and its feature modules use PricingService', async () => {
     const moduleRef = await Test.createTestingModule({ imports: [hostModule(db.url)] }).compile();
@@ -140,7 +131,7 @@ describe('PricingModule in a host of its own', () => {
   });
 
   it('PriceBookService.apply() right after start waits for the database, and PricingService answers with its prices when it resolves', async () => {
-    const empty = await createTestDatabase();
+    const empty = await db.create();
     const context = await NestFactory.createApplicationContext(
       { module: HostModule, imports: [DatabaseModule.forRoot(appDatabaseOptions(empty.url)), PricingModule.forRoot()] },
       { logger: ['error'] },
@@ -156,7 +147,7 @@ describe('PricingModule in a host of its own', () => {
       expect(pricing.quote('compute.g2.4', '5400', at)).toMatchObject({ found: true, cost: '0.0915' });
     } finally {
       await context.close();
-      await empty.drop();
+      await empty.close();
     }
   });
 

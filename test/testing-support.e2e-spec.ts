@@ -1,8 +1,8 @@
 import { listPrice, runPriceBookCommandLine } from '@app/pricing/testing';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { useTempDir, useTestDatabase } from './support/fixtures';
-import { dumpDatabase } from './support/test-app';
+import { dumpDatabase, useTestDatabase } from './support/database';
+import { useTempDir } from './support/temp-dir';
 
 // @app/pricing/testing's command line runner (docs/using-pricing.md, "Test support"), as another
 // team's spec uses it: on its own test database, the CLI's output and exit codes.

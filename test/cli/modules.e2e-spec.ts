@@ -1,7 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { createTestDatabase, type TestDatabase } from '@app/pricing/testing';
 import { runCommand, type CliResult } from '../support/cli-process';
+import { useTestDatabase } from '../support/database';
 import { CLI, FROM_SOURCE } from '../support/source';
 import { useTempDir } from '../support/temp-dir';
 
@@ -14,9 +14,7 @@ const RECORDER = resolve(__dirname, '../support/loaded-modules.cjs');
 const HTTP_SIDE = ['@nestjs/swagger', 'ioredis', 'prom-client'];
 
 const dir = useTempDir('cli-modules');
-let db: TestDatabase;
-beforeAll(async () => (db = await createTestDatabase()));
-afterAll(() => db?.drop());
+const db = useTestDatabase();
 
 /** Runs `node --require <recorder> ...args` from source: its result and the paths of the modules it loaded. */
 async function recorded(name: string, args: readonly string[]): Promise<CliResult & { modules: string[] }> {

@@ -1,7 +1,6 @@
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import type * as Database from '@app/database';
 // Jest loads the global setup outside its module mapping: @app/... resolves here through
@@ -9,20 +8,22 @@ import type * as Database from '@app/database';
 /* eslint-disable no-restricted-imports */
 import type * as AppDatabase from '../../apps/control-plane/src/database/app-database';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '../../apps/control-plane/src/database/embedded-postgres';
+/* eslint-enable no-restricted-imports */
+import { stopTestDatabase } from './global-teardown';
 import {
+  ADMIN_DATABASE_VARIABLE,
+  adminQuery,
   newTemplateDatabaseName,
   TEMPLATE_DATABASE_VARIABLE,
   withDatabase,
-} from '../../libs/pricing/src/testing/database-url';
-/* eslint-enable no-restricted-imports */
-import { stopTestDatabase } from './global-teardown';
+} from './template-database';
 import { resolveAliases } from './typescript.cjs';
 
 /**
  * One PostgreSQL for the whole run: DATABASE_URL when set, else a throwaway embedded one. It is
- * migrated once, as `npm run migrate` migrates, into a template database that each test file
- * copies. Nothing is built: a single spec runs from a fresh clone with `npx jest test/<file>`.
- * When anything here fails, what it started is stopped and removed again.
+ * migrated once, as `npm run migrate` migrates, into a template database that each test database
+ * copies (database.ts). Nothing is built: a single spec runs from a fresh clone with
+ * `npx jest test/<file>`. When anything here fails, what it started is stopped and removed again.
  */
 export default async function globalSetup(): Promise<void> {
   let adminUrl = process.env.DATABASE_URL;
@@ -34,15 +35,10 @@ export default async function globalSetup(): Promise<void> {
       started.embedded = await startEmbeddedPostgres(dir);
       adminUrl = started.embedded.superuserUrl;
     }
-    process.env.TEST_ADMIN_DATABASE_URL = adminUrl;
+    process.env[ADMIN_DATABASE_VARIABLE] = adminUrl;
     const template = newTemplateDatabaseName();
     process.env[TEMPLATE_DATABASE_VARIABLE] = template;
-
-    const admin = new Client({ connectionString: adminUrl });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${template}`);
-    await admin.end();
-
+    await adminQuery(adminUrl, `CREATE DATABASE ${template}`);
     await migrate(withDatabase(adminUrl, template));
   } catch (error) {
     await stopTestDatabase(started);

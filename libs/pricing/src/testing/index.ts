@@ -1,8 +1,5 @@
 // Test support for the teams that use PricingModule: `@app/pricing/testing`.
-// A database of their own (copied from the template the project's Jest global setup migrates),
-// price book entries, a price book command line run in process, and a clock that stands still.
-export { createTestDatabase, type TestDatabase } from './test-database';
-export { newTemplateDatabaseName, TEMPLATE_DATABASE_VARIABLE, withDatabase } from './database-url';
+// Price book entries, a price book command line run in process, and a clock that stands still.
 export { listPrice, organizationPrice, type PriceEntry } from './price-book-entries';
 export { ManualClock } from '@app/clock';
 export { seededRandom } from './seeded-random';
