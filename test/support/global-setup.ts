@@ -10,9 +10,10 @@ import type * as AppDatabase from '../../apps/control-plane/src/database/app-dat
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '../../apps/control-plane/src/database/embedded-postgres';
 /* eslint-enable no-restricted-imports */
 import { stopTestDatabase } from './global-teardown';
+import { queryAt } from './sql';
 import {
   ADMIN_DATABASE_VARIABLE,
-  adminQuery,
+  COPY_STRATEGY_VARIABLE,
   newTemplateDatabaseName,
   TEMPLATE_DATABASE_VARIABLE,
   withDatabase,
@@ -38,8 +39,13 @@ export default async function globalSetup(): Promise<void> {
     process.env[ADMIN_DATABASE_VARIABLE] = adminUrl;
     const template = newTemplateDatabaseName();
     process.env[TEMPLATE_DATABASE_VARIABLE] = template;
-    await adminQuery(adminUrl, `CREATE DATABASE ${template}`);
+    await queryAt(adminUrl, `CREATE DATABASE ${template}`);
     await migrate(withDatabase(adminUrl, template));
+    const [{ version }] = await queryAt<{ version: string }>(
+      adminUrl,
+      "SELECT current_setting('server_version_num') AS version",
+    );
+    if (Number(version) >= 150_000) process.env[COPY_STRATEGY_VARIABLE] = 'FILE_COPY';
   } catch (error) {
     await stopTestDatabase(started);
     throw error;

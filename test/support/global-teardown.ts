@@ -1,7 +1,8 @@
 import { rm } from 'node:fs/promises';
 // eslint-disable-next-line no-restricted-imports -- loaded outside Jest's module mapping, as the global setup
 import type { EmbeddedDatabase } from '../../apps/control-plane/src/database/embedded-postgres';
-import { ADMIN_DATABASE_VARIABLE, adminQuery, TEMPLATE_DATABASE_VARIABLE } from './template-database';
+import { queryAt } from './sql';
+import { ADMIN_DATABASE_VARIABLE, TEMPLATE_DATABASE_VARIABLE } from './template-database';
 
 /** What the global setup started: an embedded PostgreSQL in `dir`, or nothing (DATABASE_URL). */
 export type StartedDatabase = { embedded?: EmbeddedDatabase; dir: string } | undefined;
@@ -23,5 +24,5 @@ export async function stopTestDatabase(started: StartedDatabase): Promise<void> 
   }
   const adminUrl = process.env[ADMIN_DATABASE_VARIABLE];
   const template = process.env[TEMPLATE_DATABASE_VARIABLE];
-  if (adminUrl && template) await adminQuery(adminUrl, `DROP DATABASE IF EXISTS ${template} WITH (FORCE)`);
+  if (adminUrl && template) await queryAt(adminUrl, `DROP DATABASE IF EXISTS ${template} WITH (FORCE)`);
 }
