@@ -93,7 +93,8 @@ export function useTestDatabase(options: TestDatabaseOptions & { beforeAll?: fal
       return app;
     },
     async stop(app) {
-      apps.splice(apps.indexOf(app), 1);
+      const index = apps.indexOf(app);
+      if (index >= 0) apps.splice(index, 1);
       await app.close();
     },
   };
