@@ -39,6 +39,11 @@ export default tseslint.config(
     },
   },
   {
+    // CommonJS modules (the test processes' TypeScript hook) load theirs with require().
+    files: ['**/*.cjs'],
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+  {
     // The price page: its scripts run in the browser, its server (serve.mjs) in Node.js.
     files: ['apps/price-page/**/*.js', 'apps/price-page/**/*.mjs'],
     languageOptions: {

@@ -3,15 +3,14 @@ import { database, shared } from './jest.shared.mjs';
 
 // Two projects (docs/tests.md): `unit`, the specs beside the code and under test/support, which
 // need nothing and run in seconds alone (`npm run test:unit`); `e2e`, the specs under test/ and
-// the `*.built-spec.ts` ones beside the code that run dist/ (a worker's script, the CLI), against a real
-// PostgreSQL that its global setup starts (or DATABASE_URL) with a migrated template database,
-// after building dist/. `npm test` runs both.
+// test/cli/, against a real PostgreSQL that its global setup starts (or DATABASE_URL) with a
+// migrated template database. Nothing is built first. `npm test` runs both.
 /** @type {import('jest').Config} */
 export default {
   testTimeout: 30_000,
   // Two workers per core (Jest's default leaves one core free): many e2e files spend seconds
-  // waiting on timeouts, sockets and spawned processes, so four workers keep both cores busy
-  // (docs/tests.md). Timing checks count CPU time or ratios, so they hold with the cores shared
+  // waiting on timeouts, sockets and spawned processes, so four workers keep both cores busy.
+  // Timing checks count CPU time or ratios, so they hold with the cores shared
   // (test/support/event-loop.ts, test/support/linear-time.ts).
   // At most 4: each e2e file opens pools on the one test PostgreSQL (max_connections 100). A
   // product, not '200%': Jest reads a percentage above 100 as a number of workers.
@@ -27,8 +26,9 @@ export default {
       ...shared,
       ...database,
       displayName: 'e2e',
-      roots: ['<rootDir>/apps', '<rootDir>/libs', '<rootDir>/test'],
-      testRegex: ['/test/[^/]+\\.e2e-spec\\.ts$', '\\.built-spec\\.ts$'],
+      roots: ['<rootDir>/test'],
+      // test/redis, test/browser and test/deploy have suites of their own (jest.*.config.mjs).
+      testRegex: '/test/(cli/)?[^/]+\\.e2e-spec\\.ts$',
     },
   ],
 };

@@ -1,7 +1,7 @@
 // Builds the apps when a source changed since the last build, then runs the built entry point
 // named on the command line in this process: `npm start`, `npm run pricing` and `npm run migrate`
 // run the build they find, without the two seconds of `nest build` each time (an operator runs
-// the CLI many times a day). The Jest setup always builds (test/support/global-setup.ts).
+// the CLI many times a day). The tests build nothing: they run the sources (docs/tests.md).
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';

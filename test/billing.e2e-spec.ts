@@ -7,7 +7,8 @@ import { listPrice } from '@app/pricing/testing';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { runCli } from './support/cli';
-import { useTempDir, useTestDatabase } from './support/fixtures';
+import { useTestDatabase } from './support/database';
+import { useTempDir } from './support/temp-dir';
 
 // Another team's billing, wired as they would: PricingModule.forRoot() in the root module and
 // nothing else for pricing; whenReady() before the run; only @app/pricing (and its testing entry
@@ -39,7 +40,7 @@ describe('a billing module prices a month of a volume across a price change', ()
   let moduleRef: TestingModule;
 
   beforeAll(async () => {
-    const db = database.db;
+    const db = database;
     // A backfill of a key without records: its history, with the change on 1 February.
     const file = join(dir.path, 'book.json');
     await writeFile(

@@ -3,10 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { appDatabaseOptions, SAMPLE_PRICE_BOOK } from '@app/control-plane';
 import { dataSourceOptions } from '@app/database';
-import { createTestDatabase, withDatabase, type TestDatabase } from '@app/pricing/testing';
 import { DataSource, type MigrationInterface } from 'typeorm';
 import { runCli } from './support/cli';
-import { applyBook } from './support/test-app';
+import { applyBook, useTestDatabase, type TestDatabase } from './support/database';
 import { queryAt } from './support/sql';
 import { ALL_MIGRATIONS } from './support/contract';
 
@@ -80,18 +79,16 @@ async function withMigrations<T>(
 }
 
 describe('the price book CLI and migrations', () => {
-  const adminUrl = (): string => process.env.TEST_ADMIN_DATABASE_URL!;
-  const name = `pricing_cli_migrations_${process.pid}`;
-  const emptyUrl = (): string => withDatabase(adminUrl(), name);
+  const databases = useTestDatabase({ beforeAll: false });
+  let empty: TestDatabase;
+  const emptyUrl = (): string => empty.url;
   let dir: string;
 
   beforeEach(async () => {
-    await queryAt(adminUrl(), `CREATE DATABASE ${name}`);
+    empty = await databases.create({ migrated: false });
   });
 
-  afterEach(async () => {
-    await queryAt(adminUrl(), `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-  });
+  afterEach(() => empty.close());
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'cli-migrations-'));
@@ -113,7 +110,7 @@ describe('the price book CLI and migrations', () => {
   });
 
   it('show names only the migrations the database lacks, and works once it is migrated', async () => {
-    const db: TestDatabase = await createTestDatabase();
+    const db = await databases.create();
     try {
       const [last] = ALL_MIGRATIONS.slice(-1);
       await queryAt(db.url, `DELETE FROM migrations WHERE name = '${last}'`);
@@ -127,7 +124,7 @@ describe('the price book CLI and migrations', () => {
       expect(shown.code).toBe(0);
       expect(JSON.parse(shown.stdout)).toMatchObject({ currency: 'EUR', families: [] });
     } finally {
-      await db.drop();
+      await db.close();
     }
   });
 

@@ -2,26 +2,18 @@ import { performance } from 'node:perf_hooks';
 import { DataSource, QueryFailedError } from 'typeorm';
 import { appDatabaseOptions } from '@app/control-plane';
 import { DatabaseTimeoutError, dataSourceOptions } from '@app/database';
-import { createTestDatabase, type TestDatabase } from '@app/pricing/testing';
+import { applyBook, openDataSource, useTestDatabase } from './support/database';
 import { send, waitFor } from './support/http';
 import { TcpProxy } from './support/tcp-proxy';
-import { applyBook, openDataSource, startTestApp, type TestApp } from './support/test-app';
+import { startTestApp, type TestApp } from './support/test-app';
 
 // No database call waits forever (docs/decisions.md, "Staleness and 503"): a TCP proxy between the app
 // and PostgreSQL cuts every connection silently, as a partition does, then heals.
 
 const TIMEOUT_S = 1;
 
-let db: TestDatabase;
+const db = useTestDatabase();
 let proxy: TcpProxy;
-
-beforeAll(async () => {
-  db = await createTestDatabase();
-});
-
-afterAll(async () => {
-  await db?.drop();
-});
 
 beforeEach(async () => {
   const target = new URL(db.url);

@@ -4,7 +4,7 @@ import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '@app/control-plane';
-import { runBuiltCli, runCli } from './support/cli';
+import { runCli, spawnCli } from './support/cli';
 import { startEmbeddedPostgresInChild, type ChildEmbeddedDatabase } from './support/embedded-postgres';
 import { queryAt } from './support/sql';
 
@@ -162,8 +162,8 @@ describe('the embedded PostgreSQL', () => {
         prices: [{ product_key: 'storage.gp1', unit_type: 'gib_hours', unit_count: 730, amount: '0.05' }],
       }),
     );
-    expect((await runBuiltCli(['import', book], { DATA_DIR: dir })).code).toBe(0);
-    expect((await runBuiltCli(['export'], { DATA_DIR: dir })).stdout).toContain('"amount": "0.05"');
+    expect((await spawnCli(['import', book], { DATA_DIR: dir })).code).toBe(0);
+    expect((await spawnCli(['export'], { DATA_DIR: dir })).stdout).toContain('"amount": "0.05"');
     expect(
       await queryAt(started.url, `SELECT DISTINCT tableowner AS owner FROM pg_tables WHERE schemaname = 'public'`),
     ).toEqual([{ owner: 'pricing_owner' }]);
@@ -253,7 +253,8 @@ describe('the embedded PostgreSQL', () => {
     await started.stop();
     // The previous instance's server, still shutting down: its postmaster.pid names a live process
     // that takes no connection (here a process of the test, on a port where nothing listens).
-    const previous = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 1500)'], { stdio: 'ignore' });
+    // It lives long enough for the start, from source and on a loaded machine, to find it alive.
+    const previous = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 8000)'], { stdio: 'ignore' });
     const gone = new Promise((done) => previous.once('exit', done));
     const port = await freePort();
     const pidFile = join(dir, 'postgres', 'postmaster.pid');

@@ -1,13 +1,13 @@
 import { existsSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
-import { listPrice, type TestDatabase } from '@app/pricing/testing';
-import { runBuiltCli } from './support/cli';
+import { listPrice } from '@app/pricing/testing';
+import { spawnCli } from './support/cli';
+import { useTestDatabase } from './support/database';
 import { dribbledHeads, eightAtOnce as eightAtOnceOn, median, timed } from './support/hostile-load';
 import { waitFor } from './support/http';
 import { rawExchange, rawRequest, type RawResponse } from './support/raw-http';
 import { startService, waitUntilReady, type Service } from './support/service';
-import { createDatabaseWithBook } from './support/test-app';
 import { useTempDir } from './support/temp-dir';
 
 // What an attacker can send, against the service as `npm start` runs it (README, "Security"):
@@ -27,16 +27,14 @@ const long = (unit: string): string => unit.repeat(Math.ceil(LONG / unit.length)
 
 /** The service as npm start runs it, on a database of its own holding BOOK, for the enclosing describe. */
 function useService(env: Record<string, string>): { readonly service: Service } {
-  let db: TestDatabase | undefined;
   let service: Service | undefined;
+  afterAll(async () => {
+    await service?.stop(); // declared first: runs before the database is dropped
+  });
+  const db = useTestDatabase({ book: BOOK });
   beforeAll(async () => {
-    db = await createDatabaseWithBook(BOOK);
     service = await startService({ DATABASE_URL: db.url, TRUST_PROXY: 'loopback', METRICS_PORT: 'off', ...env });
     await waitUntilReady(service);
-  });
-  afterAll(async () => {
-    await service?.stop();
-    await db?.drop();
   });
   return {
     get service() {
@@ -378,7 +376,7 @@ describe('a process started without its configuration', () => {
     expect(service.output()).not.toMatch(/PostgreSQL running|sample price book|listening on/);
     expect(existsSync(dataDir)).toBe(false);
     // The price book CLI refuses it the same way.
-    const cli = await runBuiltCli(['show'], { NODE_ENV: 'production', DATA_DIR: dataDir });
+    const cli = await spawnCli(['show'], { NODE_ENV: 'production', DATA_DIR: dataDir });
     expect(cli.code).toBe(1);
     expect(cli.stderr).toContain('DATABASE_URL is required when NODE_ENV=production');
     expect(existsSync(dataDir)).toBe(false);

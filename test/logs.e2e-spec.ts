@@ -1,9 +1,8 @@
 import type { Server } from 'node:net';
-import type { DataSource } from 'typeorm';
-import { createTestDatabase, listPrice, type TestDatabase } from '@app/pricing/testing';
+import { listPrice } from '@app/pricing/testing';
+import { useTestDatabase } from './support/database';
 import { occupyPort, waitFor } from './support/http';
 import { startService, type Service as RunningService } from './support/service';
-import { applyBook, openDataSource } from './support/test-app';
 
 const TOKEN = 'logs-e2e-token-0123456789';
 const WRONG_TOKEN = 'wrong-token-abcdefghijklmnop';
@@ -40,23 +39,18 @@ async function whenReady(service: RunningService): Promise<void> {
 }
 
 describe('logs of the service as npm start runs it', () => {
-  let db: TestDatabase;
-  let dataSource: DataSource;
   let taken: { server: Server; port: number };
   const running: RunningService[] = [];
 
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    dataSource = await openDataSource(db.url);
-    await applyBook(dataSource, BOOK);
-    taken = await occupyPort();
-  });
-
   afterAll(async () => {
+    // Declared first: runs before the database is dropped.
     await Promise.all(running.map((service) => service.stop()));
     taken?.server.close();
-    await dataSource?.destroy();
-    await db?.drop();
+  });
+  const db = useTestDatabase({ book: BOOK });
+
+  beforeAll(async () => {
+    taken = await occupyPort();
   });
 
   async function start(env: Record<string, string>): Promise<RunningService> {
@@ -97,7 +91,7 @@ describe('logs of the service as npm start runs it', () => {
     // Probes are not logged.
     expect((await call(service, '/health/live')).status).toBe(200);
     // An unexpected error: its line carries the request's id, and the request's line is an error.
-    await dataSource.query(`ALTER TABLE volume ADD CONSTRAINT volume_refuses_boom CHECK (name <> 'boom')`);
+    await db.dataSource.query(`ALTER TABLE volume ADD CONSTRAINT volume_refuses_boom CHECK (name <> 'boom')`);
     const failed = await call(service, '/v1/volumes', {
       method: 'POST',
       headers: { ...auth, 'content-type': 'application/json' },
@@ -162,7 +156,7 @@ describe('logs of the service as npm start runs it', () => {
     );
     // Those are all the lines about requests: none for /v1/pricing or the probes.
     expect(lines.filter((line) => line.req !== undefined)).toEqual(requests);
-    await dataSource.query(`ALTER TABLE volume DROP CONSTRAINT volume_refuses_boom`);
+    await db.dataSource.query(`ALTER TABLE volume DROP CONSTRAINT volume_refuses_boom`);
 
     const password = new URL(db.url).password;
     const secrets = [TOKEN, WRONG_TOKEN, ...(password ? [decodeURIComponent(password), password] : [])];

@@ -4,12 +4,13 @@ import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { withDatabase } from '@app/pricing/testing';
+import { useTestDatabase } from './support/database';
 import { get, startService, waitUntilReady, type Service } from './support/service';
 import { ALL_MIGRATIONS } from './support/contract';
 
 describe('the service as npm start runs it', () => {
   const running: Service[] = [];
+  const databases = useTestDatabase({ beforeAll: false });
   let dataDir: string;
 
   beforeAll(async () => {
@@ -58,13 +59,9 @@ describe('the service as npm start runs it', () => {
   }, 90_000);
 
   it('with DATABASE_URL: migrates that database and loads nothing into it', async () => {
-    const adminUrl = process.env.TEST_ADMIN_DATABASE_URL!;
-    const name = `pricing_main_${process.pid}`;
-    const admin = new Client({ connectionString: adminUrl });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${name}`);
+    const empty = await databases.create({ migrated: false });
     try {
-      const service = await startService({ DATABASE_URL: withDatabase(adminUrl, name), DATA_DIR: dataDir });
+      const service = await startService({ DATABASE_URL: empty.url, DATA_DIR: dataDir });
       running.push(service);
       await waitUntilReady(service);
       expect((await get(`${service.url}/v1/pricing`)).text).toBe(
@@ -73,7 +70,7 @@ describe('the service as npm start runs it', () => {
       service.process.kill('SIGTERM');
       expect(await service.exited).toBe(0);
       running.pop();
-      const db = new Client({ connectionString: withDatabase(adminUrl, name) });
+      const db = new Client({ connectionString: empty.url });
       await db.connect();
       const migrations = await db.query<{ name: string }>('SELECT name FROM migrations ORDER BY id');
       const prices = await db.query<{ n: string }>('SELECT count(*)::text AS n FROM price_record');
@@ -81,8 +78,7 @@ describe('the service as npm start runs it', () => {
       expect(migrations.rows.map((r) => r.name)).toEqual(ALL_MIGRATIONS);
       expect(prices.rows[0].n).toBe('0');
     } finally {
-      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await admin.end();
+      await empty.close();
     }
   }, 60_000);
 

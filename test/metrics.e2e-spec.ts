@@ -5,8 +5,8 @@ import { Agent, get } from 'node:http';
 import { dribbledHeads, median } from './support/hostile-load';
 import { occupyPort, send } from './support/http';
 import { rawRequest } from './support/raw-http';
-import { useTestDatabase } from './support/fixtures';
-import { applyBook, startTestApp, type TestApp } from './support/test-app';
+import { applyBook, useTestDatabase } from './support/database';
+import { startTestApp, type TestApp } from './support/test-app';
 
 const TOKEN = 'metrics-e2e-token-0123456789';
 const HEADERS_TIMEOUT_S = 2;
@@ -220,7 +220,7 @@ describe('metrics', () => {
 
   it('counts 429s, in an app of its own whose registry does not collide with this one', async () => {
     const limited = await startTestApp({
-      databaseUrl: t.db.url,
+      databaseUrl: t.url,
       // An hour's window: one that turned between the two requests would let the second through.
       env: { HOST: '127.0.0.1', METRICS_PORT: '0', PRICING_RATE_LIMIT: '1', PRICING_RATE_WINDOW_S: '3600' },
       listen: true,
@@ -244,7 +244,7 @@ describe('metrics', () => {
     let other: TestApp | undefined;
     try {
       other = await startTestApp({
-        databaseUrl: t.db.url,
+        databaseUrl: t.url,
         env: { HOST: '127.0.0.1', METRICS_PORT: String(taken.port) },
         listen: true,
       });
@@ -263,7 +263,7 @@ describe('metrics', () => {
   });
 
   it('serves no metrics with METRICS_PORT=off', async () => {
-    const off = await startTestApp({ databaseUrl: t.db.url, env: { HOST: '127.0.0.1', METRICS_PORT: 'off' } });
+    const off = await startTestApp({ databaseUrl: t.url, env: { HOST: '127.0.0.1', METRICS_PORT: 'off' } });
     try {
       expect(off.app.get(MetricsServer).url).toBeUndefined();
     } finally {

@@ -1,11 +1,11 @@
 import { Test, type TestingModule } from '@nestjs/testing';
 import { appDatabaseOptions } from '@app/control-plane';
 import { DatabaseConnection, DatabaseModule, MIGRATION_LOCK, type DatabaseState } from '@app/database';
-import { createTestDatabase, type TestDatabase } from '@app/pricing/testing';
 import { Client } from 'pg';
 import { performance } from 'node:perf_hooks';
 import { firstValueFrom, filter } from 'rxjs';
 import { DataSource, type MigrationInterface, type QueryRunner } from 'typeorm';
+import { useTestDatabase, type TestDatabase } from './support/database';
 import { RecordingLogger } from './support/recording-logger';
 import { queryAt } from './support/sql';
 
@@ -42,18 +42,19 @@ class AltersPriceRecord1799999999003 implements MigrationInterface {
 }
 
 describe('start-up migrations', () => {
+  const databases = useTestDatabase({ beforeAll: false });
   let db: TestDatabase;
   let module: TestingModule | undefined;
   const logger = new RecordingLogger();
 
   beforeEach(async () => {
-    db = await createTestDatabase();
+    db = await databases.create();
     logger.lines.length = 0;
   });
   afterEach(async () => {
     await module?.close();
     module = undefined;
-    await db?.drop();
+    await db?.close();
   });
 
   async function start(

@@ -3,7 +3,7 @@ import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import type { OpenAPIV3_1 } from 'openapi-types';
 import request from 'supertest';
-import { useTestDatabase } from './support/fixtures';
+import { useTestDatabase } from './support/database';
 import type { TestApp } from './support/test-app';
 import { FAMILY_ORDER } from './support/contract';
 

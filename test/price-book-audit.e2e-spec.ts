@@ -14,12 +14,12 @@ import {
   type WriteOptions,
 } from '@app/pricing';
 import { Client } from 'pg';
-import { CLI, runCli, runCommand, type CliResult } from './support/cli';
-import { useTempDir, useTestDatabase } from './support/fixtures';
-import { dumpDatabase } from './support/test-app';
+import { CLI, REGISTER, runCli, runCommand, type CliResult } from './support/cli';
+import { dumpDatabase, useTestDatabase } from './support/database';
+import { useTempDir } from './support/temp-dir';
 
 // Who changed a price, and why (docs/price-book-cli.md, "Who and why", "Reviewed plans" and
-// "changes"), through the built CLI against a database of its own: actors and reasons on every
+// "changes"), through the CLI against a database of its own: actors and reasons on every
 // write, a change log the database keeps append-only, and plans applied exactly as reviewed.
 
 const test = useTestDatabase();
@@ -27,7 +27,7 @@ const temp = useTempDir('price-book-audit');
 let fileCount = 0;
 
 function cli(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
-  return runCli(args, { DATABASE_URL: test.db.url, ...env });
+  return runCli(args, { DATABASE_URL: test.url, ...env });
 }
 
 async function bookFile(book: unknown): Promise<string> {
@@ -282,7 +282,7 @@ describe('the change log is append-only', () => {
     expectOk(await cli(['import', await bookFile({ prices: [hour('compute.z0.1', '0.1')] })]));
     await test.dataSource.query(`CREATE ROLE ${role} LOGIN PASSWORD 'app'`);
     await test.dataSource.query(`GRANT ALL ON price_change TO ${role}`);
-    const url = new URL(test.db.url);
+    const url = new URL(test.url);
     url.username = role;
     url.password = 'app';
     app = new Client({ connectionString: url.toString() });
@@ -435,8 +435,11 @@ describe('reading the log', () => {
     // "Who changed compute.g2.4 last quarter, and why": one command (docs/price-book-cli.md).
     const awk = await runCommand(
       'sh',
-      ['-c', `node "$CLI" changes --since "$FROM" --until "$TO" | awk '$3 == "compute.g9.4" && $4 == "list"'`],
-      { CLI, FROM: from, TO: to, DATABASE_URL: test.db.url },
+      [
+        '-c',
+        `node --require "$REGISTER" "$CLI" changes --since "$FROM" --until "$TO" | awk '$3 == "compute.g9.4" && $4 == "list"'`,
+      ],
+      { REGISTER, CLI, FROM: from, TO: to, DATABASE_URL: test.url },
     );
     expect(awk).toEqual({ code: 0, stdout: `${lines[0]}\n${lines[1]}\n`, stderr: '' });
   });

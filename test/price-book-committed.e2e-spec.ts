@@ -4,8 +4,8 @@ import { writeFile } from 'node:fs/promises';
 import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { runCli } from './support/cli';
-import { useTempDir, useTestDatabase } from './support/fixtures';
-import { applyBook } from './support/test-app';
+import { applyBook, useTestDatabase } from './support/database';
+import { useTempDir } from './support/temp-dir';
 
 // A message about data is true: once a write has committed, whatever fails after it (describing or
 // printing what it did) is reported as a failure of that, with the change said to be in force; a
@@ -121,7 +121,7 @@ describe('a price book write whose commit was cut off', () => {
   const temp = useTempDir('commit-cut');
 
   it('says the change may be in force, never that nothing was written, and it is in force', async () => {
-    const proxy = await commitCuttingProxy(test.db.url);
+    const proxy = await commitCuttingProxy(test.url);
     try {
       const file = join(temp.path, 'book.json');
       await writeFile(

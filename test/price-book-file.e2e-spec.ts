@@ -3,12 +3,10 @@ import { constants } from 'node:fs';
 import { mkdtemp, open, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import type { DataSource } from 'typeorm';
 import { runCli, type CliResult } from './support/cli';
-import { applyBook, dumpDatabase, openDataSource } from './support/test-app';
-import { createTestDatabase, type TestDatabase } from '@app/pricing/testing';
+import { dumpDatabase, useTestDatabase } from './support/database';
 
-// Hostile price book files and values through the built CLI (docs/price-book-cli.md, "Large books and hostile files"): only a
+// Hostile price book files and values through the CLI (docs/price-book-cli.md, "Large books and hostile files"): only a
 // regular file within PRICE_BOOK_MAX_BYTES is read, and messages quote values within bounds.
 // Every refusal is checked to leave the database as it was.
 
@@ -17,19 +15,13 @@ const SAMPLE = resolve(__dirname, '../apps/control-plane/sample/price-book.json'
 const MAX_LINE = 400;
 
 let workDir: string;
-let db: TestDatabase;
-let dataSource: DataSource;
+const db = useTestDatabase({ book: async () => JSON.parse(await readFile(SAMPLE, 'utf8')) as unknown });
 
 beforeAll(async () => {
   workDir = await mkdtemp(join(tmpdir(), 'price-book-file-'));
-  db = await createTestDatabase();
-  dataSource = await openDataSource(db.url);
-  await applyBook(dataSource, JSON.parse(await readFile(SAMPLE, 'utf8')));
 });
 
 afterAll(async () => {
-  if (dataSource?.isInitialized) await dataSource.destroy();
-  await db?.drop();
   if (workDir) await rm(workDir, { recursive: true, force: true });
 });
 
@@ -51,10 +43,10 @@ async function bookFile(name: string, text: string): Promise<string> {
 
 /** Runs the CLI, expects exit 1, nothing on stdout and the database exactly as before. */
 async function expectRefused(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
-  const before = await dumpDatabase(dataSource);
+  const before = await dumpDatabase(db.dataSource);
   const result = await cli(args, env);
   expect({ code: result.code, stdout: result.stdout }).toEqual({ code: 1, stdout: '' });
-  expect(await dumpDatabase(dataSource)).toBe(before);
+  expect(await dumpDatabase(db.dataSource)).toBe(before);
   return result;
 }
 
@@ -198,11 +190,11 @@ describe('messages quote values of the book and the command line within bounds',
     ['a long unknown command', ['z'.repeat(10_000)], `unknown command "${'z'.repeat(80)}…" (10000 characters)`],
     ['a long unknown option', [`--${'y'.repeat(10_000)}`], `Unknown option '--${'y'.repeat(78)}… (10002 characters)'`],
   ])('a usage error quotes 80 characters of an argument: %s', async (_what, args, message) => {
-    const before = await dumpDatabase(dataSource);
+    const before = await dumpDatabase(db.dataSource);
     const result = await cli(args);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(message);
     expect(longestLine(result.stderr)).toBeLessThan(MAX_LINE);
-    expect(await dumpDatabase(dataSource)).toBe(before);
+    expect(await dumpDatabase(db.dataSource)).toBe(before);
   });
 });

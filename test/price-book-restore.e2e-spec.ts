@@ -1,9 +1,11 @@
 import { PricingService } from '@app/pricing';
-import { createTestDatabase, listPrice, type TestDatabase } from '@app/pricing/testing';
+import { listPrice } from '@app/pricing/testing';
 import { Client } from 'pg';
 import { send, waitFor } from './support/http';
 import { RecordingLogger } from './support/recording-logger';
-import { applyBook, openDataSource, startTestApp, type TestApp } from './support/test-app';
+import { applyBook, openDataSource } from './support/database';
+import { newDatabase } from './support/template-database';
+import { startTestApp, type TestApp } from './support/test-app';
 
 // Restores and failovers (docs/operations.md; docs/decisions.md, "Prices in memory"): an
 // instance that sees a version, a record count or a latest change it cannot account for reads
@@ -46,7 +48,7 @@ async function write(url: string, book: unknown): Promise<string> {
 }
 
 describe('a restore of the database under a running instance', () => {
-  let db: TestDatabase;
+  let db: Awaited<ReturnType<typeof newDatabase>>;
   let name: string;
   let app: TestApp;
   const logs = new RecordingLogger();
@@ -95,7 +97,7 @@ describe('a restore of the database under a running instance', () => {
     logs.of('log', 'PriceBookLoader').filter((line) => line.includes('reading every price again'));
 
   beforeEach(async () => {
-    db = await createTestDatabase();
+    db = await newDatabase(true);
     name = nameOf(db.url);
     await write(db.url, BOOK);
   });

@@ -4,9 +4,10 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import request from 'supertest';
 import type { DataSource } from 'typeorm';
+import { applyBook, useTestDatabase } from './support/database';
 import { send, type RawResponse } from './support/http';
-import { applyBook, openDataSource, startTestApp, type TestApp } from './support/test-app';
-import { createTestDatabase, listPrice, type TestDatabase } from '@app/pricing/testing';
+import type { TestApp } from './support/test-app';
+import { listPrice } from '@app/pricing/testing';
 
 // GET /v1/pricing in gzip and brotli (docs/decisions.md, "Compression"): encoded once
 // per change, negotiated with Accept-Encoding and its q-values, Vary on every 200 and 304, one
@@ -30,26 +31,12 @@ function ownHeaders(headers: IncomingHttpHeaders): Record<string, unknown> {
 }
 
 describe('GET /v1/pricing: compression', () => {
-  const databases: TestDatabase[] = [];
-  const dataSources: DataSource[] = [];
-  const apps: TestApp[] = [];
+  const databases = useTestDatabase({ beforeAll: false });
 
   async function started(book: unknown): Promise<{ app: TestApp; dataSource: DataSource }> {
-    const db = await createTestDatabase();
-    databases.push(db);
-    const dataSource = await openDataSource(db.url);
-    dataSources.push(dataSource);
-    await applyBook(dataSource, book);
-    const app = await startTestApp({ databaseUrl: db.url, listen: true, env: { PRICING_RATE_LIMIT: '1000000' } });
-    apps.push(app);
-    return { app, dataSource };
+    const db = await databases.create({ book, app: { listen: true, env: { PRICING_RATE_LIMIT: '1000000' } } });
+    return { app: db.app, dataSource: db.dataSource };
   }
-
-  afterAll(async () => {
-    for (const app of apps.splice(0)) await app.close();
-    for (const dataSource of dataSources.splice(0)) await dataSource.destroy();
-    for (const db of databases.splice(0)) await db.drop();
-  });
 
   describe.each([
     ['a small list, rendered inline', 20],

@@ -4,12 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { DataSource } from 'typeorm';
-import { runBuiltCli } from './support/cli';
-import { useTestResources } from './support/fixtures';
+import { spawnCli } from './support/cli';
+import { applyBook, useTestDatabase } from './support/database';
 import { watchEventLoop, type EventLoopHolds } from './support/event-loop';
 import { RecordingLogger } from './support/recording-logger';
 import { send, waitFor } from './support/http';
-import { applyBook, type TestApp } from './support/test-app';
+import type { TestApp } from './support/test-app';
 import { listPrice, organizationPrice } from '@app/pricing/testing';
 
 // Rebuilds of the public list: a change read from the database reaches the list and the lookups
@@ -58,8 +58,8 @@ async function moveVersion(dataSource: DataSource): Promise<string> {
 }
 
 describe('rebuilding the price list', () => {
-  const resources = useTestResources();
-  const database = () => resources.database();
+  const resources = useTestDatabase({ beforeAll: false });
+  const database = () => resources.create();
   const start = (databaseUrl: string, logger?: RecordingLogger) =>
     resources.start({ databaseUrl, env: { PRICING_RATE_LIMIT: '1000000' }, logger });
 
@@ -99,7 +99,7 @@ describe('rebuilding the price list', () => {
     beforeAll(async () => {
       const created = await database();
       dataSource = created.dataSource;
-      url = created.db.url;
+      url = created.url;
       await applyBook(dataSource, {
         prices: [
           listPrice('storage.gp1', 'gib_hours', 730, '0.0400', '2025-01-01T00:00:00Z', '2026-01-01T00:00:00Z'),
@@ -188,7 +188,7 @@ describe('rebuilding the price list', () => {
     beforeAll(async () => {
       const created = await database();
       dataSource = created.dataSource;
-      url = created.db.url;
+      url = created.url;
       tmp = await mkdtemp(join(tmpdir(), 'pricing-rebuild-'));
       bookFile = join(tmp, 'change.json');
       await writeLargeBook(dataSource, LARGE);
@@ -245,7 +245,7 @@ describe('rebuilding the price list', () => {
       };
       await writeFile(bookFile, JSON.stringify(change));
       const { longestHoldMs } = await rebuildAfter(async () => {
-        const imported = await runBuiltCli(['import', bookFile], { DATABASE_URL: url });
+        const imported = await spawnCli(['import', bookFile], { DATABASE_URL: url });
         expect(imported.code).toBe(0);
         return storedVersion(dataSource);
       });

@@ -2,9 +2,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli } from './support/cli';
+import { applyBook, openDataSource } from './support/database';
 import { startEmbeddedPostgresInChild, type ChildEmbeddedDatabase } from './support/embedded-postgres';
 import { send, waitFor, type RawResponse } from './support/http';
-import { applyBook, openDataSource, startTestApp, type TestApp } from './support/test-app';
+import { startTestApp, type TestApp } from './support/test-app';
 
 // GET /v1/pricing when the database goes away and comes back (docs/decisions.md, "Staleness and
 // 503"): the last snapshot is served for PRICING_MAX_STALENESS_S since it was last

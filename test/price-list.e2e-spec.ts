@@ -6,11 +6,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
 import type { DataSource } from 'typeorm';
-import { runBuiltCli } from './support/cli';
-import { useTestResources } from './support/fixtures';
+import { spawnCli } from './support/cli';
+import { applyBook, useTestDatabase, type TestDatabase } from './support/database';
 import { send, waitFor, type RawResponse } from './support/http';
-import { applyBook, type TestApp } from './support/test-app';
-import { listPrice, ManualClock, type TestDatabase } from '@app/pricing/testing';
+import type { TestApp } from './support/test-app';
+import { listPrice, ManualClock } from '@app/pricing/testing';
 
 // GET /v1/pricing end to end: the real app in-process on a real PostgreSQL.
 // docs/price-list-api.md is the contract; docs/decisions.md ("The public endpoint") what it leaves open.
@@ -117,16 +117,16 @@ async function untilListening(dataSource: DataSource): Promise<void> {
 }
 
 describe('GET /v1/pricing', () => {
-  const { database, start, stop } = useTestResources();
+  const { create: database, start, stop } = useTestDatabase({ beforeAll: false });
 
   describe('the document and its headers (known book, clock at T)', () => {
-    let known: { db: TestDatabase; dataSource: DataSource };
+    let known: TestDatabase;
     let app: TestApp;
     let etag: string;
 
     beforeAll(async () => {
-      known = await database(KNOWN_BOOK);
-      app = await start({ databaseUrl: known.db.url, clock: new ManualClock(new Date(T)) });
+      known = await database({ book: KNOWN_BOOK });
+      app = await start({ databaseUrl: known.url, clock: new ManualClock(new Date(T)) });
       etag = (await send(app)).headers.etag as string;
     });
 
@@ -310,11 +310,13 @@ describe('GET /v1/pricing', () => {
       let twice: TestApp;
 
       beforeAll(async () => {
-        const { db } = await database({
-          prices: [
-            price('storage.gp1', 'gib_hours', 730, '0.0480', '2030-05-01T10:00:00.200Z'),
-            price('storage.snapshot', 'gib_hours', 730, '0.0300', '2030-05-01T10:00:00.700Z'),
-          ],
+        const db = await database({
+          book: {
+            prices: [
+              price('storage.gp1', 'gib_hours', 730, '0.0480', '2030-05-01T10:00:00.200Z'),
+              price('storage.snapshot', 'gib_hours', 730, '0.0300', '2030-05-01T10:00:00.700Z'),
+            ],
+          },
         });
         twice = await start({ databaseUrl: db.url, clock: new ManualClock(new Date('2030-05-01T10:00:00.500Z')) });
       });
@@ -381,7 +383,7 @@ describe('GET /v1/pricing', () => {
   });
 
   it('an empty database: last_changed null, no families, no Last-Modified', async () => {
-    const { db } = await database();
+    const db = await database();
     const app = await start({ databaseUrl: db.url });
     const res = await send(app);
     expect(res.status).toBe(200);
@@ -398,7 +400,7 @@ describe('GET /v1/pricing', () => {
   });
 
   it('is public under the global bearer-auth guard; other routes still need a token', async () => {
-    const { db } = await database(KNOWN_BOOK);
+    const db = await database({ book: KNOWN_BOOK });
     const app = await start({ databaseUrl: db.url, env: { API_TOKENS: 'a-token-of-at-least-16-chars' } });
     const res = await request(app.server).get(PATH);
     expect(res.status).toBe(200);
@@ -431,7 +433,7 @@ describe('GET /v1/pricing', () => {
   });
 
   it('the ETag comes from the body alone: two instances on one database serve the same tag and bytes', async () => {
-    const { db } = await database(KNOWN_BOOK);
+    const db = await database({ book: KNOWN_BOOK });
     const first = await start({ databaseUrl: db.url, clock: new ManualClock(new Date(T)) });
     const second = await start({ databaseUrl: db.url, clock: new ManualClock(new Date(T)) });
     const a = await send(first);
@@ -477,7 +479,7 @@ describe('GET /v1/pricing', () => {
           prices: [price('storage.gp1', 'gib_hours', 730, '0.0480', '2025-01-01T00:00:00Z')],
         })
       ).instant;
-      app = await start({ databaseUrl: created.db.url });
+      app = await start({ databaseUrl: created.url });
     });
 
     it('is the instant of the latest list-price write (a set), with Last-Modified as its HTTP date', async () => {
@@ -569,7 +571,7 @@ describe('GET /v1/pricing', () => {
         })
       ).instant;
       clock = new ManualClock(new Date('2029-01-01T00:00:00Z'));
-      app = await start({ databaseUrl: created.db.url, clock });
+      app = await start({ databaseUrl: created.url, clock });
     });
 
     const families = (res: RawResponse): string[] =>
@@ -650,10 +652,10 @@ describe('GET /v1/pricing', () => {
 
     beforeAll(async () => {
       const created = await database({
-        prices: [price('storage.gp1', 'gib_hours', 730, '0.0480', '2025-01-01T00:00:00Z')],
+        book: { prices: [price('storage.gp1', 'gib_hours', 730, '0.0480', '2025-01-01T00:00:00Z')] },
       });
       dataSource = created.dataSource;
-      url = created.db.url;
+      url = created.url;
       app = await start({ databaseUrl: url });
       tmp = await mkdtemp(join(tmpdir(), 'price-list-e2e-'));
       await untilListening(dataSource);
@@ -689,7 +691,7 @@ describe('GET /v1/pricing', () => {
         file,
         JSON.stringify({ prices: [price('network.vpc_internal', 'gb', 1, '0.0020', '2025-01-01T00:00:00Z')] }),
       );
-      const cli = await runBuiltCli(['import', file], { DATABASE_URL: url });
+      const cli = await spawnCli(['import', file], { DATABASE_URL: url });
       expect(cli.stderr).toBe('');
       expect(cli.code).toBe(0);
       const finished = performance.now();
@@ -732,7 +734,7 @@ describe('GET /v1/pricing', () => {
     let url: string;
 
     beforeAll(async () => {
-      const { db } = await database(KNOWN_BOOK);
+      const db = await database({ book: KNOWN_BOOK });
       url = db.url;
     });
 

@@ -19,7 +19,7 @@ import { Test } from '@nestjs/testing';
 import { appDatabaseOptions, freePort } from '@app/control-plane';
 import { DatabaseConnection, DatabaseModule } from '@app/database';
 import { PriceBookService, PricingModule, PricingService, PricingUnavailableError } from '@app/pricing';
-import { createTestDatabase, listPrice, type TestDatabase } from '@app/pricing/testing';
+import { listPrice } from '@app/pricing/testing';
 import { spawn } from 'node:child_process';
 import type { Server } from 'node:http';
 import { createServer, type AddressInfo } from 'node:net';
@@ -28,9 +28,10 @@ import type { IncomingMessage } from 'node:http';
 import { filter, firstValueFrom, tap, type Observable } from 'rxjs';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
+import { useTestDatabase } from './support/database';
 import { waitFor } from './support/http';
+import { FROM_SOURCE } from './support/source';
 import { TcpProxy } from './support/tcp-proxy';
-import { applyBook, openDataSource } from './support/test-app';
 
 // PricingModule as another team wires it into a host of its own (docs/using-pricing.md, "Wiring
 // PricingModule"): forRoot in the root module and nothing else for pricing; feature modules import
@@ -140,16 +141,7 @@ function hostModule(url: string): DynamicModule {
 }
 
 describe('PricingModule in a host of its own', () => {
-  let db: TestDatabase;
-
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    const dataSource = await openDataSource(db.url);
-    await applyBook(dataSource, BOOK);
-    await dataSource.destroy();
-  });
-
-  afterAll(() => db.drop());
+  const db = useTestDatabase({ book: BOOK });
 
   it('serves GET /v1/pricing with no other set-up step, and its feature modules use PricingService', async () => {
     const moduleRef = await Test.createTestingModule({ imports: [hostModule(db.url)] }).compile();
@@ -216,7 +208,7 @@ describe('PricingModule in a host of its own', () => {
   });
 
   it('PriceBookService.apply() right after start waits for the database, and PricingService answers with its prices when it resolves', async () => {
-    const empty = await createTestDatabase();
+    const empty = await db.create();
     const context = await NestFactory.createApplicationContext(
       { module: HostModule, imports: [DatabaseModule.forRoot(appDatabaseOptions(empty.url)), PricingModule.forRoot()] },
       { logger: ['error'] },
@@ -232,13 +224,13 @@ describe('PricingModule in a host of its own', () => {
       expect(pricing.quote('compute.g2.4', '5400', at)).toMatchObject({ found: true, cost: '0.0915' });
     } finally {
       await context.close();
-      await empty.drop();
+      await empty.close();
     }
   });
 
   it('an application context whose start failed, and which nothing can close, never keeps the process alive', async () => {
     const nowhere = `postgres://nobody:nothing@127.0.0.1:${await freePort()}/nothing`;
-    const dist = resolve(__dirname, '../dist');
+    const root = resolve(__dirname, '..');
     // A job that needs prices at start, against a database that is not there: its start fails,
     // and createApplicationContext gives back no context to close (docs/using-pricing.md, "A job
     // or a worker"); the database retries go on, unref'd, and the process exits by itself.
@@ -246,9 +238,9 @@ describe('PricingModule in a host of its own', () => {
       require('reflect-metadata');
       const { Injectable, Module } = require('@nestjs/common');
       const { NestFactory } = require('@nestjs/core');
-      const { DatabaseModule } = require('${dist}/libs/database/src');
-      const { PricingModule, PricingService } = require('${dist}/libs/pricing/src');
-      const { appDatabaseOptions } = require('${dist}/apps/control-plane/src/database/app-database.js');
+      const { DatabaseModule } = require('@app/database');
+      const { PricingModule, PricingService } = require('@app/pricing');
+      const { appDatabaseOptions } = require('${root}/apps/control-plane/src/database/app-database.ts');
       class Job {
         constructor(pricing) { this.pricing = pricing; }
         onApplicationBootstrap() { return this.pricing.whenReady(300); }
@@ -261,7 +253,10 @@ describe('PricingModule in a host of its own', () => {
         () => process.exit(3),
         (error) => console.log('start failed: ' + error.code),
       );`;
-    const child = spawn(process.execPath, ['-e', script, nowhere], { cwd: resolve(__dirname, '..'), stdio: 'pipe' });
+    const child = spawn(process.execPath, [...FROM_SOURCE, '-e', script, nowhere], {
+      cwd: resolve(__dirname, '..'),
+      stdio: 'pipe',
+    });
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));

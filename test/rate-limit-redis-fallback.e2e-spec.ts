@@ -1,10 +1,11 @@
 import { freePort } from '@app/control-plane';
-import { listPrice, type TestDatabase } from '@app/pricing/testing';
+import { listPrice } from '@app/pricing/testing';
 import { createServer, type Server, type Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
+import { useTestDatabase } from './support/database';
 import { send } from './support/http';
 import { RecordingLogger } from './support/recording-logger';
-import { createDatabaseWithBook, startTestApp, type TestApp } from './support/test-app';
+import { startTestApp, type TestApp } from './support/test-app';
 
 // With REDIS_URL, a Redis that does not answer, or is not there, never delays or fails a request
 // of GET /v1/pricing: the instance counts in memory instead, and says so once (docs/decisions.md,
@@ -31,22 +32,14 @@ async function silentServer(): Promise<{ url: string; close(): Promise<void> }> 
 }
 
 describe('GET /v1/pricing with a Redis that fails', () => {
-  let db: TestDatabase;
-  const apps: TestApp[] = [];
-
-  beforeAll(async () => {
-    db = await createDatabaseWithBook({
-      prices: [listPrice('storage.gp1', 'gib_hours', 730, '0.0480', '2025-01-01T00:00:00Z')],
-    });
+  const db = useTestDatabase({
+    book: { prices: [listPrice('storage.gp1', 'gib_hours', 730, '0.0480', '2025-01-01T00:00:00Z')] },
   });
+  const apps: TestApp[] = [];
 
   // Nest's logger is one per process: an app left running would log into the next test's lines.
   afterEach(async () => {
     for (const app of apps.splice(0)) await app.close();
-  });
-
-  afterAll(async () => {
-    await db.drop();
   });
 
   async function exercise(redisUrl: string): Promise<{ statuses: number[]; slowestMs: number; warnings: string[] }> {

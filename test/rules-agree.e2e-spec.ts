@@ -4,7 +4,7 @@ import { seededRandom } from '@app/pricing/testing';
 import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
 import type { QueryRunner } from 'typeorm';
-import { useTestDatabase } from './support/fixtures';
+import { useTestDatabase } from './support/database';
 
 // The rules that exist twice, in TypeScript (the CLI and the API refuse with a message) and in
 // SQL (the database refuses whatever writes it): product keys, organization ids, volume names,

@@ -6,14 +6,15 @@ import { DataSource } from 'typeorm';
 import { Test, type TestingModule } from '@nestjs/testing';
 import { appDatabaseOptions } from '@app/control-plane';
 import { DatabaseConnection, DatabaseModule, type DatabaseState } from '@app/database';
-import { createTestDatabase, type TestDatabase } from '@app/pricing/testing';
 import { filter, firstValueFrom } from 'rxjs';
 import type { MigrationInterface, QueryRunner } from 'typeorm';
-import { runBuiltCli, runCli } from './support/cli';
+import { runCli, spawnCli } from './support/cli';
 import { queryAt } from './support/sql';
 import { startService, waitUntilReady } from './support/service';
 import { useTempDir } from './support/temp-dir';
-import { dumpDatabase, openDataSource, startTestApp } from './support/test-app';
+import { dumpDatabase, openDataSource } from './support/database';
+import { newDatabase } from './support/template-database';
+import { startTestApp } from './support/test-app';
 import { RecordingLogger } from './support/recording-logger';
 import { asRole, createTwoRoleDatabase, type TwoRoleDatabase } from './support/two-roles';
 
@@ -314,7 +315,7 @@ describe('two roles: the owner migrates, the service and the CLI run as the runt
 
   it('says so, and grants nothing, when DATABASE_MIGRATION_URL names the runtime role itself', async () => {
     // In a process of its own: its log lines go to its stderr (in this one, to the first run's).
-    const same = await runBuiltCli(['migrate'], {
+    const same = await spawnCli(['migrate'], {
       DATABASE_URL: db.runtimeUrl,
       DATABASE_MIGRATION_URL: db.runtimeUrl,
     });
@@ -406,11 +407,11 @@ describe('start-up migrations as the migration role keep their retries and limit
 });
 
 describe('NODE_ENV=production', () => {
-  let single: TestDatabase;
+  let single: Awaited<ReturnType<typeof newDatabase>>;
   let two: TwoRoleDatabase;
 
   beforeAll(async () => {
-    single = await createTestDatabase();
+    single = await newDatabase(true);
     two = await createTwoRoleDatabase();
   });
 

@@ -1,5 +1,5 @@
 import { type DataSource, QueryFailedError } from 'typeorm';
-import { useTestDatabase } from './support/fixtures';
+import { useTestDatabase } from './support/database';
 
 // The pricing schema refuses, on its own, rows that break the rules of docs/decisions.md, "Rules the database holds": rows
 // are written with raw SQL here, past the price book CLI and its checks.

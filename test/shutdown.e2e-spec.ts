@@ -6,41 +6,26 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { SAMPLE_PRICE_BOOK } from '@app/control-plane';
-import { createTestDatabase, type TestDatabase } from '@app/pricing/testing';
+import { useTestDatabase } from './support/database';
 import { waitFor } from './support/http';
 import { tcpSockets } from './support/proc-net';
 import { startService, waitUntilReady, type Service } from './support/service';
-import { applyBook, openDataSource } from './support/test-app';
 
 // Shutdown on SIGTERM/SIGINT (docs/operations.md, "Shutdown"): readiness turns 503 at once, requests
 // in flight finish, keep-alive connections close after their current response, and the process
-// exits within SHUTDOWN_TIMEOUT_S even while clients keep sending. The built main.js in a
-// process of its own, as `npm start` runs it.
+// exits within SHUTDOWN_TIMEOUT_S even while clients keep sending. The service in a process of
+// its own, as `npm start` runs it.
 
 const TOKEN = 'shutdown-e2e-token-0123456789';
 
-let db: TestDatabase;
+const db = useTestDatabase({ book: async () => JSON.parse(await readFile(SAMPLE_PRICE_BOOK, 'utf8')) as unknown });
 const running: Service[] = [];
-
-beforeAll(async () => {
-  db = await createTestDatabase();
-  const dataSource = await openDataSource(db.url);
-  try {
-    await applyBook(dataSource, JSON.parse(await readFile(SAMPLE_PRICE_BOOK, 'utf8')));
-  } finally {
-    await dataSource.destroy();
-  }
-});
 
 afterEach(async () => {
   for (const service of running.splice(0)) {
     service.process.kill('SIGKILL');
     await service.exited;
   }
-});
-
-afterAll(async () => {
-  await db?.drop();
 });
 
 async function start(env: Record<string, string> = {}): Promise<Service> {

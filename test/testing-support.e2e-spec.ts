@@ -3,8 +3,8 @@ import { PricingService, STORAGE_CLASSES, withPriceBook } from '@app/pricing';
 import { listPrice, ManualClock, PricingTestingModule, runPriceBookCommandLine } from '@app/pricing/testing';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { useTempDir, useTestDatabase, useTestResources } from './support/fixtures';
-import { dumpDatabase } from './support/test-app';
+import { dumpDatabase, useTestDatabase } from './support/database';
+import { useTempDir } from './support/temp-dir';
 
 // @app/pricing/testing's command line runner (docs/using-pricing.md, "Test support"), as another
 // team's spec uses it: on its own test database, the CLI's output and exit codes.
@@ -71,12 +71,12 @@ it('pricing in memory starts from the availability of a migrated database', asyn
 });
 
 describe('writes that test support offers, as PricingService answers once they resolve', () => {
-  const resources = useTestResources();
+  const resources = useTestDatabase({ beforeAll: false });
   const at = (instant: string) => ({ at: new Date(instant) });
 
   it('runPriceBookCommandLine with { pricing }: an import, then a withdrawal, answered at once', async () => {
-    const { db, dataSource } = await resources.database();
-    const { app } = await resources.start({ databaseUrl: db.url, listen: false });
+    const { url, dataSource } = await resources.create();
+    const { app } = await resources.start({ databaseUrl: url, listen: false });
     const pricing = app.get(PricingService);
     const file = join(temp.path, 'scheduled.json');
     await writeFile(
@@ -97,8 +97,8 @@ describe('writes that test support offers, as PricingService answers once they r
   });
 
   it('withPriceBook(dataSource) holds no prices: its write is answered after pricing.refresh()', async () => {
-    const { db, dataSource } = await resources.database();
-    const { app } = await resources.start({ databaseUrl: db.url, listen: false });
+    const { url, dataSource } = await resources.create();
+    const { app } = await resources.start({ databaseUrl: url, listen: false });
     const pricing = app.get(PricingService);
     await withPriceBook(dataSource, (priceBook) =>
       priceBook.apply(

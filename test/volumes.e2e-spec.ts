@@ -2,9 +2,8 @@ import { Logger } from '@nestjs/common';
 import { PricingService } from '@app/pricing';
 import request from 'supertest';
 import type { Response } from 'supertest';
-import type { DataSource } from 'typeorm';
-import { createTestDatabase, ManualClock, type TestDatabase } from '@app/pricing/testing';
-import { applyBook, dumpDatabase, openDataSource, startTestApp, type TestApp } from './support/test-app';
+import { ManualClock } from '@app/pricing/testing';
+import { applyBook, dumpDatabase, useTestDatabase } from './support/database';
 
 const TOKEN = 'volumes-e2e-token-0123456789';
 const SECOND_TOKEN = 'second.token~with+chars/=-';
@@ -54,23 +53,8 @@ interface ApiErrorBody {
 const VALID = { name: 'data-1', size_gib: 100, storage_class: 'gp1' };
 
 describe('volumes API', () => {
-  let db: TestDatabase;
-  let dataSource: DataSource;
-  let app: TestApp;
   const clock = new ManualClock(new Date(NOW));
-
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    dataSource = await openDataSource(db.url);
-    await applyBook(dataSource, BOOK);
-    app = await startTestApp({ databaseUrl: db.url, env: { API_TOKENS: `${TOKEN},${SECOND_TOKEN}` }, clock });
-  });
-
-  afterAll(async () => {
-    await app?.close();
-    await dataSource?.destroy();
-    await db?.drop();
-  });
+  const t = useTestDatabase({ book: BOOK, app: { env: { API_TOKENS: `${TOKEN},${SECOND_TOKEN}` }, clock } });
 
   afterEach(() => {
     clock.set(NOW);
@@ -79,13 +63,13 @@ describe('volumes API', () => {
 
   /** `authorization: null` sends no Authorization header. */
   const post = (body: unknown, authorization: string | null = `Bearer ${TOKEN}`) => {
-    const req = request(app.server).post('/v1/volumes');
+    const req = request(t.app.server).post('/v1/volumes');
     if (authorization !== null) req.set('Authorization', authorization);
     return req.send(body as object);
   };
 
   const get = (id: string, authorization: string | null = `Bearer ${TOKEN}`) => {
-    const req = request(app.server).get(`/v1/volumes/${id}`);
+    const req = request(t.app.server).get(`/v1/volumes/${id}`);
     if (authorization !== null) req.set('Authorization', authorization);
     return req;
   };
@@ -105,19 +89,19 @@ describe('volumes API', () => {
 
   /** Runs `act` and checks that no row of any table changed. */
   async function nothingStored(act: () => Promise<void>): Promise<void> {
-    const before = await dumpDatabase(dataSource);
+    const before = await dumpDatabase(t.dataSource);
     await act();
-    expect(await dumpDatabase(dataSource)).toBe(before);
+    expect(await dumpDatabase(t.dataSource)).toBe(before);
   }
 
   async function volumeCount(): Promise<number> {
-    const rows: { n: number }[] = await dataSource.query('SELECT count(*)::int AS n FROM volume');
+    const rows: { n: number }[] = await t.dataSource.query('SELECT count(*)::int AS n FROM volume');
     return rows[0].n;
   }
 
   /** Waits (briefly, polling) until the app's in-memory prices say `key` is or is not on sale. */
   async function untilOnSale(key: string, onSale: boolean): Promise<void> {
-    const pricing = app.app.get(PricingService);
+    const pricing = t.app.app.get(PricingService);
     const deadline = Date.now() + 5_000;
     while (pricing.isOnSale(key) !== onSale) {
       if (Date.now() > deadline) throw new Error(`${key} did not become ${onSale ? 'on sale' : 'unavailable'}`);
@@ -140,7 +124,7 @@ describe('volumes API', () => {
       });
       expect(await volumeCount()).toBe(before + 1);
 
-      const rows: unknown[] = await dataSource.query(
+      const rows: unknown[] = await t.dataSource.query(
         `SELECT id::text, name, size_gib, storage_class, to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS created_at
            FROM volume WHERE id = $1`,
         [res.body.id],
@@ -204,8 +188,8 @@ describe('volumes API', () => {
     });
 
     it('applies availability changed with a price book without a restart', async () => {
-      const service = app.app.get(PricingService);
-      await applyBook(dataSource, { products: [{ product_key: 'storage.gp1', on_sale: false }] });
+      const service = t.app.app.get(PricingService);
+      await applyBook(t.dataSource, { products: [{ product_key: 'storage.gp1', on_sale: false }] });
       await untilOnSale('storage.gp1', false);
       expect(() => service.assertOrderable('storage.gp1')).toThrow('storage.gp1 cannot be ordered: it is not on sale');
       await nothingStored(async () => {
@@ -213,18 +197,18 @@ describe('volumes API', () => {
         expect(envelope(res, 409, 'PRODUCT_UNAVAILABLE').details).toEqual({ product_key: 'storage.gp1' });
       });
 
-      await applyBook(dataSource, { products: [{ product_key: 'storage.gp1', on_sale: true }] });
+      await applyBook(t.dataSource, { products: [{ product_key: 'storage.gp1', on_sale: true }] });
       await untilOnSale('storage.gp1', true);
       const res = await post({ ...VALID, name: 'back-on-sale' }).expect(201);
       expect(res.body).toMatchObject({ name: 'back-on-sale', storage_class: 'gp1' });
     });
 
     it('lets io1 be ordered once a price book puts it on sale, and refuses it again once taken off', async () => {
-      await applyBook(dataSource, { products: [{ product_key: 'storage.io1', on_sale: true }] });
+      await applyBook(t.dataSource, { products: [{ product_key: 'storage.io1', on_sale: true }] });
       await untilOnSale('storage.io1', true);
       await post({ ...VALID, name: 'io1-volume', storage_class: 'io1' }).expect(201);
 
-      await applyBook(dataSource, { products: [{ product_key: 'storage.io1', on_sale: false }] });
+      await applyBook(t.dataSource, { products: [{ product_key: 'storage.io1', on_sale: false }] });
       await untilOnSale('storage.io1', false);
       await nothingStored(async () => {
         const res = await post({ ...VALID, storage_class: 'io1' });
@@ -318,7 +302,7 @@ describe('volumes API', () => {
       ['not JSON at all', 'name=data-1'],
     ])('refuses malformed JSON (%s) and stores nothing', async (_label, text) => {
       await nothingStored(async () => {
-        const res = await request(app.server)
+        const res = await request(t.app.server)
           .post('/v1/volumes')
           .set('Authorization', `Bearer ${TOKEN}`)
           .set('Content-Type', 'application/json')
@@ -335,7 +319,7 @@ describe('volumes API', () => {
       'refuses the unknown field %s and stores nothing',
       async (key) => {
         await nothingStored(async () => {
-          const res = await request(app.server)
+          const res = await request(t.app.server)
             .post('/v1/volumes')
             .set('Authorization', `Bearer ${TOKEN}`)
             .set('Content-Type', 'application/json')
@@ -348,7 +332,7 @@ describe('volumes API', () => {
 
     it('refuses a body nested deeper than 32 levels, naming the field, and stores nothing', async () => {
       await nothingStored(async () => {
-        const res = await request(app.server)
+        const res = await request(t.app.server)
           .post('/v1/volumes')
           .set('Authorization', `Bearer ${TOKEN}`)
           .set('Content-Type', 'application/json')
@@ -365,7 +349,7 @@ describe('volumes API', () => {
       ['an array of a valid volume', [VALID]],
     ])('refuses %s and stores nothing', async (_label, body) => {
       await nothingStored(async () => {
-        const req = request(app.server).post('/v1/volumes').set('Authorization', `Bearer ${TOKEN}`);
+        const req = request(t.app.server).post('/v1/volumes').set('Authorization', `Bearer ${TOKEN}`);
         const res = body === undefined ? await req : await req.send(body);
         envelope(res, 400, 'INVALID_REQUEST');
       });
@@ -440,7 +424,7 @@ describe('volumes API', () => {
     );
 
     it('answers an unknown route with NOT_FOUND in the same envelope', async () => {
-      const res = await request(app.server).get('/v1/nothing-here').set('Authorization', `Bearer ${TOKEN}`);
+      const res = await request(t.app.server).get('/v1/nothing-here').set('Authorization', `Bearer ${TOKEN}`);
       envelope(res, 404, 'NOT_FOUND');
     });
   });
@@ -469,13 +453,13 @@ describe('volumes API', () => {
     it('answers an unexpected database error with INTERNAL, no SQL and no stack, and stores nothing', async () => {
       const logged = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
       jest.spyOn(console, 'log').mockImplementation(() => undefined); // TypeORM logs the failed query
-      await dataSource.query(`ALTER TABLE volume ADD CONSTRAINT volume_refuses_boom CHECK (name <> 'boom')`);
+      await t.dataSource.query(`ALTER TABLE volume ADD CONSTRAINT volume_refuses_boom CHECK (name <> 'boom')`);
       try {
         await nothingStored(async () => {
           expectNoInternals(await post({ ...VALID, name: 'boom' }));
         });
       } finally {
-        await dataSource.query(`ALTER TABLE volume DROP CONSTRAINT volume_refuses_boom`);
+        await t.dataSource.query(`ALTER TABLE volume DROP CONSTRAINT volume_refuses_boom`);
       }
       // The details go to the log, not to the client.
       expect(logged).toHaveBeenCalledWith(
@@ -491,37 +475,32 @@ describe('volumes API', () => {
       jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
       jest.spyOn(console, 'log').mockImplementation(() => undefined); // TypeORM logs the failed query
       const existing = await post({ ...VALID, name: 'before-drop' }).expect(201);
-      const before = await dumpDatabase(dataSource);
-      await dataSource.query('ALTER TABLE volume RENAME TO volume_hidden_by_test');
+      const before = await dumpDatabase(t.dataSource);
+      await t.dataSource.query('ALTER TABLE volume RENAME TO volume_hidden_by_test');
       try {
         expectNoInternals(await post(VALID));
         expectNoInternals(await get(existing.body.id));
       } finally {
-        await dataSource.query('ALTER TABLE volume_hidden_by_test RENAME TO volume');
+        await t.dataSource.query('ALTER TABLE volume_hidden_by_test RENAME TO volume');
       }
-      expect(await dumpDatabase(dataSource)).toBe(before);
+      expect(await dumpDatabase(t.dataSource)).toBe(before);
       expect((await get(existing.body.id).expect(200)).body).toEqual(existing.body);
     });
   });
 });
 
 describe('a database where nothing was ever priced', () => {
+  const t = useTestDatabase({ app: { env: { API_TOKENS: TOKEN } } });
+
   it('refuses every storage class with 409 PRODUCT_UNAVAILABLE (no current price), not as unknown', async () => {
-    const db = await createTestDatabase();
-    const app = await startTestApp({ databaseUrl: db.url, env: { API_TOKENS: TOKEN } });
-    try {
-      for (const storageClass of ['gp1', 'st1', 'io1']) {
-        const res = await request(app.server)
-          .post('/v1/volumes')
-          .set('Authorization', `Bearer ${TOKEN}`)
-          .send({ ...VALID, storage_class: storageClass });
-        expect(res.status).toBe(409);
-        expect(res.body.error.code).toBe('PRODUCT_UNAVAILABLE');
-        expect(res.body.error.details).toEqual({ product_key: `storage.${storageClass}` });
-      }
-    } finally {
-      await app.close();
-      await db.drop();
+    for (const storageClass of ['gp1', 'st1', 'io1']) {
+      const res = await request(t.app.server)
+        .post('/v1/volumes')
+        .set('Authorization', `Bearer ${TOKEN}`)
+        .send({ ...VALID, storage_class: storageClass });
+      expect(res.status).toBe(409);
+      expect(res.body.error.code).toBe('PRODUCT_UNAVAILABLE');
+      expect(res.body.error.details).toEqual({ product_key: `storage.${storageClass}` });
     }
   });
 });

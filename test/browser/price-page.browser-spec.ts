@@ -6,13 +6,13 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 import { freePort } from '@app/control-plane';
 import type { PriceList } from '@app/price-page';
 import { runCli } from '../support/cli';
+import { useTestDatabase } from '../support/database';
 import { waitFor } from '../support/http';
-import { createTestDatabase, type TestDatabase } from '@app/pricing/testing';
 import { startPageServer, startService, type Child } from './support/processes';
 import { startRecordingProxy, type RecordingProxy } from './support/recording-proxy';
 
 // The price page (apps/price-page) in the system's Chromium, on its own origin, reading the real
-// service (the built main.js on a database of its own) through a recording proxy that shows what
+// service (main.ts, as `npm start` runs it, on a database of its own) through a recording proxy that shows what
 // crossed the wire. Screenshots go to screenshots/ (git-ignored).
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -76,7 +76,6 @@ const UNIT_WORDS: Record<string, string> = {
 
 let workDir: string;
 let books = 0;
-let database: TestDatabase;
 let api: Child;
 let proxy: RecordingProxy;
 let pageServer: Child;
@@ -127,13 +126,23 @@ function pricingRequests() {
   return proxy.recorded().filter((r) => r.path === '/v1/pricing');
 }
 
+// Declared before the database: runs before it is dropped.
+afterAll(async () => {
+  for (const context of contexts) await context.close();
+  await browser?.close();
+  await Promise.all([api, pageServer, ...others].map((child) => child?.stop()));
+  await proxy?.close();
+  if (workDir) await rm(workDir, { recursive: true, force: true });
+});
+
+const database = useTestDatabase();
+
 beforeAll(async () => {
   if (!existsSync(CHROMIUM)) {
     throw new Error(`no Chromium at ${CHROMIUM}: apt-get install -y --no-install-recommends chromium`);
   }
   workDir = await mkdtemp(join(tmpdir(), 'price-page-'));
   await mkdir(SCREENSHOTS, { recursive: true });
-  database = await createTestDatabase();
   await importBook(
     BOOK.map(([product_key, unit_type, unit_count, amount]) => ({
       product_key,
@@ -151,15 +160,6 @@ beforeAll(async () => {
   proxy = await startRecordingProxy(api.url);
   pageServer = await startPageServer(proxy.url);
 }, 60_000);
-
-afterAll(async () => {
-  for (const context of contexts) await context.close();
-  await browser?.close();
-  await Promise.all([api, pageServer, ...others].map((child) => child?.stop()));
-  await proxy?.close();
-  await database?.drop();
-  if (workDir) await rm(workDir, { recursive: true, force: true });
-});
 
 beforeEach(() => {
   proxy.target = api.url;

@@ -1,14 +1,14 @@
-import { listPrice, type TestDatabase } from '@app/pricing/testing';
+import { listPrice } from '@app/pricing/testing';
 import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { applyBook, useTestDatabase } from '../support/database';
 import { waitFor } from '../support/http';
 import { startService, waitUntilReady, type Service } from '../support/service';
-import { applyBook, createDatabaseWithBook, openDataSource } from '../support/test-app';
 import { freePort } from '@app/control-plane';
 import { answersCounted, ask, type Answer } from './client';
 import { PRICING_CONF, renderPricingConf, startNginx, type Nginx } from './nginx';
 
-// GET /v1/pricing served at scale (`npm run test:deploy`): two instances of the built service on
+// GET /v1/pricing served at scale (`npm run test:deploy`): two instances of the service on
 // one PostgreSQL, behind nginx running deploy/nginx/pricing.conf. What reaches the instances is
 // read from their metrics (pricing_price_list_responses_total), what the cache did from the
 // X-Cache-Status header the file adds. Each test has an nginx of its own, with an empty cache,
@@ -32,13 +32,18 @@ interface Instance {
 }
 
 describe('GET /v1/pricing behind nginx (deploy/nginx/pricing.conf)', () => {
-  let db: TestDatabase;
   const instances: Instance[] = [];
   const proxies: Nginx[] = [];
   let directClient = 0;
 
+  afterAll(async () => {
+    // Declared before the database: runs before it is dropped.
+    for (const proxy of proxies.splice(0)) await proxy.stop();
+    await Promise.all(instances.map((i) => i.service.stop()));
+  });
+  const db = useTestDatabase({ book: BOOK });
+
   beforeAll(async () => {
-    db = await createDatabaseWithBook(BOOK);
     for (let i = 0; i < 2; i++) {
       const metricsPort = await freePort();
       const service = await startService({
@@ -56,12 +61,6 @@ describe('GET /v1/pricing behind nginx (deploy/nginx/pricing.conf)', () => {
 
   afterEach(async () => {
     for (const proxy of proxies.splice(0)) await proxy.stop();
-  });
-
-  afterAll(async () => {
-    for (const proxy of proxies.splice(0)) await proxy.stop();
-    await Promise.all(instances.map((i) => i.service.stop()));
-    await db?.drop();
   });
 
   async function nginx(testOnlyExpiryS?: number): Promise<Nginx> {
@@ -256,14 +255,9 @@ describe('GET /v1/pricing behind nginx (deploy/nginx/pricing.conf)', () => {
     expect([revalidated.cache, revalidated.text]).toEqual(['HIT', old]);
 
     // A price change, imported as the price book CLI would, reaches both instances.
-    const dataSource = await openDataSource(db.url);
-    try {
-      await applyBook(dataSource, {
-        prices: [{ product_key: 'storage.gp1', unit_type: 'gib_hours', unit_count: 730, amount: '0.0500' }],
-      });
-    } finally {
-      await dataSource.destroy();
-    }
+    await applyBook(db.dataSource, {
+      prices: [{ product_key: 'storage.gp1', unit_type: 'gib_hours', unit_count: 730, amount: '0.0500' }],
+    });
     for (const instance of instances)
       await waitFor(
         'the instance to serve the change',

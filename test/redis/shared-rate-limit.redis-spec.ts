@@ -1,10 +1,11 @@
-import { listPrice, type TestDatabase } from '@app/pricing/testing';
+import { listPrice } from '@app/pricing/testing';
 import { Redis } from 'ioredis';
 import { performance } from 'node:perf_hooks';
+import { useTestDatabase } from '../support/database';
 import { send, waitFor } from '../support/http';
 import { RecordingLogger } from '../support/recording-logger';
 import { TcpProxy } from '../support/tcp-proxy';
-import { createDatabaseWithBook, startTestApp, type TestApp } from '../support/test-app';
+import { startTestApp, type TestApp } from '../support/test-app';
 import { startTestRedis, type TestRedis } from './redis-server';
 
 // The rate limit shared through a real Redis (`npm run test:redis`): instances count together;
@@ -27,15 +28,14 @@ function redisAnswersAgain(logger: RecordingLogger, timeoutMs: number): Promise<
 
 describe('the shared rate limit, on a real Redis', () => {
   let redis: TestRedis;
-  let db: TestDatabase;
+  const db = useTestDatabase({
+    book: { prices: [listPrice('storage.gp1', 'gib_hours', 730, '0.0480', '2025-01-01T00:00:00Z')] },
+  });
   const apps: TestApp[] = [];
   let nextClient = 1;
 
   beforeAll(async () => {
     redis = await startTestRedis();
-    db = await createDatabaseWithBook({
-      prices: [listPrice('storage.gp1', 'gib_hours', 730, '0.0480', '2025-01-01T00:00:00Z')],
-    });
   });
 
   // Nest's logger is one per process: an app left running would log into the next test's lines.
@@ -50,7 +50,6 @@ describe('the shared rate limit, on a real Redis', () => {
       if (keys.length > 0) await admin.del(...keys);
       admin.disconnect();
     }
-    await db?.drop();
     await redis?.stop();
   });
 

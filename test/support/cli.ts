@@ -1,14 +1,15 @@
 import { runPriceBookCli } from '@app/control-plane';
 import { Writable } from 'node:stream';
-import type { CliResult } from './built-cli';
+import type { CliResult } from './cli-process';
 
-export { CLI, runBuiltCli, runCommand, type CliResult } from './built-cli';
+export { runCommand, spawnCli, type CliResult } from './cli-process';
+export { CLI, FROM_SOURCE, REGISTER } from './source';
 
 /**
  * Runs the price book CLI in this process, as cli.ts runs it for its own (runPriceBookCli: the
  * same command line, environment, exit code, stdout and stderr), without a Node.js start-up per
- * command. The built binary's own behaviour (its process, the embedded PostgreSQL, what reaches a
- * pipe) is tested with runBuiltCli.
+ * command. What only its process shows (exit codes, the embedded PostgreSQL, what reaches a pipe)
+ * is tested with spawnCli.
  */
 export async function runCli(args: readonly string[], env: Record<string, string>): Promise<CliResult> {
   let stdout = '';

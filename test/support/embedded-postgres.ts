@@ -1,8 +1,9 @@
 import { spawn } from 'node:child_process';
 import { resolve } from 'node:path';
+import { FROM_SOURCE } from './source';
 
-/** The built startEmbeddedPostgres (`npm test` builds first, as for the CLI). */
-const EMBEDDED_POSTGRES = resolve(__dirname, '../../dist/apps/control-plane/src/database/embedded-postgres.js');
+/** startEmbeddedPostgres, run from source in the child. */
+const EMBEDDED_POSTGRES = resolve(__dirname, '../../apps/control-plane/src/database/embedded-postgres.ts');
 const RESULT_LINE = 'EMBEDDED_POSTGRES ';
 
 export interface ChildEmbeddedDatabase {
@@ -44,10 +45,14 @@ startEmbeddedPostgres(process.argv[2], process.argv[3] ? { port: Number(process.
 );
 `;
   return new Promise((resolveStart, reject) => {
-    const child = spawn(process.execPath, ['-e', script, EMBEDDED_POSTGRES, dir, String(options.port ?? '')], {
-      cwd: resolve(__dirname, '../..'),
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [...FROM_SOURCE, '-e', script, EMBEDDED_POSTGRES, dir, String(options.port ?? '')],
+      {
+        cwd: resolve(__dirname, '../..'),
+        stdio: ['pipe', 'pipe', 'pipe'],
+      },
+    );
     const exited = new Promise<void>((done) => child.once('exit', () => done()));
     let output = '';
     let started = false;

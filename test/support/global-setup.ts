@@ -1,34 +1,32 @@
-import { execFileSync } from 'node:child_process';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { Client } from 'pg';
-// Jest loads the global setup outside its module mapping: no @app/... entry points here.
+import { join } from 'node:path';
+import { DataSource } from 'typeorm';
+import type * as Database from '@app/database';
+// Jest loads the global setup outside its module mapping: @app/... resolves here through
+// typescript.cjs, while the migration runs.
 /* eslint-disable no-restricted-imports */
+import type * as AppDatabase from '../../apps/control-plane/src/database/app-database';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '../../apps/control-plane/src/database/embedded-postgres';
+/* eslint-enable no-restricted-imports */
+import { stopTestDatabase } from './global-teardown';
+import { queryAt } from './sql';
 import {
+  ADMIN_DATABASE_VARIABLE,
+  COPY_STRATEGY_VARIABLE,
   newTemplateDatabaseName,
   TEMPLATE_DATABASE_VARIABLE,
   withDatabase,
-} from '../../libs/pricing/src/testing/database-url';
-/* eslint-enable no-restricted-imports */
-import { runBuiltCli } from './built-cli';
-import { stopTestDatabase } from './global-teardown';
-
-const ROOT = resolve(__dirname, '../..');
+} from './template-database';
+import { resolveAliases } from './typescript.cjs';
 
 /**
- * One PostgreSQL for the whole run: DATABASE_URL when set, else a throwaway embedded one.
- * It is migrated once, by the built CLI as an operator would, into a template database that
- * each test file copies. The app and its CLI are built first (a second or two with swc), so a
- * single spec runs from a fresh clone with `npx jest test/<file>`. When anything here fails,
- * what it started is stopped and removed again.
+ * One PostgreSQL for the whole run: DATABASE_URL when set, else a throwaway embedded one. It is
+ * migrated once, as `npm run migrate` migrates, into a template database that each test database
+ * copies (database.ts). Nothing is built: a single spec runs from a fresh clone with
+ * `npx jest test/<file>`. When anything here fails, what it started is stopped and removed again.
  */
 export default async function globalSetup(): Promise<void> {
-  execFileSync(process.execPath, [join(ROOT, 'node_modules/@nestjs/cli/bin/nest.js'), 'build'], {
-    cwd: ROOT,
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
   let adminUrl = process.env.DATABASE_URL;
   let started: { embedded?: EmbeddedDatabase; dir: string } | undefined;
   try {
@@ -38,20 +36,40 @@ export default async function globalSetup(): Promise<void> {
       started.embedded = await startEmbeddedPostgres(dir);
       adminUrl = started.embedded.superuserUrl;
     }
-    process.env.TEST_ADMIN_DATABASE_URL = adminUrl;
+    process.env[ADMIN_DATABASE_VARIABLE] = adminUrl;
     const template = newTemplateDatabaseName();
     process.env[TEMPLATE_DATABASE_VARIABLE] = template;
-
-    const admin = new Client({ connectionString: adminUrl });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${template}`);
-    await admin.end();
-
-    const migrated = await runBuiltCli(['migrate'], { DATABASE_URL: withDatabase(adminUrl, template) });
-    if (migrated.code !== 0) throw new Error(`migrating the template failed: ${migrated.stderr}`);
+    await queryAt(adminUrl, `CREATE DATABASE ${template}`);
+    await migrate(withDatabase(adminUrl, template));
+    const [{ version }] = await queryAt<{ version: string }>(
+      adminUrl,
+      "SELECT current_setting('server_version_num') AS version",
+    );
+    if (Number(version) >= 150_000) process.env[COPY_STRATEGY_VARIABLE] = 'FILE_COPY';
   } catch (error) {
     await stopTestDatabase(started);
     throw error;
   }
   (globalThis as Record<string, unknown>).__EMBEDDED_PG__ = started;
+}
+
+/** Runs every migration of the app on `url`, as the CLI's `migrate` does (apps/control-plane/src/price-book-cli.ts). */
+async function migrate(url: string): Promise<void> {
+  const undo = resolveAliases();
+  try {
+    /* eslint-disable @typescript-eslint/no-require-imports -- loaded once the aliases resolve */
+    const { appDatabaseOptions } = require('../../apps/control-plane/src/database/app-database') as typeof AppDatabase;
+    const { dataSourceOptions, migrateUnderLock, migrationLimits } = require('@app/database') as typeof Database;
+    /* eslint-enable @typescript-eslint/no-require-imports */
+    const options = appDatabaseOptions(url);
+    const dataSource = new DataSource({ ...dataSourceOptions(options), logging: false });
+    await dataSource.initialize();
+    try {
+      await migrateUnderLock(dataSource, migrationLimits(options));
+    } finally {
+      await dataSource.destroy();
+    }
+  } finally {
+    undo();
+  }
 }

@@ -1,7 +1,8 @@
 import { rm } from 'node:fs/promises';
-import { Client } from 'pg';
 // eslint-disable-next-line no-restricted-imports -- loaded outside Jest's module mapping, as the global setup
 import type { EmbeddedDatabase } from '../../apps/control-plane/src/database/embedded-postgres';
+import { queryAt } from './sql';
+import { ADMIN_DATABASE_VARIABLE, TEMPLATE_DATABASE_VARIABLE } from './template-database';
 
 /** What the global setup started: an embedded PostgreSQL in `dir`, or nothing (DATABASE_URL). */
 export type StartedDatabase = { embedded?: EmbeddedDatabase; dir: string } | undefined;
@@ -21,14 +22,7 @@ export async function stopTestDatabase(started: StartedDatabase): Promise<void> 
     await rm(started.dir, { recursive: true, force: true });
     return;
   }
-  const adminUrl = process.env.TEST_ADMIN_DATABASE_URL;
-  const template = process.env.TEST_TEMPLATE_DATABASE;
-  if (!adminUrl || !template) return;
-  const admin = new Client({ connectionString: adminUrl });
-  await admin.connect();
-  try {
-    await admin.query(`DROP DATABASE IF EXISTS ${template} WITH (FORCE)`);
-  } finally {
-    await admin.end();
-  }
+  const adminUrl = process.env[ADMIN_DATABASE_VARIABLE];
+  const template = process.env[TEMPLATE_DATABASE_VARIABLE];
+  if (adminUrl && template) await queryAt(adminUrl, `DROP DATABASE IF EXISTS ${template} WITH (FORCE)`);
 }

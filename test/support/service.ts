@@ -1,10 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { resolve } from 'node:path';
 import { freePort } from '@app/control-plane';
 import { waitFor } from './http';
-
-/** The service as `npm start` runs it (the built main.js), in a process of its own. */
-export const MAIN = resolve(__dirname, '../../dist/apps/control-plane/src/main.js');
+import { FROM_SOURCE, MAIN } from './source';
 
 export interface Service {
   readonly process: ChildProcess;
@@ -23,10 +20,10 @@ export interface Service {
   stop(): Promise<number | null>;
 }
 
-/** Starts the built service on loopback, with only `env` (and PATH) set. */
+/** Starts the service (main.ts, as `npm start` runs it) on loopback, with only `env` (and PATH) set. */
 export async function startService(env: Record<string, string>): Promise<Service> {
   const port = Number(env.PORT ?? (await freePort()));
-  const child = spawn(process.execPath, [MAIN], {
+  const child = spawn(process.execPath, [...FROM_SOURCE, MAIN], {
     env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', ...env, PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

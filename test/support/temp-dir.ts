@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-// Alone in its file so that unit specs can use it without loading the app (support/fixtures.ts does).
+// Alone in its file so that unit specs can use it without loading the app (support/database.ts does).
 
 /** A directory of the file's own under the system's temporary one, removed in `afterAll`. */
 export function useTempDir(prefix: string): { readonly path: string } {

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { withDatabase } from '@app/pricing/testing';
+import { withDatabase } from './template-database';
 import { queryAt } from './sql';
 
 /**

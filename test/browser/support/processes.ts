@@ -2,8 +2,7 @@ import { spawn } from 'node:child_process';
 import { resolve } from 'node:path';
 import { freePort } from '@app/control-plane';
 import { waitFor } from '../../support/http';
-
-const MAIN = resolve(__dirname, '../../../dist/apps/control-plane/src/main.js');
+import { FROM_SOURCE, MAIN } from '../../support/source';
 const PAGE_SERVER = resolve(__dirname, '../../../apps/price-page/serve.mjs');
 
 /** A Node.js program of the project running in a child process. */
@@ -14,15 +13,15 @@ export interface Child {
   stop(): Promise<void>;
 }
 
-/** Starts `file` and resolves once `readyPath` on `url` answers 200; fails if it exits first. */
+/** Starts `node ...args` and resolves once `readyPath` on `url` answers 200; fails if it exits first. */
 async function start(
   what: string,
-  file: string,
+  args: readonly string[],
   url: string,
   readyPath: string,
   env: Record<string, string>,
 ): Promise<Child> {
-  const child = spawn(process.execPath, [file], {
+  const child = spawn(process.execPath, args, {
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -64,13 +63,13 @@ async function status(url: string): Promise<number> {
 }
 
 /**
- * The service as `npm start` runs it (the built main.js), with `env` (DATABASE_URL, ...).
+ * The service (main.ts, as `npm start` runs it), with `env` (DATABASE_URL, ...).
  * Resolves once `readyPath` answers 200: /health/ready when the prices can be served,
  * /health/live for an instance that cannot reach its database.
  */
 export async function startService(env: Record<string, string>, readyPath = '/health/ready'): Promise<Child> {
   const port = await freePort();
-  return start('the service', MAIN, `http://127.0.0.1:${port}`, readyPath, {
+  return start('the service', [...FROM_SOURCE, MAIN], `http://127.0.0.1:${port}`, readyPath, {
     HOST: '127.0.0.1',
     PORT: String(port),
     ...env,
@@ -80,7 +79,7 @@ export async function startService(env: Record<string, string>, readyPath = '/he
 /** `npm run page`: the page server for the API at `apiUrl`, on a port of its own. */
 export async function startPageServer(apiUrl: string): Promise<Child> {
   const port = await freePort();
-  return start('the page server', PAGE_SERVER, `http://127.0.0.1:${port}`, '/', {
+  return start('the page server', [PAGE_SERVER], `http://127.0.0.1:${port}`, '/', {
     PAGE_PORT: String(port),
     PAGE_HOST: '127.0.0.1',
     PRICING_API_URL: apiUrl,

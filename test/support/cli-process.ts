@@ -1,9 +1,7 @@
 import { spawn } from 'node:child_process';
-import { resolve } from 'node:path';
+import { CLI, FROM_SOURCE } from './source';
 
-// The built price book CLI in a process of its own (no @app import: the global setup runs this).
-
-export const CLI = resolve(__dirname, '../../dist/apps/control-plane/src/cli.js');
+// The price book CLI in a process of its own, from source (no @app import: cheap to load).
 
 export interface CliResult {
   readonly code: number | null;
@@ -11,9 +9,9 @@ export interface CliResult {
   readonly stderr: string;
 }
 
-/** Runs the built price book CLI (`npm run pricing -- ...`) in a process of its own, with the given environment. */
-export function runBuiltCli(args: readonly string[], env: Record<string, string>, stdin?: string): Promise<CliResult> {
-  return runCommand(process.execPath, [CLI, ...args], env, stdin);
+/** Runs the price book CLI (`npm run pricing -- ...`) in a process of its own, with the given environment. */
+export function spawnCli(args: readonly string[], env: Record<string, string>, stdin?: string): Promise<CliResult> {
+  return runCommand(process.execPath, [...FROM_SOURCE, CLI, ...args], env, stdin);
 }
 
 /** Runs a command with the given environment (and PATH), stdin, stdout and stderr on pipes. */

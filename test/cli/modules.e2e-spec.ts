@@ -1,26 +1,25 @@
-import { createTestDatabase, type TestDatabase } from '@app/pricing/testing';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { CLI, runCommand, type CliResult } from '../../../test/support/built-cli';
-import { useTempDir } from '../../../test/support/temp-dir';
+import { runCommand, type CliResult } from '../support/cli-process';
+import { useTestDatabase } from '../support/database';
+import { CLI, FROM_SOURCE } from '../support/source';
+import { useTempDir } from '../support/temp-dir';
 
 // The CLI's entry point (cli.ts, through @app/pricing/cli) loads nothing of the HTTP side:
 // Swagger, Redis and metrics cost its start-up and an operator runs it many times a day
-// (libs/pricing/src/cli/README.md). The built binary runs with a preload that records every
-// module it loads (test/support/loaded-modules.mjs).
+// (libs/pricing/src/cli/README.md). The CLI runs in a process of its own with a preload that
+// records every module it loads (test/support/loaded-modules.cjs).
 
-const RECORDER = resolve(__dirname, '../../../test/support/loaded-modules.mjs');
+const RECORDER = resolve(__dirname, '../support/loaded-modules.cjs');
 const HTTP_SIDE = ['@nestjs/swagger', 'ioredis', 'prom-client'];
 
 const dir = useTempDir('cli-modules');
-let db: TestDatabase;
-beforeAll(async () => (db = await createTestDatabase()));
-afterAll(() => db?.drop());
+const db = useTestDatabase();
 
-/** Runs `node --import <recorder> ...args`: its result and the paths of the modules it loaded. */
+/** Runs `node --require <recorder> ...args` from source: its result and the paths of the modules it loaded. */
 async function recorded(name: string, args: readonly string[]): Promise<CliResult & { modules: string[] }> {
   const file = join(dir.path, `${name}.txt`);
-  const result = await runCommand(process.execPath, ['--import', RECORDER, ...args], {
+  const result = await runCommand(process.execPath, ['--require', RECORDER, ...FROM_SOURCE, ...args], {
     DATABASE_URL: db.url,
     LOADED_MODULES_FILE: file,
   });
@@ -31,12 +30,12 @@ async function recorded(name: string, args: readonly string[]): Promise<CliResul
 const httpSide = (modules: readonly string[]): string[] =>
   HTTP_SIDE.filter((name) => modules.some((path) => path.includes(`/node_modules/${name}/`)));
 
-describe('the built CLI', () => {
+describe('the CLI process', () => {
   it('--help loads neither @nestjs/swagger, ioredis nor prom-client', async () => {
     const result = await recorded('help', [CLI, '--help']);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('usage: npm run -s pricing -- <command>');
-    expect(result.modules).toContain(resolve(CLI, '../../../../libs/pricing/src/cli/index.js'));
+    expect(result.modules).toContain(resolve(__dirname, '../../libs/pricing/src/cli/index.ts'));
     expect(httpSide(result.modules)).toEqual([]);
   });
 
@@ -50,7 +49,7 @@ describe('the built CLI', () => {
   });
 
   it('the recorder sees them where they are loaded: the app module', async () => {
-    const appModule = resolve(CLI, '../app.module.js');
+    const appModule = resolve(CLI, '../app.module.ts');
     const result = await recorded('app-module', ['-e', `require(${JSON.stringify(appModule)})`]);
     expect(result.code).toBe(0);
     expect(httpSide(result.modules)).toEqual(HTTP_SIDE);

@@ -1,0 +1,49 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { spawnCli } from '../support/cli';
+import { EMPTY_BOOK, price, useCliDatabase, expectApplied } from '../support/price-book-cli';
+
+// What reaches stdout, through a pipe: large outputs whole, and nothing but the output.
+// The price book CLI end to end (docs/price-book-cli.md), on databases of its own; helpers shared
+// by test/cli/ are in test/support/price-book-cli.ts.
+
+describe('large outputs', () => {
+  const f = useCliDatabase();
+  beforeAll(async () => {
+    const prices = Array.from({ length: 2_000 }, (_, i) =>
+      price(`compute.big${i % 7}.${i}`, '0.0610', { valid_from: '2026-01-01T00:00:00Z' }),
+    );
+    expectApplied(await f.import({ prices }));
+  });
+
+  // Writes to a pipe are asynchronous: exiting right after writing would cut the output short.
+  it('export and show write everything to a pipe before exiting', async () => {
+    const exported = await f.spawned('export');
+    expect(exported.code).toBe(0);
+    expect(exported.stdout.length).toBeGreaterThan(300_000);
+    expect((JSON.parse(exported.stdout) as { prices: unknown[] }).prices).toHaveLength(2_000);
+    const shown = await f.spawned('show');
+    expect(shown.code).toBe(0);
+    expect((JSON.parse(shown.stdout) as { families: { prices: unknown[] }[] }).families[0].prices).toHaveLength(2_000);
+  });
+});
+
+describe('stdout carries the output alone', () => {
+  it('with the embedded PostgreSQL, its warnings go to stderr and export to stdout stays the book', async () => {
+    // A data directory inside a 0700 one: as root, the CLI makes the parent searchable and warns.
+    const parent = await mkdtemp(join(tmpdir(), 'price-book-cli-embedded-'));
+    try {
+      // The first command initialises PostgreSQL and migrates (export alone would refuse an
+      // unmigrated database): its warnings, none of them on stdout.
+      const migrated = await spawnCli(['migrate'], { DATA_DIR: join(parent, 'pg') });
+      expect([migrated.code, migrated.stdout]).toEqual([0, 'database migrated\n']);
+      if (process.getuid?.() === 0) expect(migrated.stderr).toContain('searchable (o+x)');
+      const result = await spawnCli(['export'], { DATA_DIR: join(parent, 'pg') });
+      expect(result.code).toBe(0);
+      expect(JSON.parse(result.stdout)).toEqual(EMPTY_BOOK);
+    } finally {
+      await rm(parent, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
