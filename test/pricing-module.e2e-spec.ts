@@ -275,7 +275,7 @@ describe('PricingModule in a host of its own', () => {
     const taken = createServer();
     await new Promise<void>((listening) => taken.listen(0, '127.0.0.1', listening));
     const port = (taken.address() as AddressInfo).port;
-    const dist = resolve(__dirname, '../dist');
+    const root = resolve(__dirname, '..');
     // Another team's main.ts: the database is up, prices are loaded and the LISTEN connection is
     // open when listen() fails on a port already taken; it logs, sets the exit code, and forgets
     // app.close() (docs/using-pricing.md, "A web app": close it).
@@ -284,9 +284,9 @@ describe('PricingModule in a host of its own', () => {
       const { Module } = require('@nestjs/common');
       const { NestFactory } = require('@nestjs/core');
       const { DataSource } = require('typeorm');
-      const { DatabaseModule } = require('${dist}/libs/database/src');
-      const { PricingModule, PricingService } = require('${dist}/libs/pricing/src');
-      const { appDatabaseOptions } = require('${dist}/apps/control-plane/src/database/app-database.js');
+      const { DatabaseModule } = require('@app/database');
+      const { PricingModule, PricingService } = require('@app/pricing');
+      const { appDatabaseOptions } = require('${root}/apps/control-plane/src/database/app-database.ts');
       class Root {}
       Module({ imports: [DatabaseModule.forRoot(appDatabaseOptions(process.argv[1])), PricingModule.forRoot()] })(Root);
       const listening = "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN %'";
@@ -304,7 +304,7 @@ describe('PricingModule in a host of its own', () => {
         console.log('start failed: ' + (error.code ?? error.message));
         process.exitCode = 1;
       });`;
-    const child = spawn(process.execPath, ['-e', script, db.url, String(port)], {
+    const child = spawn(process.execPath, [...FROM_SOURCE, '-e', script, db.url, String(port)], {
       cwd: resolve(__dirname, '..'),
       stdio: 'pipe',
     });

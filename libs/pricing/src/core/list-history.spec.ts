@@ -36,7 +36,7 @@ const log: ListWrite[] = [
 const writes = [W0, W1, W2];
 
 describe('knownPrices and knownAt', () => {
-  const known = knownPrices(records, log);
+  const known = runNow(knownPrices(records, log));
 
   it('knows a price from the write that recorded it, with the end it had at each instant', () => {
     const [io1Known] = known.get('storage.io1')!;
@@ -47,7 +47,7 @@ describe('knownPrices and knownAt', () => {
   });
 
   it('knows a record no write recorded (written before the log kept what writes did) from its recorded_at, as stored', () => {
-    const [unlogged] = knownPrices([io1], []).get('storage.io1')!;
+    const [unlogged] = runNow(knownPrices([io1], [])).get('storage.io1')!;
     expect(knownAt(unlogged, W0 - 1)).toBeUndefined();
     expect(knownAt(unlogged, W0)).toBe(io1);
   });
@@ -72,7 +72,7 @@ describe('knownPrices and knownAt', () => {
 });
 
 describe('productChanges', () => {
-  const known = knownPrices(records, log);
+  const known = runNow(knownPrices(records, log));
 
   it('gives each change of a product’s entry: when recorded, changed, its end set, and ended', () => {
     const gp1Changes = productChanges('storage.gp1', known.get('storage.gp1')!);

@@ -31,10 +31,15 @@ export interface KnownPrice {
  * log (`writes`, in log order). A record no write recorded (written before the log kept what
  * writes did, or by hand) is known from its `recordedAt`, with its end as stored.
  */
-export function knownPrices(records: Iterable<PriceRecord>, writes: readonly ListWrite[]): Map<string, KnownPrice[]> {
+export function* knownPrices(
+  records: Iterable<PriceRecord>,
+  writes: readonly ListWrite[],
+): Steps<Map<string, KnownPrice[]>> {
   const setBy = new Map<number, { at: number; validUntil: number | null }>();
   const endsOf = new Map<number, { from: number; validUntil: number | null }[]>();
+  let n = 0;
   for (const write of writes) {
+    if ((++n & 1023) === 0) yield;
     if (write.set && !setBy.has(write.set.id))
       setBy.set(write.set.id, { at: write.at, validUntil: write.set.validUntil });
     for (const end of write.ends ?? []) {
@@ -45,6 +50,7 @@ export function knownPrices(records: Iterable<PriceRecord>, writes: readonly Lis
   }
   const byKey = new Map<string, KnownPrice[]>();
   for (const record of records) {
+    if ((++n & 1023) === 0) yield;
     if (record.organizationId !== null) continue;
     const set = setBy.get(record.id);
     const later = endsOf.get(record.id) ?? [];

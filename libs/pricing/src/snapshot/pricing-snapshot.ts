@@ -84,7 +84,7 @@ export class PricingSnapshot {
     const prices = new Map<string, ProductPrices>();
     await inSlices(addRecords(prices, data.records));
     const listLog = data.listLog ?? [];
-    const known = knownPrices(listRecords(prices.values()), listLog);
+    const known = await inSlices(knownPrices(listRecords(prices.values()), listLog));
     const snapshot = new PricingSnapshot({
       lineage: ++lineages,
       prices,
@@ -126,10 +126,9 @@ export class PricingSnapshot {
     const from = Math.max(now, held.publicList.from);
     const listWrites = [...held.listWrites, ...changes.listWrites];
     const listLog = [...held.listLog, ...(changes.listLog ?? [])];
-    const known = new Map(held.known);
-    for (const productKey of changes.productKeys) known.delete(productKey);
-    for (const [productKey, prices] of knownPrices([...changed.values()].flat(), listLog))
-      known.set(productKey, prices);
+    const known = await inSlices(copyWithout(held.known, new Set(changes.productKeys)));
+    const changedKnown = await inSlices(knownPrices([...changed.values()].flat(), listLog));
+    for (const [productKey, knownOfKey] of changedKnown) known.set(productKey, knownOfKey);
     return new PricingSnapshot({
       ...held,
       prices,
@@ -311,11 +310,8 @@ function* addRecords(prices: Map<string, ProductPrices>, records: readonly Price
 }
 
 /** `prices` without the product keys in `left`, copied in steps: a book may hold a hundred thousand keys. */
-function* copyWithout(
-  prices: ReadonlyMap<string, ProductPrices>,
-  left: ReadonlySet<string>,
-): Steps<Map<string, ProductPrices>> {
-  const copy = new Map<string, ProductPrices>();
+function* copyWithout<V>(prices: ReadonlyMap<string, V>, left: ReadonlySet<string>): Steps<Map<string, V>> {
+  const copy = new Map<string, V>();
   let n = 0;
   for (const [productKey, product] of prices) {
     if (!left.has(productKey)) copy.set(productKey, product);
