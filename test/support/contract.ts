@@ -28,4 +28,5 @@ export const ALL_MIGRATIONS = [
   'RecordCount1764000007000',
   'AvailabilityInChangeLog1764000008000',
   'ListPriceIndex1764000009000',
+  'ChangeLogChain1764000010000',
 ];

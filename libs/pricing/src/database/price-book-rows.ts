@@ -1,5 +1,6 @@
 import type { EntityManager } from 'typeorm';
 import type { PriceRecord } from '../core/price-record';
+import type { LoggedRecord } from '../price-book/change-log-chain';
 import type { PriceChange, PriceChangeKind } from '../price-book/format-history';
 
 // The price book's tables as the library reads them: one row type per table, the columns read,
@@ -10,9 +11,64 @@ import type { PriceChange, PriceChangeKind } from '../price-book/format-history'
 /** Rows per page of a read: turning a page into records holds the event loop a few milliseconds only. */
 export const PAGE = 5_000;
 
+/** Rows per statement of a write: each stays well within the database timeout. */
+export const BATCH = 5_000;
+
+/** Runs `write` on consecutive slices of BATCH items, one after the other. */
+export async function inBatches<T>(
+  items: readonly T[],
+  write: (batch: readonly T[], start: number) => Promise<unknown>,
+): Promise<void> {
+  for (let start = 0; start < items.length; start += BATCH) {
+    await write(items.slice(start, start + BATCH), start);
+  }
+}
+
 /** A timestamp column as epoch milliseconds. */
 export const epochMs = (column: string, alias = column): string =>
   `(extract(epoch FROM ${column}) * 1000)::float8 AS ${alias}`;
+
+/**
+ * A timestamp column as the change log holds an instant (change-log-chain.ts): epoch microseconds
+ * in decimal, exactly as stored; PostgreSQL's own text (`infinity`, `-infinity`) when not finite.
+ */
+export const microsText = (column: string): string =>
+  `CASE WHEN isfinite(${column}) THEN (extract(epoch FROM ${column}) * 1000000)::bigint::text ELSE ${column}::text END`;
+
+/**
+ * The columns of price_record `table` as the change log holds a record (LoggedRecord): every
+ * column as text, instants as microsText; each named `prefix` and the column's name.
+ */
+export function loggedRecordColumns(table = 'price_record', prefix = ''): string {
+  const text = (column: string, value = `${table}.${column}`) => `${value} AS ${prefix}${column}`;
+  return [
+    text('id', `${table}.id::text`),
+    text('product_key'),
+    text('organization_id'),
+    text('unit_type'),
+    text('unit_count', `${table}.unit_count::text`),
+    text('amount', `${table}.amount::text`),
+    ...['valid_from', 'valid_until', 'recorded_at'].map((column) => text(column, microsText(`${table}.${column}`))),
+    text('superseded_by', `${table}.superseded_by::text`),
+  ].join(', ');
+}
+
+/** The LoggedRecord of a row read with loggedRecordColumns(…, `prefix`). */
+export function loggedRecordOf(row: Readonly<Record<string, unknown>>, prefix = ''): LoggedRecord {
+  const field = (column: keyof LoggedRecord) => row[`${prefix}${column}`] as string;
+  return {
+    id: field('id'),
+    product_key: field('product_key'),
+    organization_id: field('organization_id'),
+    unit_type: field('unit_type'),
+    unit_count: field('unit_count'),
+    amount: field('amount'),
+    valid_from: field('valid_from'),
+    valid_until: field('valid_until'),
+    recorded_at: field('recorded_at'),
+    superseded_by: field('superseded_by'),
+  };
+}
 
 /** A row of price_record, as RECORD_COLUMNS reads it. */
 export interface PriceRecordRow {

@@ -10,6 +10,7 @@ import { HistoryCheckByScope1764000006000 } from './1764000006000-history-check-
 import { RecordCount1764000007000 } from './1764000007000-record-count';
 import { AvailabilityInChangeLog1764000008000 } from './1764000008000-availability-in-change-log';
 import { ListPriceIndex1764000009000 } from './1764000009000-list-price-index';
+import { ChangeLogChain1764000010000 } from './1764000010000-change-log-chain';
 
 /** The pricing library's migrations, in order; the host app runs them with its own. */
 export const pricingMigrations = [
@@ -22,4 +23,5 @@ export const pricingMigrations = [
   RecordCount1764000007000,
   AvailabilityInChangeLog1764000008000,
   ListPriceIndex1764000009000,
+  ChangeLogChain1764000010000,
 ];
