@@ -1,15 +1,19 @@
 import type { EntityManager } from 'typeorm';
+import { escapeWord } from '../errors/bounded-text';
 import type { Author } from '../price-book/author';
 import {
   canonicalJson,
   CHAIN_START,
+  ChainVerifier,
   entryHash,
   loggedInstant,
   type ChainEntry,
   type LoggedEffect,
+  type LoggedRecord,
 } from '../price-book/change-log-chain';
 import type { PriceChangeKind } from '../price-book/format-history';
-import { inBatches, rows } from './price-book-rows';
+import type { Progress } from '../price-book/progress';
+import { forEachPage, inBatches, loggedRecordColumns, microsText, readAvailability, rows } from './price-book-rows';
 
 // The change log's rows as a chain (price-book/change-log-chain.ts): every write appends its rows
 // with what each did (`effect`) and its hash, linked to the last row's hash. Writes hold the price
@@ -87,4 +91,84 @@ export async function appendToLog(
       ],
     );
   });
+}
+
+/** What `verify` found: the log checks out (its entries and head), or the first thing that does not. */
+export type LogVerification =
+  { readonly entries: number; readonly head: string } | { readonly entries: number; readonly problem: string };
+
+/** A row of price_change as the chain hashes it. */
+interface LogRow {
+  readonly id: string;
+  readonly changed_at: string;
+  readonly product_key: string;
+  readonly organization_id: string | null;
+  readonly change: string;
+  readonly price_record_id: string | null;
+  readonly actor: string | null;
+  readonly reason: string | null;
+  readonly on_sale: boolean | null;
+  /** As stored: whatever the row holds (ChainVerifier says when it is not an effect). */
+  readonly effect: ChainEntry['effect'];
+  readonly hash: string | null;
+}
+
+const LOG_COLUMNS = `price_change.id::text AS id, ${microsText('changed_at')} AS changed_at, product_key,
+  organization_id, change, price_record_id::text AS price_record_id, actor, reason, on_sale, effect, hash`;
+
+/**
+ * Checks the change log and the book in `db`'s snapshot (`npm run pricing -- verify`): every
+ * entry in id order, its hash recomputed from its content and the previous one's (ChainVerifier),
+ * its effect replayed; then every stored record and the availability compared with the book the
+ * log gives. Stops at the first entry that does not check out. Pages of PAGE rows: a million
+ * entries and records are read, only the replayed book held.
+ */
+export async function verifyLog(db: EntityManager, progress: Progress): Promise<LogVerification> {
+  const [{ entries, records }] = await rows<{ entries: number; records: number }>(
+    db,
+    `SELECT (SELECT count(*) FROM price_change)::float8 AS entries,
+            (SELECT count(*) FROM price_record)::float8 AS records`,
+  );
+  const verifier = new ChainVerifier();
+  let problem: string | undefined;
+  progress.start('checking the change log', entries, 'entries');
+  await forEachPage<LogRow>(db, { columns: LOG_COLUMNS, table: 'price_change' }, (page) => {
+    for (const row of page) {
+      problem = verifier.check({ id: row.id, entry: entryOf(row), hash: row.hash });
+      if (problem !== undefined) return false;
+    }
+    progress.update(verifier.entries);
+    return true;
+  });
+  if (problem !== undefined) return { entries: verifier.entries, problem };
+  const comparison = verifier.replay.comparison();
+  progress.start('comparing the book with it', records, 'records');
+  let compared = 0;
+  // The columns are named as a LoggedRecord's fields: a row is one.
+  await forEachPage<LoggedRecord>(db, { columns: loggedRecordColumns(), table: 'price_record' }, (page) => {
+    comparison.add(page);
+    progress.update((compared += page.length));
+  });
+  const difference = comparison.firstDifference(await readAvailability(db));
+  if (difference) {
+    return {
+      entries: verifier.entries,
+      problem: `the book differs from its log at ${escapeWord(difference.productKey)}: ${difference.what}`,
+    };
+  }
+  return { entries: verifier.entries, head: verifier.head };
+}
+
+function entryOf(row: LogRow): ChainEntry {
+  return {
+    changedAt: row.changed_at,
+    change: row.change,
+    productKey: row.product_key,
+    organizationId: row.organization_id,
+    priceRecordId: row.price_record_id,
+    actor: row.actor,
+    reason: row.reason,
+    onSale: row.on_sale,
+    effect: row.effect,
+  };
 }

@@ -2,6 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { PriceRecord } from '../core/price-record';
 import type { LoggedChange, PriceHistory } from '../price-book/format-history';
+import { NO_PROGRESS, type Progress } from '../price-book/progress';
+import { verifyLog, type LogVerification } from './change-log';
 import {
   CHANGE_COLUMNS,
   forEachPage,
@@ -58,6 +60,14 @@ export class PriceBookReads {
       );
       return { records: records.map((row) => toPriceRecord(row)), changes: changes.map(toPriceChange) };
     });
+  }
+
+  /**
+   * Checks the change log's chain and the book against it, in one snapshot (change-log.ts,
+   * verifyLog), reporting to `progress`.
+   */
+  verify(progress: Progress = NO_PROGRESS): Promise<LogVerification> {
+    return this.dataSource.transaction('REPEATABLE READ', (db) => verifyLog(db, progress));
   }
 
   /**

@@ -166,23 +166,24 @@ export interface PagedQuery {
 /**
  * Reads a table's rows in id order, PAGE rows a statement (keyset: no statement runs long, whatever
  * the table's size), giving each page to `consume` as it is read, the last one too (it has fewer
- * than PAGE rows, maybe none): the rows of a million records are never all held at once.
+ * than PAGE rows, maybe none), until `consume` returns `false`: the rows of a million records are
+ * never all held at once.
  */
-export async function forEachPage<Row extends { readonly id: number }>(
+export async function forEachPage<Row extends { readonly id: number | string }>(
   db: EntityManager,
   { columns, table, where = 'true', parameters = [] }: PagedQuery,
-  consume: (page: readonly Row[]) => void | Promise<void>,
+  consume: (page: readonly Row[]) => unknown,
 ): Promise<void> {
-  let after = 0;
+  let after: number | string = 0;
   for (;;) {
-    // ${table}.id, not id: the output column `id` is float8, which the primary key does not index.
-    const page = await rows<Row>(
+    // ${table}.id, not id: the output column `id` is float8 or text, which the primary key does not index.
+    const page: Row[] = await rows<Row>(
       db,
-      `SELECT ${columns} FROM ${table} WHERE ${table}.id > $1 AND (${where}) ORDER BY ${table}.id LIMIT ${PAGE}`,
+      `SELECT ${columns} FROM ${table} WHERE ${table}.id > $1::bigint AND (${where}) ORDER BY ${table}.id LIMIT ${PAGE}`,
       [after, ...parameters],
     );
-    await consume(page);
-    if (page.length < PAGE) return;
+    // `false` from consume: no more pages.
+    if ((await consume(page)) === false || page.length < PAGE) return;
     after = page[page.length - 1].id;
   }
 }
