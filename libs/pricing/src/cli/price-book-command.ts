@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 import type { DataSource } from 'typeorm';
 import { explainProductKey } from '../catalogue/catalogue';
 import { PriceBookCommittedError, PricingError, PricingErrorCode } from '../errors/pricing-error';
-import { cutText, MAX_QUOTED_CHARACTERS, quoteValue } from '../errors/bounded-text';
+import { cutText, escapeJson, MAX_QUOTED_CHARACTERS, quoteValue } from '../errors/bounded-text';
 import {
   formatImportSummary,
   importChangeLines,
@@ -355,8 +355,9 @@ async function runOn(
         },
         'changes',
       );
+      // JSON escapes for what JSON.stringify leaves raw (U+2028, U+2029, C1, bidirectional controls).
       await priceBook.changes(range, (page) => {
-        if (page.length > 0) out(document.add(page.map(loggedChangeJson)));
+        if (page.length > 0) out(escapeJson(document.add(page.map(loggedChangeJson))));
       });
       return out(document.end());
     }

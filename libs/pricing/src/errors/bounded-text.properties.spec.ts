@@ -58,7 +58,7 @@ describe('escapeWord', () => {
         expect(word).not.toMatch(RAW_IN_A_WORD);
         // Every backslash starts an escape: `\\` or `\uXXXX`.
         expect(word.replace(/\\(\\|u[0-9a-f]{4})/g, '')).not.toContain('\\');
-        expect(unescapeWord(word)).toBe(text);
+        expect(unescapeWord(word)).toBe(text === '' ? '""' : text);
       }),
     );
   });
@@ -72,6 +72,7 @@ describe('escapeWord', () => {
     );
     expect(escapeWord('a\u202eb\u2028c\u0085d\\u202e')).toBe('a\\u202eb\\u2028c\\u0085d\\\\u202e');
     expect(escapeWord('\u{f0000}\ud800')).toBe('\\udb80\\udc00\\ud800');
+    expect(escapeWord('')).toBe('""'); // still a word
   });
 
   it('costs time in proportion to its text', () => {

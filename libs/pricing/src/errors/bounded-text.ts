@@ -55,10 +55,12 @@ export function escapeJson(json: string): string {
  * A value from the database as one word of a line of text (`changes`, `history`): unprintable
  * characters escaped as escapeUnprintable does, and spaces and backslashes too (`\u0020`, `\\`), so
  * that a stored value can neither act on the terminal nor pass for two columns, and its escapes
- * read back unambiguously. Printable text without spaces or backslashes is unchanged.
+ * read back unambiguously. Printable text without spaces or backslashes is unchanged; the empty
+ * text is `""`.
  */
 export function escapeWord(text: string): string {
-  return text.replace(NOT_IN_A_WORD, escapeUnits);
+  // An empty value is still a word: a column left blank would merge with the next.
+  return text === '' ? '""' : text.replace(NOT_IN_A_WORD, escapeUnits);
 }
 
 /** Whether `text` holds a character that escapeUnprintable escapes. */

@@ -169,7 +169,8 @@ export class PriceBookService {
 
   /**
    * The change log of every key and scope with its instant in [since, until) (epoch ms, either
-   * open), oldest first, a page at a time, each change with who made it and why.
+   * open), oldest first, a page at a time, each change with who made it and why, and what its write
+   * did (`effect`: the records as the write left them).
    */
   async changes(
     range: { readonly since?: number; readonly until?: number },
