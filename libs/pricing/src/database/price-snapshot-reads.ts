@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { PriceRecord } from '../core/price-record';
-import type { PricingChanges, PricingData } from './pricing-data';
+import { isLoggedEffect } from '../price-book/change-log-chain';
+import type { ListLogEntry, PricingChanges, PricingData } from './pricing-data';
 import {
   epochMs,
   forEachPage,
@@ -40,8 +41,9 @@ export class PriceSnapshotReads {
       const records = await this.readRecords(db, listOnly ? 'organization_id IS NULL' : undefined);
       const availability = await readAvailability(db);
       const listWrites = await readListWrites(db, '0');
+      const listLog = await this.readListLog(db, '0');
       const version = await readVersion(db);
-      return { records, availability, listWrites, version, lastChangeId, listOnly };
+      return { records, availability, listWrites, listLog, version, lastChangeId, listOnly };
     });
   }
 
@@ -75,6 +77,7 @@ export class PriceSnapshotReads {
         records,
         availability: await readAvailability(db),
         listWrites: await readListWrites(db, sinceChangeId),
+        listLog: await this.readListLog(db, sinceChangeId),
         version: await readVersion(db),
         lastChangeId: summary.last_change_id,
         writeCount: summary.writes,
@@ -86,6 +89,36 @@ export class PriceSnapshotReads {
   /** The counter every write moves; cheap to poll. */
   readVersion(): Promise<string> {
     return readVersion(this.dataSource.manager);
+  }
+
+  /**
+   * The change log's rows of list prices after the row `afterChangeId`, in id order, with their
+   * effects: a page at a time through the index of the list's rows (price_change_list_log).
+   */
+  private async readListLog(db: EntityManager, afterChangeId: string): Promise<ListLogEntry[]> {
+    const entries: ListLogEntry[] = [];
+    await forEachPage<ListLogRow>(
+      db,
+      {
+        columns: `price_change.id::float8 AS id, ${epochMs('changed_at')}, change, product_key,
+                  price_record_id::float8 AS price_record_id, effect`,
+        table: 'price_change',
+        where: `price_change.id > $2::bigint AND organization_id IS NULL AND change <> 'availability'`,
+        parameters: [afterChangeId],
+      },
+      (page) => {
+        for (const row of page) {
+          entries.push({
+            at: row.changed_at,
+            change: row.change,
+            productKey: this.pool.intern(row.product_key),
+            recordId: row.price_record_id,
+            effect: isLoggedEffect(row.effect) ? row.effect : null,
+          });
+        }
+      },
+    );
+    return entries;
   }
 
   /** The records `where` selects (all by default; its parameter is $2), each page mapped as it is read. */
@@ -103,6 +136,9 @@ export class PriceSnapshotReads {
     return records;
   }
 }
+
+/** A row of the list's change log, as readListLog reads it. */
+type ListLogRow = Pick<PriceChangeRow, 'id' | 'changed_at' | 'change' | 'product_key' | 'price_record_id' | 'effect'>;
 
 /** Instants (epoch ms) of list-price writes after the change `afterChangeId`, for `last_changed`. */
 async function readListWrites(db: EntityManager, afterChangeId: string): Promise<number[]> {
