@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import {
   canonicalJson,
@@ -58,6 +59,15 @@ describe('canonicalJson', () => {
 });
 
 describe('entryHash', () => {
+  it('hashes the previous hash, a line feed and the canonical JSON of the whole entry', () => {
+    expect(entryHash(CHAIN_START, set)).toBe(
+      createHash('sha256')
+        .update(`${CHAIN_START}\n${canonicalJson(set)}`)
+        .digest('hex'),
+    );
+    expect(entryHash(CHAIN_START, set, canonicalJson(set.effect))).toBe(entryHash(CHAIN_START, set));
+  });
+
   it('is 64 hex digits, and changes with the entry and with the hash before it', () => {
     const hash = entryHash(CHAIN_START, set);
     expect(hash).toMatch(/^[0-9a-f]{64}$/);

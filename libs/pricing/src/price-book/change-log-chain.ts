@@ -58,11 +58,38 @@ export interface ChainEntry {
 /** The hash the first entry links to. */
 export const CHAIN_START = '0'.repeat(64);
 
-/** The entry's hash: SHA-256 (hex) of the previous entry's hash, a line feed and the entry's canonical JSON. */
-export function entryHash(previous: string, entry: ChainEntry): string {
+/**
+ * The entry's hash: SHA-256 (hex) of the previous entry's hash, a line feed and the entry's
+ * canonical JSON. `effectJson`, when given, is canonicalJson(entry.effect), already made (a write
+ * stores it too: made once).
+ */
+export function entryHash(previous: string, entry: ChainEntry, effectJson = canonicalJson(entry.effect)): string {
   return createHash('sha256')
-    .update(`${previous}\n${canonicalJson(entry)}`)
+    .update(`${previous}\n${canonicalEntry(entry, effectJson)}`)
     .digest('hex');
+}
+
+/** The fields of an entry, sorted as canonicalJson sorts keys. */
+const ENTRY_FIELDS = [
+  'actor',
+  'change',
+  'changedAt',
+  'effect',
+  'onSale',
+  'organizationId',
+  'priceRecordId',
+  'productKey',
+  'reason',
+] as const satisfies readonly (keyof ChainEntry)[];
+
+/** canonicalJson(entry), with the effect's canonical JSON given. */
+function canonicalEntry(entry: ChainEntry, effectJson: string): string {
+  let text = '{';
+  for (const field of ENTRY_FIELDS) {
+    const value = field === 'effect' ? effectJson : canonicalJson(entry[field]);
+    text += `${text === '{' ? '' : ','}"${field}":${value}`;
+  }
+  return `${text}}`;
 }
 
 /**

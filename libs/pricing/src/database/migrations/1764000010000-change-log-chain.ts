@@ -74,15 +74,18 @@ export class ChangeLogChain1764000010000 implements MigrationInterface {
           onSale: row.on_sale,
           effect,
         };
-        previous = entryHash(previous, entry);
-        effects.push(canonicalJson(effect));
+        const effectJson = canonicalJson(effect);
+        previous = entryHash(previous, entry, effectJson);
+        effects.push(effectJson);
         hashes.push(previous);
       }
+      // The effects as one JSON array, as appendToLog sends them (change-log.ts).
       await db.query(
-        `UPDATE price_change SET effect = chained.effect::jsonb, hash = chained.hash
-           FROM unnest($1::bigint[], $2::text[], $3::text[]) AS chained(id, effect, hash)
+        `UPDATE price_change SET effect = e.effect, hash = chained.hash
+           FROM unnest($1::bigint[], $2::text[]) WITH ORDINALITY AS chained(id, hash, ord)
+           JOIN jsonb_array_elements($3::jsonb) WITH ORDINALITY AS e(effect, ord) ON e.ord = chained.ord
           WHERE price_change.id = chained.id`,
-        [page.map((row) => row.id), effects, hashes],
+        [page.map((row) => row.id), hashes, `[${effects.join(',')}]`],
       );
       if (page.length < PAGE) break;
       after = page[page.length - 1].id;
