@@ -1,3 +1,4 @@
+import { listPrice } from '@app/pricing/testing';
 import { runCli, type CliResult } from './support/cli';
 import { useTestDatabase } from './support/fixtures';
 import { inOneTransaction } from './support/tamper';
@@ -8,16 +9,8 @@ import { applyBook } from './support/test-app';
 // sequences, bidirectional and C1 controls in every field, and instants JavaScript cannot
 // represent. Each is printed escaped, in its place, and the rows after it too.
 
-const hour = (key: string, amount: string, extra: Record<string, unknown> = {}) => ({
-  product_key: key,
-  unit_type: 'seconds',
-  unit_count: 3600,
-  amount,
-  ...extra,
-});
-
 const test = useTestDatabase({
-  book: { prices: [hour('compute.g2.4', '0.0610', { valid_from: '2026-01-01T00:00:00Z' })] },
+  book: { prices: [listPrice('compute.g2.4', 'seconds', 3600, '0.0610', '2026-01-01T00:00:00Z')] },
 });
 
 function cli(...args: string[]): Promise<CliResult> {
@@ -64,7 +57,9 @@ beforeAll(async () => {
      VALUES ('compute.g2.4', 'org_9', 'seconds', 3600, 0.0590, now() + interval '1 year', '${LAST_INSTANT}')`,
   ]);
   // Written after them: a page of output must not stop at a row it cannot print.
-  await applyBook(test.dataSource, { prices: [hour('compute.g2.16', '0.2440')] });
+  await applyBook(test.dataSource, {
+    prices: [listPrice('compute.g2.16', 'seconds', 3600, '0.2440', '2026-01-01T00:00:00Z')],
+  });
 });
 
 async function logSize(): Promise<number> {

@@ -1,4 +1,4 @@
-import { createTestDatabase, type TestDatabase } from '@app/pricing/testing';
+import { createTestDatabase, listPrice, organizationPrice, type TestDatabase } from '@app/pricing/testing';
 import { withPriceBook } from '@app/pricing';
 import type { DataSource } from 'typeorm';
 import { runCli, type CliResult } from './support/cli';
@@ -19,14 +19,6 @@ const HEX64 = /^[0-9a-f]{64}$/;
 /** An instant `days` from now, to the second, in RFC 3339. */
 const inDays = (days: number): string =>
   new Date(Math.floor((Date.now() + days * DAY) / 1000) * 1000).toISOString().replace('.000Z', 'Z');
-
-const hour = (key: string, amount: string, extra: Record<string, unknown> = {}) => ({
-  product_key: key,
-  unit_type: 'seconds',
-  unit_count: 3600,
-  amount,
-  ...extra,
-});
 
 interface Book {
   readonly db: TestDatabase;
@@ -49,13 +41,13 @@ async function bookWithEveryKindOfEntry(): Promise<Book> {
   await write({
     products: [{ product_key: 'storage.io1', on_sale: true }],
     prices: [
-      hour('compute.v1.1', '0.10', { valid_from: '2025-01-01T00:00:00Z' }),
-      hour('compute.v1.2', '0.20', { valid_from: '2025-01-01T00:00:00Z', valid_until: endsIn180 }),
-      hour('compute.v1.1', '0.09', { valid_from: '2025-01-01T00:00:00Z', organization_id: 'org_1' }),
+      listPrice('compute.v1.1', 'seconds', 3600, '0.10', '2025-01-01T00:00:00Z'),
+      listPrice('compute.v1.2', 'seconds', 3600, '0.20', '2025-01-01T00:00:00Z', endsIn180),
+      organizationPrice('org_1', 'compute.v1.1', 'seconds', 3600, '0.09', '2025-01-01T00:00:00Z'),
     ],
   });
-  await write({ prices: [hour('compute.v1.1', '0.11', { valid_from: inDays(365) })] });
-  await write({ prices: [hour('compute.v1.1', '0.12', { valid_from: second })] });
+  await write({ prices: [listPrice('compute.v1.1', 'seconds', 3600, '0.11', inDays(365))] });
+  await write({ prices: [listPrice('compute.v1.1', 'seconds', 3600, '0.12', second)] });
   await withPriceBook(dataSource, async (priceBook) => {
     await priceBook.withdraw({ productKey: 'compute.v1.1', organizationId: null, validFrom: Date.parse(second) });
     await priceBook.withdraw({ productKey: 'compute.v1.2', organizationId: null, validUntil: Date.parse(endsIn180) });
@@ -309,7 +301,10 @@ describe('ChangeLogChain1764000010000 on a log written before it', () => {
     });
 
     await withPriceBook(book.dataSource, (priceBook) =>
-      priceBook.apply({ prices: [hour('compute.v1.9', '1.00')] }, { actor: TEST_ACTOR }),
+      priceBook.apply(
+        { prices: [listPrice('compute.v1.9', 'seconds', 3600, '1.00', inDays(1))] },
+        { actor: TEST_ACTOR },
+      ),
     );
     expect((await book.cli('verify')).stdout).toMatch(/^11 entries, chain head [0-9a-f]{64}\n$/);
   });

@@ -100,9 +100,8 @@ export async function appendToLog(
 export type LogVerification =
   { readonly entries: number; readonly head: string } | { readonly entries: number; readonly problem: string };
 
-/** A row of price_change as the chain hashes it. */
-interface LogRow {
-  readonly id: string;
+/** The columns of a row of price_change an entry is made of, as text (`changed_at` as microsText). */
+export interface EntryColumns {
   readonly changed_at: string;
   readonly product_key: string;
   readonly organization_id: string | null;
@@ -111,6 +110,26 @@ interface LogRow {
   readonly actor: string | null;
   readonly reason: string | null;
   readonly on_sale: boolean | null;
+}
+
+/** The entry a row of price_change is, with `effect`. */
+export function entryOf(row: EntryColumns, effect: ChainEntry['effect']): ChainEntry {
+  return {
+    changedAt: row.changed_at,
+    change: row.change,
+    productKey: row.product_key,
+    organizationId: row.organization_id,
+    priceRecordId: row.price_record_id,
+    actor: row.actor,
+    reason: row.reason,
+    onSale: row.on_sale,
+    effect,
+  };
+}
+
+/** A row of price_change as the chain hashes it. */
+interface LogRow extends EntryColumns {
+  readonly id: string;
   /** As stored: whatever the row holds (ChainVerifier says when it is not an effect). */
   readonly effect: ChainEntry['effect'];
   readonly hash: string | null;
@@ -137,7 +156,7 @@ export async function verifyLog(db: EntityManager, progress: Progress): Promise<
   progress.start('checking the change log', entries, 'entries');
   await forEachPage<LogRow>(db, { columns: LOG_COLUMNS, table: 'price_change' }, (page) => {
     for (const row of page) {
-      problem = verifier.check({ id: row.id, entry: entryOf(row), hash: row.hash });
+      problem = verifier.check({ id: row.id, entry: entryOf(row, row.effect), hash: row.hash });
       if (problem !== undefined) return false;
     }
     progress.update(verifier.entries);
@@ -160,18 +179,4 @@ export async function verifyLog(db: EntityManager, progress: Progress): Promise<
     };
   }
   return { entries: verifier.entries, head: verifier.head };
-}
-
-function entryOf(row: LogRow): ChainEntry {
-  return {
-    changedAt: row.changed_at,
-    change: row.change,
-    productKey: row.product_key,
-    organizationId: row.organization_id,
-    priceRecordId: row.price_record_id,
-    actor: row.actor,
-    reason: row.reason,
-    onSale: row.on_sale,
-    effect: row.effect,
-  };
 }

@@ -1,3 +1,4 @@
+import { listPrice, organizationPrice } from '../testing/price-book-entries';
 import { createTestDatabase, type TestDatabase } from '../testing/test-database';
 import type { DataSource } from 'typeorm';
 import { applyBook, openDataSource } from '../../../../test/support/test-app';
@@ -17,20 +18,12 @@ afterAll(async () => {
   await db?.drop();
 });
 
-const hour = (key: string, amount: string, extra: Record<string, unknown> = {}) => ({
-  product_key: key,
-  unit_type: 'seconds',
-  unit_count: 3600,
-  amount,
-  ...extra,
-});
-
 it('gives the list’s rows of the change log in id order, with their effects; since a row, the later ones only', async () => {
   await applyBook(dataSource, {
     products: [{ product_key: 'storage.io1', on_sale: true }],
     prices: [
-      hour('compute.l1.1', '0.10', { valid_from: '2025-01-01T00:00:00Z' }),
-      hour('compute.l1.1', '0.09', { valid_from: '2025-01-01T00:00:00Z', organization_id: 'org_1' }),
+      listPrice('compute.l1.1', 'seconds', 3600, '0.10', '2025-01-01T00:00:00Z'),
+      organizationPrice('org_1', 'compute.l1.1', 'seconds', 3600, '0.09', '2025-01-01T00:00:00Z'),
     ],
   });
   const reads = new PriceSnapshotReads(dataSource);
@@ -48,7 +41,7 @@ it('gives the list’s rows of the change log in id order, with their effects; s
   expect(set.at).toBeGreaterThanOrEqual(Number(set.effect?.record?.recorded_at) / 1000);
   expect((await reads.loadPricingData({ listOnly: true })).listLog).toEqual(first.listLog);
 
-  await applyBook(dataSource, { prices: [hour('compute.l1.1', '0.11', { valid_from: '2030-01-01T00:00:00Z' })] });
+  await applyBook(dataSource, { prices: [listPrice('compute.l1.1', 'seconds', 3600, '0.11', '2030-01-01T00:00:00Z')] });
   const since = await reads.loadChangesSince(first.lastChangeId);
   const from2030 = String(Date.parse('2030-01-01T00:00:00Z') * 1000);
   expect(

@@ -3,10 +3,10 @@ import {
   canonicalJson,
   CHAIN_START,
   entryHash,
-  type ChainEntry,
   type LoggedEffect,
   type LoggedRecord,
 } from '../../price-book/change-log-chain';
+import { entryOf, type EntryColumns } from '../change-log';
 import { loggedRecordColumns, loggedRecordOf, microsText, PAGE } from '../price-book-rows';
 
 /**
@@ -63,17 +63,7 @@ export class ChangeLogChain1764000010000 implements MigrationInterface {
       const hashes: string[] = [];
       for (const row of page) {
         const effect = effectBeforeChain(row);
-        const entry: ChainEntry = {
-          changedAt: row.changed_at,
-          change: row.change,
-          productKey: row.product_key,
-          organizationId: row.organization_id,
-          priceRecordId: row.price_record_id,
-          actor: row.actor,
-          reason: row.reason,
-          onSale: row.on_sale,
-          effect,
-        };
+        const entry = entryOf(row, effect);
         const effectJson = canonicalJson(effect);
         previous = entryHash(previous, entry, effectJson);
         effects.push(effectJson);
@@ -114,16 +104,8 @@ export class ChangeLogChain1764000010000 implements MigrationInterface {
 }
 
 /** A row of the log before the chain, with the record it names and the availability of its product now. */
-interface BeforeChainRow {
+interface BeforeChainRow extends EntryColumns {
   readonly id: string;
-  readonly changed_at: string;
-  readonly product_key: string;
-  readonly organization_id: string | null;
-  readonly change: string;
-  readonly price_record_id: string | null;
-  readonly actor: string | null;
-  readonly reason: string | null;
-  readonly on_sale: boolean | null;
   readonly available: boolean | null;
   readonly record_id: string | null;
   readonly [column: string]: unknown;
