@@ -5,13 +5,14 @@
 //
 // Per size: the whole import against PostgreSQL's COPY of the same rows into a twin of
 // price_record (its constraints and indexes), and beside it with the change-log rows the import
-// also writes copied into a twin of price_change; an import of one changed price against the same
-// import into an empty book; the app's start-up until its first 200 of /v1/pricing, and its RSS
+// also writes (each with its effect and hash) copied into a twin of price_change; an import of
+// one changed price against the same import into an empty book; the app's start-up until its first 200 of /v1/pricing, and its RSS
 // once loaded; the worst event-loop delay of the app while a change is applied (bench/app-probe.mjs)
 // and the time from the CLI's exit until the app serves the change; PricingService.priceAt and
 // costOfUsage calls per second in this process, on the same book.
 // Knobs (environment): BENCH_SCALE_SIZES (10000,100000,1000000), BENCH_SCALE_CHANGES (3),
 // DATABASE_URL (else a throwaway embedded PostgreSQL).
+import { createHash } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
@@ -42,7 +43,7 @@ const CHANGES = intEnv('BENCH_SCALE_CHANGES', 3);
 const MAX_LIST_PRICES = 10_000;
 const VALID_FROM = '2026-01-01T00:00:00Z';
 const COLUMNS = 'product_key, organization_id, unit_type, unit_count, amount, valid_from, valid_until, recorded_at';
-const CHANGE_COLUMNS = 'changed_at, product_key, organization_id, change, price_record_id, actor';
+const CHANGE_COLUMNS = 'changed_at, product_key, organization_id, change, price_record_id, actor, effect, hash';
 
 const GOALS = {
   importOverCopy: 2,
@@ -60,6 +61,8 @@ const amount = (i) => `0.${String(1000 + (i % 9000)).padStart(4, '0')}`;
 async function writeBook(size, dir) {
   const lists = Math.min(MAX_LIST_PRICES, Math.floor(size / 10));
   const recordedAt = new Date().toISOString();
+  const recordedMicros = String(BigInt(Date.parse(recordedAt)) * 1000n);
+  const validFromMicros = String(BigInt(Date.parse(VALID_FROM)) * 1000n);
   const file = join(dir, `book-${size}.json`);
   // Built in parts: a 1,000,000-record book is about 150 MB of JSON.
   const parts = ['{"prices":[\n'];
@@ -78,7 +81,23 @@ async function writeBook(size, dir) {
     if (organization) entry.organization_id = organization;
     parts.push(`${i === 0 ? '' : ',\n'}${JSON.stringify(entry)}`);
     copy.push(`${key}\t${organization ?? '\\N'}\tseconds\t3600\t${amount(i)}\t${VALID_FROM}\t\\N\t${recordedAt}\n`);
-    changes.push(`${recordedAt}\t${key}\t${organization ?? '\\N'}\tset\t${i + 1}\tbench\n`);
+    // What the import's row holds: the record as written (change-log-chain.ts) and a SHA-256.
+    const effect = JSON.stringify({
+      record: {
+        amount: amount(i),
+        id: String(i + 1),
+        organization_id: organization,
+        product_key: key,
+        recorded_at: recordedMicros,
+        superseded_by: null,
+        unit_count: '3600',
+        unit_type: 'seconds',
+        valid_from: validFromMicros,
+        valid_until: null,
+      },
+    });
+    const hash = createHash('sha256').update(effect).digest('hex');
+    changes.push(`${recordedAt}\t${key}\t${organization ?? '\\N'}\tset\t${i + 1}\tbench\t${effect}\t${hash}\n`);
   }
   parts.push('\n]}\n');
   await writeFile(file, parts.join(''));

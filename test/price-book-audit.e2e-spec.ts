@@ -334,7 +334,8 @@ describe('the change log is append-only', () => {
 
   it('still takes new rows (the writes above went through)', async () => {
     await app.query(
-      `INSERT INTO price_change (changed_at, product_key, change, actor) VALUES (now(), 'compute.z1.1', 'set', 'app')`,
+      `INSERT INTO price_change (changed_at, product_key, change, actor, effect, hash)
+       VALUES (now(), 'compute.z1.1', 'set', 'app', '{}', repeat('0', 64))`,
     );
   });
 });

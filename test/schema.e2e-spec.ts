@@ -539,8 +539,8 @@ describe('other tables', () => {
 
   it('takes an e-mail address as actor and a reason of 500 characters', async () => {
     await dataSource.query(
-      `INSERT INTO price_change (changed_at, product_key, change, actor, reason)
-       VALUES (now(), 'compute.g2.4', 'set', 'ana.lima+ops@example.com', repeat('é', 500))`,
+      `INSERT INTO price_change (changed_at, product_key, change, actor, reason, effect, hash)
+       VALUES (now(), 'compute.g2.4', 'set', 'ana.lima+ops@example.com', repeat('é', 500), '{}', repeat('0', 64))`,
     );
   });
 

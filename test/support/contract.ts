@@ -28,6 +28,7 @@ export const ALL_MIGRATIONS = [
   'RecordCount1764000007000',
   'AvailabilityInChangeLog1764000008000',
   'ListPriceIndex1764000009000',
+  'ChangeLogChain1764000010000',
   'RuntimeGrants1764000010500',
   'VolumesRuntimeGrants1764000010600',
 ];

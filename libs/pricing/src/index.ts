@@ -20,6 +20,7 @@ export {
   PriceBookCommittedError,
   PriceBookCommitUnknownError,
   RateLimitedError,
+  ChangeLogMismatchError,
 } from './errors/pricing-error';
 export { PriceBookFileError } from './cli/price-book-file';
 export { PriceBookUsageError } from './cli/price-book-command';
@@ -41,7 +42,13 @@ export type { TimeUsage, MeteredEvent } from './core/usage';
 export { roundForInvoice, sumCosts } from './core/usage';
 export { Exact as ExactDecimal, COST_DECIMAL_PLACES } from './core/quote';
 export { InvalidUsageError } from './errors/pricing-error';
-export type { ApplyOptions, ImportResult, WithdrawalResult, WriteOptions } from './services/price-book.service';
+export type {
+  ApplyOptions,
+  ChainVerification,
+  ImportResult,
+  WithdrawalResult,
+  WriteOptions,
+} from './services/price-book.service';
 export type { ImportChange, ImportReport, PriceTerms } from './price-book/describe-import';
 export type { PriceChange, PriceChangeKind, PriceHistory, RecordStatus } from './price-book/format-history';
 export type { Withdrawal } from './price-book/plan-withdrawal';

@@ -33,6 +33,8 @@ const STATUS_OF: Record<Code, number> = {
   [PricingErrorCode.PriceBookCommitUnknown]: HttpStatus.INTERNAL_SERVER_ERROR,
   [PricingErrorCode.PriceBookFile]: HttpStatus.BAD_REQUEST,
   [PricingErrorCode.PriceBookUsage]: HttpStatus.BAD_REQUEST,
+  // `verify` from a host's route: the database was changed outside the price book.
+  [PricingErrorCode.ChangeLogMismatch]: HttpStatus.INTERNAL_SERVER_ERROR,
 };
 
 function isKnownCode(code: string): code is Code {

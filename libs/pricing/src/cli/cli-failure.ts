@@ -1,4 +1,9 @@
-import { PriceBookCommittedError, PriceBookCommitUnknownError, PriceBookRefusedError } from '../errors/pricing-error';
+import {
+  ChangeLogMismatchError,
+  PriceBookCommittedError,
+  PriceBookCommitUnknownError,
+  PriceBookRefusedError,
+} from '../errors/pricing-error';
 import { PRICE_BOOK_USAGE, PriceBookUsageError } from './price-book-command';
 import { PriceBookFileError } from './price-book-file';
 
@@ -8,9 +13,10 @@ export type ExplainedError = abstract new (...args: never[]) => Error;
 /**
  * How the price book CLI ends on an error (docs/price-book-cli.md, "Exit codes"): 2 and the usage
  * for wrong usage; 1 for a refusal (its message as it is: the book's problems, a bad file, and the
- * host's `explained` errors), for a write that committed before something failed (its message says
- * the change is in force) or whose commit was cut off (it may be in force: its message says so),
- * or for any other failure, with nothing written.
+ * host's `explained` errors), for a change log that does not prove the book (`verify`, its message
+ * as it is), for a write that committed before something failed (its message says the change is
+ * in force) or whose commit was cut off (it may be in force: its message says so), or for any
+ * other failure, with nothing written.
  */
 export function cliFailure(
   error: unknown,
@@ -22,6 +28,7 @@ export function cliFailure(
     PriceBookCommittedError,
     PriceBookCommitUnknownError,
     PriceBookFileError,
+    ChangeLogMismatchError,
     ...explained,
   ];
   if (known.some((type) => error instanceof type)) return { code: 1, message: (error as Error).message };

@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 import type { DataSource } from 'typeorm';
 import { explainProductKey } from '../catalogue/catalogue';
 import { PriceBookCommittedError, PricingError, PricingErrorCode } from '../errors/pricing-error';
-import { cutText, MAX_QUOTED_CHARACTERS, quoteValue } from '../errors/bounded-text';
+import { cutText, escapeJson, MAX_QUOTED_CHARACTERS, quoteValue } from '../errors/bounded-text';
 import {
   formatImportSummary,
   importChangeLines,
@@ -47,6 +47,10 @@ export const PRICE_BOOK_USAGE = `usage: npm run -s pricing -- <command>
                        withdraw a scheduled price (reopens the price it would have ended)
   withdraw <product_key> --valid-until <timestamp> [--organization <id>] [--actor <name>] [--reason <text>]
                        withdraw a scheduled end
+  verify [--json]      check every link of the change log's hash chain, and that the stored prices
+                       and availability are what the log says; print the number of entries and the
+                       chain's head (record it elsewhere to compare later); exit 1 naming the first
+                       entry or product key that does not match
   migrate              migrate the database
 
 A write records who made it: --actor, else PRICING_ACTOR, else the operating system's user name
@@ -102,6 +106,7 @@ export type PriceBookCommand =
       readonly json: boolean;
     }
   | { readonly name: 'withdraw'; readonly withdrawal: Withdrawal; readonly author: CommandAuthor }
+  | { readonly name: 'verify'; readonly json: boolean }
   | { readonly name: 'migrate' };
 
 type OptionName =
@@ -123,6 +128,7 @@ const OPTIONS_OF: Readonly<Record<string, readonly OptionName[]>> = {
   history: ['organization', 'json'],
   changes: ['since', 'until', 'json'],
   withdraw: ['valid-from', 'valid-until', 'organization', 'actor', 'reason'],
+  verify: ['json'],
 };
 const COMMANDS: ReadonlySet<string> = new Set(Object.keys(OPTIONS_OF).concat('export', 'show', 'migrate'));
 
@@ -230,6 +236,9 @@ export async function preparePriceBookCommand(
       const withdrawal = withdrawalOf(args, values);
       return { name: 'withdraw', withdrawal, author: author() };
     }
+    case 'verify':
+      if (args.length > 0) throw new PriceBookUsageError('verify takes no arguments');
+      return { name: 'verify', json };
     default:
       throw new PriceBookUsageError(`unknown command ${quoteValue(command)}`);
   }
@@ -345,8 +354,9 @@ async function runOn(
         },
         'changes',
       );
+      // JSON escapes for what JSON.stringify leaves raw (U+2028, U+2029, C1, bidirectional controls).
       await priceBook.changes(range, (page) => {
-        if (page.length > 0) out(document.add(page.map(loggedChangeJson)));
+        if (page.length > 0) out(escapeJson(document.add(page.map(loggedChangeJson))));
       });
       return out(document.end());
     }
@@ -355,6 +365,10 @@ async function runOn(
       return printCommitted(result, () =>
         out(`withdrawn at ${result.instant.toISOString()} (version ${result.version})\n`),
       );
+    }
+    case 'verify': {
+      const { entries, head } = await priceBook.verify(progress);
+      return out(command.json ? `${JSON.stringify({ entries, head })}\n` : `${entries} entries, chain head ${head}\n`);
     }
     case 'migrate':
       return out('database migrated\n');

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { expectLinearTime, repeated } from '../../../../test/support/linear-time';
 import { outsideText } from '../../../../test/support/outside-text';
-import { formatHttpDate, formatInstant, parseHttpDate, parseInstant } from './instant';
+import { formatHttpDate, formatInstant, formatMicros, parseHttpDate, parseInstant } from './instant';
 
 // Timestamps come from price books and the CLI's arguments (parseInstant) and from
 // If-Modified-Since (parseHttpDate).
@@ -23,6 +23,38 @@ function utc(year: number, month: number, day: number, hour: number, minute: num
 const RFC3339_SHAPE = /^\d{4}-\d\d-\d\d[Tt]\d\d:\d\d:\d\d(\.\d{1,3})?([Zz]|[+-]\d\d:\d\d)$/;
 const HTTP_DATE_SHAPE =
   /^(?:[A-Z][a-z]{2}, \d\d [A-Z][a-z]{2} \d{4} \d\d:\d\d:\d\d GMT|[A-Z][a-z]+day, \d\d-[A-Z][a-z]{2}-\d\d \d\d:\d\d:\d\d GMT|[A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \d{4})$/;
+
+describe('instants read from the database', () => {
+  // A stored row may hold any instant PostgreSQL holds (4713 BC to 294276, infinity), and a
+  // hand-written change-log entry any text where an instant belongs.
+  it('formatInstant gives any number a text, and formatMicros any text a text or undefined, never throwing', () => {
+    fc.assert(
+      fc.property(fc.oneof(fc.double(), fc.integer({ min: -9.3e15, max: 9.3e15 })), (ms) => {
+        expect(typeof formatInstant(ms)).toBe('string');
+      }),
+    );
+    fc.assert(
+      fc.property(fc.oneof(outsideText(['0', '9', '-', 'infinity']), fc.bigInt().map(String)), (text) =>
+        expect(['string', 'undefined']).toContain(typeof formatMicros(text)),
+      ),
+    );
+  });
+
+  it('formatMicros agrees with formatInstant wherever a Date holds the instant', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: -8.64e15, max: 8.64e15 }), fc.integer({ min: 0, max: 999 }), (ms, micros) => {
+        expect(formatMicros(`${BigInt(ms) * 1000n + BigInt(micros)}`)).toBe(formatInstant(ms));
+      }),
+    );
+  });
+
+  it('formatMicros costs time in proportion to its text', () => {
+    expectLinearTime(
+      (text) => formatMicros(text),
+      (n) => repeated('9', n),
+    );
+  });
+});
 
 describe('parseInstant on any text', () => {
   it('never throws, and accepts only RFC 3339 timestamps with an offset and at most milliseconds', () => {

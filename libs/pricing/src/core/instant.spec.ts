@@ -1,9 +1,39 @@
-import { formatHttpDate, formatInstant, parseHttpDate, parseInstant } from './instant';
+import { formatHttpDate, formatInstant, formatMicros, isoString, parseHttpDate, parseInstant } from './instant';
 
 describe('formatInstant', () => {
   it('is RFC 3339 in UTC, with milliseconds only when there are any', () => {
     expect(formatInstant(new Date('2027-01-01T00:00:00Z'))).toBe('2027-01-01T00:00:00Z');
     expect(formatInstant(new Date('2027-01-01T00:00:00.120Z'))).toBe('2027-01-01T00:00:00.120Z');
+  });
+
+  it('gives every number, never a RangeError: PostgreSQL’s infinities, and years beyond a Date’s range in full', () => {
+    expect(formatInstant(Infinity)).toBe('infinity');
+    expect(formatInstant(-Infinity)).toBe('-infinity');
+    expect(formatInstant(8.64e15)).toBe('+275760-09-13T00:00:00Z'); // a Date's last instant
+    expect(formatInstant(8.64e15 + 1)).toBe('+275760-09-13T00:00:00.001Z');
+    // PostgreSQL's last instant, 294276-12-31T23:59:59.999999Z, as a float8 of epoch ms (2 ms apart there).
+    expect(formatInstant(9_224_318_015_999_998)).toBe('+294276-12-31T23:59:59.998Z');
+    expect(formatInstant(-8.64e15 - 86_400_000)).toBe('-271821-04-19T00:00:00Z');
+    expect(isoString(Date.parse('2027-01-01T00:00:00Z'))).toBe('2027-01-01T00:00:00.000Z');
+  });
+});
+
+describe('formatMicros', () => {
+  it('reads epoch microseconds exactly, cut to the millisecond, and PostgreSQL’s infinities', () => {
+    expect(formatMicros('1798761600000000')).toBe('2027-01-01T00:00:00Z');
+    expect(formatMicros('1798761600120999')).toBe('2027-01-01T00:00:00.120Z');
+    expect(formatMicros('1798761600000000', 'iso')).toBe('2027-01-01T00:00:00.000Z');
+    expect(formatMicros('-1')).toBe('1969-12-31T23:59:59.999Z');
+    expect(formatMicros('9224318015999999999')).toBe('+294276-12-31T23:59:59.999Z');
+    expect(formatMicros('-210866803200000000')).toBe('-004713-11-24T00:00:00Z'); // PostgreSQL's first day
+    expect(formatMicros('infinity')).toBe('infinity');
+    expect(formatMicros('-infinity')).toBe('-infinity');
+  });
+
+  it('says undefined of anything else', () => {
+    for (const text of ['', 'Infinity', '1.5', '1e6', ' 1', '+1', '1'.repeat(31), '2027-01-01T00:00:00Z']) {
+      expect(formatMicros(text)).toBeUndefined();
+    }
   });
 });
 

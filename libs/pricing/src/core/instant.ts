@@ -1,6 +1,53 @@
-/** RFC 3339 in UTC with `Z`; milliseconds only when there are any. A number is epoch milliseconds. */
+/**
+ * RFC 3339 in UTC with `Z`; milliseconds only when there are any. A number is epoch milliseconds.
+ * Any number: one beyond a Date's range (a year past 275760, which PostgreSQL holds) has its year
+ * in full, as toISOString writes years past 9999 (`+294276-12-31T23:59:59Z`), and an infinite
+ * one is PostgreSQL's `infinity` or `-infinity`, never a RangeError.
+ */
 export function formatInstant(instant: Date | number): string {
-  const iso = (typeof instant === 'number' ? new Date(instant) : instant).toISOString();
+  return withoutZeroMilliseconds(isoString(typeof instant === 'number' ? instant : instant.getTime()));
+}
+
+/** Date.prototype.toISOString's text (milliseconds always) of any epoch ms, as formatInstant reads them. */
+export function isoString(ms: number): string {
+  if (Number.isNaN(ms)) return 'NaN';
+  if (!Number.isFinite(ms)) return ms > 0 ? 'infinity' : '-infinity';
+  return isoOf(BigInt(Math.floor(ms)));
+}
+
+/**
+ * An instant given as epoch microseconds in decimal (as the change log holds instants), as
+ * formatInstant writes it (`iso`: as isoString does), finer digits than milliseconds cut;
+ * PostgreSQL's `infinity` and `-infinity` as they are. `undefined` for any other text.
+ */
+export function formatMicros(text: string, form: 'rfc3339' | 'iso' = 'rfc3339'): string | undefined {
+  if (text === 'infinity' || text === '-infinity') return text;
+  if (!MICROS.test(text)) return undefined;
+  const micros = BigInt(text);
+  const iso = isoOf(micros / 1000n - (micros % 1000n < 0n ? 1n : 0n));
+  return form === 'iso' ? iso : withoutZeroMilliseconds(iso);
+}
+
+/** Epoch microseconds in decimal, of any length PostgreSQL's or a hand-written value could have. */
+const MICROS = /^-?\d{1,30}$/;
+/** The instants a Date holds: 100,000,000 days either side of the epoch. */
+const DATE_LIMIT_MS = 8_640_000_000_000_000n;
+/** 400 Gregorian years, epoch ms: the calendar repeats after them. */
+const CYCLE_MS = 146_097n * 86_400_000n;
+
+/** toISOString's text of an instant of epoch ms, beyond a Date's range too. */
+function isoOf(ms: bigint): string {
+  if (ms >= -DATE_LIMIT_MS && ms <= DATE_LIMIT_MS) return new Date(Number(ms)).toISOString();
+  // Whole 400-year cycles into a Date's range (month, day and time stay), then the years put back.
+  const cycles = ms > 0n ? (ms - DATE_LIMIT_MS) / CYCLE_MS + 1n : -((-ms - DATE_LIMIT_MS) / CYCLE_MS + 1n);
+  const iso = new Date(Number(ms - cycles * CYCLE_MS)).toISOString();
+  const yearEnd = iso.indexOf('-', 1);
+  const year = BigInt(Number(iso.slice(0, yearEnd))) + cycles * 400n;
+  const digits = String(year < 0n ? -year : year).padStart(6, '0');
+  return `${year < 0n ? '-' : '+'}${digits}${iso.slice(yearEnd)}`;
+}
+
+function withoutZeroMilliseconds(iso: string): string {
   return iso.endsWith('.000Z') ? `${iso.slice(0, -5)}Z` : iso;
 }
 

@@ -1,15 +1,20 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, type EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
 import type { PriceRecord } from '../core/price-record';
 import type { LoggedChange, PriceHistory } from '../price-book/format-history';
+import { NO_PROGRESS, type Progress } from '../price-book/progress';
+import { verifyLog, type LogVerification } from './change-log';
 import {
   CHANGE_COLUMNS,
   forEachPage,
+  HISTORY_RECORD_COLUMNS,
   readAvailability,
   RECORD_COLUMNS,
   rows,
+  toHistoryRecord,
   toPriceChange,
   toPriceRecord,
+  type HistoryRecordRow,
   type PriceChangeRow,
   type PriceRecordRow,
 } from './price-book-rows';
@@ -44,9 +49,9 @@ export class PriceBookReads {
     return this.dataSource.transaction('REPEATABLE READ', async (db) => {
       const scope = organizationId === null ? 'organization_id IS NULL' : 'organization_id = $2';
       const parameters = organizationId === null ? [productKey] : [productKey, organizationId];
-      const records = await rows<PriceRecordRow>(
+      const records = await rows<HistoryRecordRow>(
         db,
-        `SELECT ${RECORD_COLUMNS} FROM price_record WHERE product_key = $1 AND ${scope}
+        `SELECT ${HISTORY_RECORD_COLUMNS} FROM price_record WHERE product_key = $1 AND ${scope}
           ORDER BY price_record.valid_from, price_record.id`,
         parameters,
       );
@@ -56,14 +61,21 @@ export class PriceBookReads {
           WHERE product_key = $1 AND ${scope} AND change <> 'availability' ORDER BY price_change.changed_at, price_change.id`,
         parameters,
       );
-      return { records: records.map((row) => toPriceRecord(row)), changes: changes.map(toPriceChange) };
+      return { records: records.map(toHistoryRecord), changes: changes.map(toPriceChange) };
     });
   }
 
   /**
+   * Checks the change log's chain and the book against it, in one snapshot (change-log.ts,
+   * verifyLog), reporting to `progress`.
+   */
+  verify(progress: Progress = NO_PROGRESS): Promise<LogVerification> {
+    return this.dataSource.transaction('REPEATABLE READ', (db) => verifyLog(db, progress));
+  }
+
+  /**
    * The change log of every key and scope with `changedAt` in [since, until) (epoch ms, either
-   * open), oldest first, given to `consume` a page at a time, each change with the record it names
-   * as it is now (none for a withdrawn price or availability).
+   * open), oldest first, given to `consume` a page at a time, each change with what its write did.
    */
   changes(
     range: { readonly since?: number; readonly until?: number },
@@ -79,29 +91,19 @@ export class PriceBookReads {
           where: `($2::timestamptz IS NULL OR changed_at >= $2) AND ($3::timestamptz IS NULL OR changed_at < $3)`,
           parameters: [instantParameter(range.since), instantParameter(range.until)],
         },
-        async (page) => consume(await withRecords(db, page)),
+        async (page) => {
+          await consume(
+            page.map((row) => ({
+              ...toPriceChange(row),
+              productKey: row.product_key,
+              organizationId: row.organization_id,
+              onSale: row.on_sale,
+            })),
+          );
+        },
       ),
     );
   }
-}
-
-/** Each change with the record it names as it is now, read in one statement a page. */
-async function withRecords(db: EntityManager, page: readonly PriceChangeRow[]): Promise<LoggedChange[]> {
-  const ids = page.flatMap((row) => (row.price_record_id === null ? [] : [row.price_record_id]));
-  const found =
-    ids.length === 0
-      ? []
-      : await rows<PriceRecordRow>(db, `SELECT ${RECORD_COLUMNS} FROM price_record WHERE id = ANY($1::bigint[])`, [
-          ids,
-        ]);
-  const records = new Map(found.map((row) => [row.id, toPriceRecord(row)]));
-  return page.map((row) => ({
-    ...toPriceChange(row),
-    productKey: row.product_key,
-    organizationId: row.organization_id,
-    record: row.price_record_id === null ? null : (records.get(row.price_record_id) ?? null),
-    onSale: row.on_sale,
-  }));
 }
 
 /** An instant (epoch ms) as a timestamptz parameter. */

@@ -1,6 +1,7 @@
 import type { EntityManager } from 'typeorm';
 import type { PriceRecord } from '../core/price-record';
-import type { PriceChange, PriceChangeKind } from '../price-book/format-history';
+import { isLoggedEffect, type LoggedRecord } from '../price-book/change-log-chain';
+import type { HistoryRecord, PriceChange, PriceChangeKind } from '../price-book/format-history';
 
 // The price book's tables as the library reads them: one row type per table, the columns read,
 // and the one mapping from a row of price_record to a PriceRecord. Instants are read as epoch
@@ -10,9 +11,69 @@ import type { PriceChange, PriceChangeKind } from '../price-book/format-history'
 /** Rows per page of a read: turning a page into records holds the event loop a few milliseconds only. */
 export const PAGE = 5_000;
 
+/** Rows per statement of a write: each stays well within the database timeout. */
+export const BATCH = 5_000;
+
+/** Runs `write` on consecutive slices of BATCH items, one after the other. */
+export async function inBatches<T>(
+  items: readonly T[],
+  write: (batch: readonly T[], start: number) => Promise<unknown>,
+): Promise<void> {
+  for (let start = 0; start < items.length; start += BATCH) {
+    await write(items.slice(start, start + BATCH), start);
+  }
+}
+
 /** A timestamp column as epoch milliseconds. */
 export const epochMs = (column: string, alias = column): string =>
   `(extract(epoch FROM ${column}) * 1000)::float8 AS ${alias}`;
+
+/**
+ * A timestamp column as the change log holds an instant (change-log-chain.ts): epoch microseconds
+ * in decimal, exactly as stored; PostgreSQL's own text (`infinity`, `-infinity`) when not finite.
+ * Counted from PostgreSQL's own epoch (2000) as an interval, then moved to 1970 in numeric: its
+ * latest instants are beyond a bigint of microseconds since 1970, and extract(epoch) of those
+ * rounds them.
+ */
+export const microsText = (column: string): string =>
+  `CASE WHEN isfinite(${column})
+        THEN trunc((extract(epoch FROM ${column} - timestamptz '2000-01-01 00:00:00+00') + 946684800) * 1000000)::text
+        ELSE ${column}::text END`;
+
+/**
+ * The columns of price_record `table` as the change log holds a record (LoggedRecord): every
+ * column as text, instants as microsText; each named `prefix` and the column's name.
+ */
+export function loggedRecordColumns(table = 'price_record', prefix = ''): string {
+  const text = (column: string, value = `${table}.${column}`) => `${value} AS ${prefix}${column}`;
+  return [
+    text('id', `${table}.id::text`),
+    text('product_key'),
+    text('organization_id'),
+    text('unit_type'),
+    text('unit_count', `${table}.unit_count::text`),
+    text('amount', `${table}.amount::text`),
+    ...['valid_from', 'valid_until', 'recorded_at'].map((column) => text(column, microsText(`${table}.${column}`))),
+    text('superseded_by', `${table}.superseded_by::text`),
+  ].join(', ');
+}
+
+/** The LoggedRecord of a row read with loggedRecordColumns(…, `prefix`). */
+export function loggedRecordOf(row: Readonly<Record<string, unknown>>, prefix = ''): LoggedRecord {
+  const field = (column: keyof LoggedRecord) => row[`${prefix}${column}`] as string;
+  return {
+    id: field('id'),
+    product_key: field('product_key'),
+    organization_id: field('organization_id'),
+    unit_type: field('unit_type'),
+    unit_count: field('unit_count'),
+    amount: field('amount'),
+    valid_from: field('valid_from'),
+    valid_until: field('valid_until'),
+    recorded_at: field('recorded_at'),
+    superseded_by: field('superseded_by'),
+  };
+}
 
 /** A row of price_record, as RECORD_COLUMNS reads it. */
 export interface PriceRecordRow {
@@ -32,10 +93,18 @@ export const RECORD_COLUMNS = `price_record.id::float8 AS id, product_key, organ
   amount::text AS amount, ${epochMs('valid_from')}, ${epochMs('valid_until')}, ${epochMs('recorded_at')},
   superseded_by::float8 AS superseded_by`;
 
+/**
+ * A timestamp column as microsText where JavaScript cannot represent it (beyond a Date's range, or
+ * not finite: a row written by hand), else NULL; beside its epochMs.
+ */
+export const beyondDate = (column: string, alias: string): string =>
+  `CASE WHEN isfinite(${column}) AND ${column} <= '275760-09-13 00:00:00+00' THEN NULL ELSE ${microsText(column)} END AS ${alias}`;
+
 /** A row of price_change, as CHANGE_COLUMNS reads it. */
 export interface PriceChangeRow {
   readonly id: number;
   readonly changed_at: number;
+  readonly changed_at_text: string | null;
   readonly product_key: string;
   readonly organization_id: string | null;
   readonly change: PriceChangeKind;
@@ -43,10 +112,13 @@ export interface PriceChangeRow {
   readonly actor: string | null;
   readonly reason: string | null;
   readonly on_sale: boolean | null;
+  /** As stored: whatever the row holds (toPriceChange keeps it when it is of the log's form). */
+  readonly effect: unknown;
 }
 
-export const CHANGE_COLUMNS = `price_change.id::float8 AS id, ${epochMs('changed_at')}, product_key, organization_id,
-  change, price_record_id::float8 AS price_record_id, actor, reason, on_sale`;
+export const CHANGE_COLUMNS = `price_change.id::float8 AS id, ${epochMs('changed_at')},
+  ${beyondDate('changed_at', 'changed_at_text')}, product_key, organization_id, change,
+  price_record_id::float8 AS price_record_id, actor, reason, on_sale, effect`;
 
 /** A row of product_availability. */
 export interface AvailabilityRow {
@@ -87,11 +159,35 @@ export function toPriceRecord(
 export function toPriceChange(row: PriceChangeRow): PriceChange {
   return {
     changedAt: row.changed_at,
+    ...(row.changed_at_text === null ? {} : { changedAtText: row.changed_at_text }),
     change: row.change,
     priceRecordId: row.price_record_id,
     actor: row.actor,
     reason: row.reason,
+    effect: isLoggedEffect(row.effect) ? row.effect : null,
   };
+}
+
+/** A row of price_record as history reads it (HISTORY_RECORD_COLUMNS). */
+export interface HistoryRecordRow extends PriceRecordRow {
+  readonly valid_from_text: string | null;
+  readonly valid_until_text: string | null;
+  readonly recorded_at_text: string | null;
+}
+
+/** RECORD_COLUMNS, and each instant as stored where JavaScript cannot represent it (beyondDate). */
+export const HISTORY_RECORD_COLUMNS = `${RECORD_COLUMNS}, ${beyondDate('valid_from', 'valid_from_text')},
+  ${beyondDate('valid_until', 'valid_until_text')}, ${beyondDate('recorded_at', 'recorded_at_text')}`;
+
+/** A record as history shows it: toPriceRecord, with the instants a number cannot show as stored. */
+export function toHistoryRecord(row: HistoryRecordRow): HistoryRecord {
+  const texts = {
+    ...(row.valid_from_text === null ? {} : { validFrom: row.valid_from_text }),
+    ...(row.valid_until_text === null ? {} : { validUntil: row.valid_until_text }),
+    ...(row.recorded_at_text === null ? {} : { recordedAt: row.recorded_at_text }),
+  };
+  const record = toPriceRecord(row);
+  return Object.keys(texts).length === 0 ? record : { ...record, instantTexts: texts };
 }
 
 /** Rows of a query, typed by the caller: the SQL and its row shape live side by side in database/. */
@@ -110,23 +206,24 @@ export interface PagedQuery {
 /**
  * Reads a table's rows in id order, PAGE rows a statement (keyset: no statement runs long, whatever
  * the table's size), giving each page to `consume` as it is read, the last one too (it has fewer
- * than PAGE rows, maybe none): the rows of a million records are never all held at once.
+ * than PAGE rows, maybe none), until `consume` returns `false`: the rows of a million records are
+ * never all held at once.
  */
-export async function forEachPage<Row extends { readonly id: number }>(
+export async function forEachPage<Row extends { readonly id: number | string }>(
   db: EntityManager,
   { columns, table, where = 'true', parameters = [] }: PagedQuery,
-  consume: (page: readonly Row[]) => void | Promise<void>,
+  consume: (page: readonly Row[]) => unknown,
 ): Promise<void> {
-  let after = 0;
+  let after: number | string = 0;
   for (;;) {
-    // ${table}.id, not id: the output column `id` is float8, which the primary key does not index.
-    const page = await rows<Row>(
+    // ${table}.id, not id: the output column `id` is float8 or text, which the primary key does not index.
+    const page: Row[] = await rows<Row>(
       db,
-      `SELECT ${columns} FROM ${table} WHERE ${table}.id > $1 AND (${where}) ORDER BY ${table}.id LIMIT ${PAGE}`,
+      `SELECT ${columns} FROM ${table} WHERE ${table}.id > $1::bigint AND (${where}) ORDER BY ${table}.id LIMIT ${PAGE}`,
       [after, ...parameters],
     );
-    await consume(page);
-    if (page.length < PAGE) return;
+    // `false` from consume: no more pages.
+    if ((await consume(page)) === false || page.length < PAGE) return;
     after = page[page.length - 1].id;
   }
 }

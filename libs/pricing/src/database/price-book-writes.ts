@@ -7,7 +7,12 @@ import type { Author } from '../price-book/author';
 import type { ImportPlan } from '../price-book/plan-import';
 import type { Withdrawal, WithdrawalPlan } from '../price-book/plan-withdrawal';
 import type { Progress } from '../price-book/progress';
+import type { LoggedRecord } from '../price-book/change-log-chain';
+import { appendToLog } from './change-log';
 import {
+  inBatches,
+  loggedRecordColumns,
+  loggedRecordOf,
   readAvailability,
   readVersion,
   RECORD_COLUMNS,
@@ -16,7 +21,7 @@ import {
   type PriceRecordRow,
   type VersionRow,
 } from './price-book-rows';
-import { inBatches, insertPrices, linkSuccessors, logPlan, writeAvailability, writeEnds } from './write-plan';
+import { insertPrices, linkSuccessors, logPlan, writeAvailability, writeEnds } from './write-plan';
 
 /** Channel of the NOTIFY that every change of the price book sends. */
 export const PRICE_BOOK_CHANNEL = 'pricing_price_book_changed';
@@ -124,14 +129,22 @@ export class PriceBookWrites {
     let done = 0;
     progress.start('writing', plan.ends.length + plan.inserts.length + plan.availability.length, 'rows');
     const written = (rowCount: number): void => progress.update((done += rowCount));
-    await writeEnds(tx, plan.ends, written);
-    const ids = await insertPrices(tx, plan.inserts, written);
-    await linkSuccessors(tx, plan, ids);
+    const ended = await writeEnds(tx, plan.ends, written);
+    const inserted = await insertPrices(tx, plan.inserts, written);
+    const links = await linkSuccessors(
+      tx,
+      plan,
+      inserted.map((record) => Number(record.id)),
+    );
     await writeAvailability(tx, plan.availability, instant, written);
-    await logPlan(tx, plan, ids, instant, author);
+    await logPlan(tx, plan, { inserted, ended, links }, instant, author);
   }
 
-  /** Withdraws what `plan` names: a scheduled price deleted, the prices it ended reopened or re-ended. */
+  /**
+   * Withdraws what `plan` names: a scheduled price deleted, the prices it ended reopened or
+   * re-ended; one change-log row says so, with the deleted id and each record reopened or re-ended
+   * as stored after.
+   */
   async writeWithdrawal(
     tx: PriceBookTransaction,
     withdrawal: Withdrawal,
@@ -145,25 +158,37 @@ export class PriceBookWrites {
       await tx.query(`UPDATE price_record SET superseded_by = NULL WHERE id = $1`, [reend.id]);
     }
     if (deleteId !== null) await tx.query(`DELETE FROM price_record WHERE id = $1`, [deleteId]);
+    const reended: LoggedRecord[] = [];
     for (const reend of reends) {
-      await tx.query(`UPDATE price_record SET valid_until = $2, superseded_by = $3 WHERE id = $1`, [
-        reend.id,
-        reend.validUntil === null ? null : new Date(reend.validUntil),
-        reend.supersededBy,
-      ]);
+      const [row] = await rows<Record<string, unknown>>(
+        tx,
+        `WITH reended AS (
+           UPDATE price_record SET valid_until = $2, superseded_by = $3 WHERE id = $1
+           RETURNING ${loggedRecordColumns()}
+         )
+         SELECT * FROM reended`,
+        [reend.id, reend.validUntil === null ? null : new Date(reend.validUntil), reend.supersededBy],
+      );
+      reended.push(loggedRecordOf(row));
     }
-    await tx.query(
-      `INSERT INTO price_change (changed_at, product_key, organization_id, change, price_record_id, actor, reason)
-       VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+    const named = deleteId ?? reends[0]?.id;
+    await appendToLog(
+      tx,
       [
-        instant,
-        withdrawal.productKey,
-        withdrawal.organizationId,
-        deleteId !== null ? 'withdraw_price' : 'withdraw_end',
-        deleteId ?? reends[0]?.id ?? null,
-        author.actor,
-        author.reason,
+        {
+          change: deleteId !== null ? 'withdraw_price' : 'withdraw_end',
+          productKey: withdrawal.productKey,
+          organizationId: withdrawal.organizationId,
+          priceRecordId: named === undefined ? null : String(named),
+          onSale: null,
+          effect: {
+            ...(deleteId !== null ? { deleted: String(deleteId) } : {}),
+            ...(reended.length > 0 ? { ends: reended } : {}),
+          },
+        },
       ],
+      instant,
+      author,
     );
   }
 

@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { PriceRecord } from '../core/price-record';
+import { isLoggedEffect, type LoggedRecord } from '../price-book/change-log-chain';
+import type { ListWrite } from '../core/list-history';
 import { PRICE_BOOK_LOCK } from './price-book-writes';
 import type { PriceBookHead, PricingChanges, PricingData } from './pricing-data';
 import {
@@ -37,7 +39,8 @@ export class PriceSnapshotReads {
       const records = await this.readRecords(db, listOnly ? 'organization_id IS NULL' : undefined);
       const availability = await readAvailability(db);
       const listWrites = await readListWrites(db, '0');
-      return { records, availability, listWrites, ...head, listOnly };
+      const listLog = await this.readListLog(db, '0');
+      return { records, availability, listWrites, listLog, ...head, listOnly };
     });
   }
 
@@ -72,6 +75,7 @@ export class PriceSnapshotReads {
         records,
         availability: await readAvailability(db),
         listWrites: await readListWrites(db, sinceChangeId),
+        listLog: await this.readListLog(db, sinceChangeId),
         ...head,
         sinceChangedAt: summary.since_changed_at,
         writeCount: summary.writes,
@@ -101,6 +105,34 @@ export class PriceSnapshotReads {
       [Math.floor(PRICE_BOOK_LOCK / 2 ** 32), PRICE_BOOK_LOCK % 2 ** 32],
     );
     return { ...(await readHead(db)), settledBefore };
+  }
+
+  /**
+   * The change log's rows of list prices after the row `afterChangeId`, in id order, with their
+   * effects: a page at a time through the index of the list's rows (price_change_list_log).
+   */
+  private async readListLog(db: EntityManager, afterChangeId: string): Promise<ListWrite[]> {
+    const entries: ListWrite[] = [];
+    await forEachPage<ListLogRow>(
+      db,
+      {
+        columns: `price_change.id::float8 AS id, ${epochMs('changed_at')}, change, effect`,
+        table: 'price_change',
+        where: `price_change.id > $2::bigint AND organization_id IS NULL AND change <> 'availability'`,
+        parameters: [afterChangeId],
+      },
+      (page) => {
+        for (const row of page) {
+          const effect = isLoggedEffect(row.effect) ? row.effect : undefined;
+          entries.push({
+            at: row.changed_at,
+            ...(row.change === 'set' && effect?.record && { set: endOf(effect.record) }),
+            ...(effect?.ends && { ends: effect.ends.map(endOf) }),
+          });
+        }
+      },
+    );
+    return entries;
   }
 
   /** The records `where` selects (all by default; its parameter is $2), each page mapped as it is read. */
@@ -141,3 +173,13 @@ async function readListWrites(db: EntityManager, afterChangeId: string): Promise
   );
   return writes.map((w) => w.changed_at);
 }
+
+/** A record of an entry's effect as the list's past needs it: its id and its end, in epoch ms. */
+function endOf(record: LoggedRecord): { id: number; validUntil: number | null } {
+  const until = record.valid_until;
+  // Epoch microseconds as text; anything else (`infinity`, a hand-written row) counts as no end.
+  const validUntil = until !== null && /^-?\d+$/.test(until) ? Number(BigInt(until) / 1000n) : null;
+  return { id: Number(record.id), validUntil };
+}
+
+type ListLogRow = Pick<PriceChangeRow, 'id' | 'changed_at' | 'change' | 'effect'>;

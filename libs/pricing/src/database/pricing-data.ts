@@ -9,8 +9,8 @@ export interface PricingData {
   readonly availability: ReadonlyMap<string, boolean>;
   /** Instants (epoch ms) of list-price writes (set, end, withdrawal), for `last_changed`. */
   readonly listWrites: readonly number[];
-  /** What each write of list prices did (the change log, in its order): the public list's past. */
-  readonly listLog?: readonly ListWrite[];
+  /** What each write of list prices did (the change log's rows of list prices, in id order): the public list's past. */
+  readonly listLog: readonly ListWrite[];
   readonly version: string;
   /** The latest entry of the change log read ('0' when none): the next reload starts after it. */
   readonly lastChangeId: string;
@@ -35,7 +35,7 @@ export type PriceBookHead = Pick<PricingData, 'version' | 'lastChangeId' | 'last
 /**
  * What was written after a change-log entry, read in one transaction (loadChangesSince):
  * `records` are every record of the product keys written since, in every scope, and
- * `listWrites` the list-price writes since.
+ * `listWrites` and `listLog` the list-price writes since.
  */
 export interface PricingChanges extends PricingData {
   readonly sinceChangeId: string;

@@ -9,14 +9,64 @@ export const MAX_LISTED_PROBLEMS = 50;
 const MAX_FOREIGN_MESSAGE = 200;
 
 /**
- * Characters a terminal may act on or hide, beyond what JSON escapes: DEL and C1 controls,
- * invisible and bidirectional formatting, line and paragraph separators.
+ * What a terminal may act on or hide, and what does not read as what it is: control characters
+ * (C0, DEL, C1: escape sequences, line breaks), format characters (bidirectional overrides and
+ * isolates, zero-width spaces and joiners, the byte order mark), line and paragraph separators,
+ * lone surrogates, private-use and unassigned code points.
  */
-const UNSAFE = /[\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/g;
-// eslint-disable-next-line no-control-regex -- finding control characters is the point
-const CONTROL = /[\u0000-\u001f]/g;
+const UNPRINTABLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\p{Co}\p{Cn}]/gu;
+const AN_UNPRINTABLE = new RegExp(UNPRINTABLE.source, 'u');
+/**
+ * As UNPRINTABLE but for C0 controls: in JSON text, those are escaped inside strings already
+ * (JSON.stringify), and between tokens they are white space (the line breaks of pretty JSON).
+ */
+const UNPRINTABLE_IN_JSON = /[\u007f-\u009f\p{Cf}\p{Zl}\p{Zp}\p{Cs}\p{Co}\p{Cn}]/gu;
+/** As UNPRINTABLE, and a backslash (the escapes' own mark) and any space: what one word of a line may not show as it is. */
+const NOT_IN_A_WORD = /[\\\p{Zs}\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\p{Co}\p{Cn}]/gu;
 
-const escapeChar = (c: string): string => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
+/** Each UTF-16 unit of `text` as a `\uXXXX` escape (a backslash as `\\`). */
+function escapeUnits(text: string): string {
+  if (text === '\\') return '\\\\';
+  let escaped = '';
+  for (let i = 0; i < text.length; i++) escaped += `\\u${text.charCodeAt(i).toString(16).padStart(4, '0')}`;
+  return escaped;
+}
+
+/**
+ * The one escaping of the text the library prints: every unprintable character (UNPRINTABLE) as a
+ * `\uXXXX` escape, one per UTF-16 unit. escapeJson and escapeWord are its forms for JSON text and
+ * for one word of a line.
+ */
+export function escapeUnprintable(text: string): string {
+  return text.replace(UNPRINTABLE, escapeUnits);
+}
+
+/**
+ * JSON text (JSON.stringify's, pretty or not) with its unprintable characters escaped as
+ * escapeUnprintable does: U+2028, U+2029, DEL, C1 and format characters (bidirectional controls
+ * among them), which JSON.stringify leaves raw. Those only occur inside its strings, so the text
+ * reads back as the same value.
+ */
+export function escapeJson(json: string): string {
+  return json.replace(UNPRINTABLE_IN_JSON, escapeUnits);
+}
+
+/**
+ * A value from the database as one word of a line of text (`changes`, `history`): unprintable
+ * characters escaped as escapeUnprintable does, and spaces and backslashes too (`\u0020`, `\\`), so
+ * that a stored value can neither act on the terminal nor pass for two columns, and its escapes
+ * read back unambiguously. Printable text without spaces or backslashes is unchanged; the empty
+ * text is `""`.
+ */
+export function escapeWord(text: string): string {
+  // An empty value is still a word: a column left blank would merge with the next.
+  return text === '' ? '""' : text.replace(NOT_IN_A_WORD, escapeUnits);
+}
+
+/** Whether `text` holds a character that escapeUnprintable escapes. */
+export function hasUnprintable(text: string): boolean {
+  return AN_UNPRINTABLE.test(text);
+}
 
 /**
  * A value from outside, quoted for a message: JSON string syntax (controls escaped), at most
@@ -45,11 +95,11 @@ export function listProblems(problems: readonly string[]): string {
  * of the source): one line, controls escaped, at most MAX_FOREIGN_MESSAGE characters.
  */
 export function foreignMessage(message: string): string {
-  return cutText(message, MAX_FOREIGN_MESSAGE).replace(CONTROL, escapeChar).replace(UNSAFE, escapeChar);
+  return escapeUnprintable(cutText(message, MAX_FOREIGN_MESSAGE));
 }
 
 function quote(text: string): string {
-  return JSON.stringify(text).replace(UNSAFE, escapeChar);
+  return escapeJson(JSON.stringify(text));
 }
 
 /** The first `max` UTF-16 units of `text`, without half of a surrogate pair at the end. */

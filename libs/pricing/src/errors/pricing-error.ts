@@ -30,6 +30,11 @@ export enum PricingErrorCode {
   PriceBookFile = 'PRICE_BOOK_FILE',
   /** A price book command line that is wrong (the CLI's usage error); nothing was read or written. */
   PriceBookUsage = 'PRICE_BOOK_USAGE',
+  /**
+   * `verify`: an entry of the change log does not match its hash chain, or the stored book differs
+   * from what the log says: someone changed the database outside the price book.
+   */
+  ChangeLogMismatch = 'CHANGE_LOG_MISMATCH',
 }
 
 export class PricingError extends CodedError<PricingErrorCode> {}
@@ -128,5 +133,22 @@ export class PriceBookCommitUnknownError extends PricingError {
         `in force (${cause instanceof Error ? cause.message : String(cause)}); look with history or export ` +
         `before writing it again`,
     );
+  }
+}
+
+/**
+ * The change log does not prove the book (`verify`): `problem` names the first entry whose hash
+ * does not match (or that does not fit the entries before it), or the first product key whose
+ * stored records or availability differ from the log's, and what differs.
+ */
+export class ChangeLogMismatchError extends PricingError {
+  constructor(
+    readonly problem: string,
+    readonly entries: number,
+  ) {
+    super(PricingErrorCode.ChangeLogMismatch, `the change log does not prove the book: ${problem}`, {
+      problem,
+      entries_checked: entries,
+    });
   }
 }

@@ -1,3 +1,5 @@
+import { escapeJson, hasUnprintable } from '../errors/bounded-text';
+
 // Who made a write of the price book, and why: recorded on every row of its change log
 // (database/migrations/1764000005000-change-log-authors.ts holds the same rules).
 
@@ -10,13 +12,6 @@ export interface Author {
 
 const ACTOR = /^[A-Za-z0-9._@+-]{1,100}$/;
 export const MAX_REASON_LENGTH = 500;
-/**
- * What a printable line does not hold: control characters (line breaks and tabs included),
- * format characters (bidirectional overrides, zero-width spaces: text that reads other than it
- * is), line and paragraph separators, lone surrogates, private-use and unassigned code points.
- */
-const UNPRINTABLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\p{Co}\p{Cn}]/u;
-const UNPRINTABLE_ALL = new RegExp(UNPRINTABLE.source, 'gu');
 
 /** What is wrong with an actor, or `undefined`. Length first: a long text costs nothing. */
 export function actorProblem(actor: string): string | undefined {
@@ -32,7 +27,10 @@ export function reasonProblem(reason: string): string | undefined {
     return `a reason has at most ${MAX_REASON_LENGTH} characters`;
   }
   if (reason.trim() === '') return 'a reason, when given, is not empty';
-  return UNPRINTABLE.test(reason) ? 'a reason is one line of printable characters' : undefined;
+  // What a printable line does not hold: control characters (line breaks and tabs included), format
+  // characters (bidirectional overrides, zero-width spaces: text that reads other than it is),
+  // line and paragraph separators, lone surrogates, private-use and unassigned code points.
+  return hasUnprintable(reason) ? 'a reason is one line of printable characters' : undefined;
 }
 
 /**
@@ -41,7 +39,5 @@ export function reasonProblem(reason: string): string | undefined {
  * docs/decisions.md, "Who changed a price, and why") cannot reorder or hide what a terminal shows.
  */
 export function quoteReason(reason: string): string {
-  return JSON.stringify(reason).replace(UNPRINTABLE_ALL, (text) =>
-    Array.from({ length: text.length }, (_, i) => `\\u${text.charCodeAt(i).toString(16).padStart(4, '0')}`).join(''),
-  );
+  return escapeJson(JSON.stringify(reason));
 }

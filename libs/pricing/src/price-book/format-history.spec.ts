@@ -1,5 +1,7 @@
 import { jan1, priceRecord } from '../core/price-record.fixture';
+import type { LoggedEffect } from './change-log-chain';
 import { formatHistory, historyJson, statusAt, type PriceChange } from './format-history';
+import { loggedRecord } from './logged-record.fixture';
 
 const NOW = Date.parse('2026-06-01T12:00:00Z');
 const at = (text: string): number => Date.parse(text);
@@ -8,7 +10,8 @@ const change = (
   kind: PriceChange['change'],
   id: number | null,
   author: Pick<PriceChange, 'actor' | 'reason'> = { actor: null, reason: null },
-): PriceChange => ({ changedAt: at(changedAt), change: kind, priceRecordId: id, ...author });
+  effect: LoggedEffect | null = null,
+): PriceChange => ({ changedAt: at(changedAt), change: kind, priceRecordId: id, ...author, effect });
 
 describe('history of one key and scope', () => {
   const ended = priceRecord({
@@ -97,9 +100,21 @@ describe('who changed a price, and why', () => {
   const history = {
     records: [first, second],
     changes: [
-      change('2024-12-01T09:00:00Z', 'set', 1),
-      change('2025-11-01T09:00:00Z', 'set', 2, { actor: 'ana@example.com', reason: 'Q1 "storage" review' }),
-      change('2025-11-01T09:00:00Z', 'end', 1, { actor: 'ana@example.com', reason: null }),
+      change('2024-12-01T09:00:00Z', 'set', 1, undefined, { record: loggedRecord({ ...first, supersededBy: null }) }),
+      change(
+        '2025-11-01T09:00:00Z',
+        'set',
+        2,
+        { actor: 'ana@example.com', reason: 'Q1 "storage" review' },
+        { record: loggedRecord(second) },
+      ),
+      change(
+        '2025-11-01T09:00:00Z',
+        'end',
+        1,
+        { actor: 'ana@example.com', reason: null },
+        { ends: [loggedRecord(first)] },
+      ),
     ],
   };
 

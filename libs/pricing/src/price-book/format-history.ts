@@ -1,28 +1,38 @@
-import { formatInstant } from '../core/instant';
+import { formatInstant, formatMicros, isoString } from '../core/instant';
+import { escapeJson, escapeWord } from '../errors/bounded-text';
 import { quoteReason } from './author';
 import { isInForce, type PriceRecord } from '../core/price-record';
+import type { LoggedEffect, LoggedRecord } from './change-log-chain';
 import { widest } from './text-parts';
 
 /** The kinds of rows of the change log (`price_change`). */
 export type PriceChangeKind = 'set' | 'end' | 'withdraw_price' | 'withdraw_end' | 'availability';
 
-/** One write of the change log: when, what, the record it concerned (gone when withdrawn), who and why. */
+/** One write of the change log: when, what, the record it concerned, who and why, and what it did. */
 export interface PriceChange {
   /** Epoch milliseconds. */
   readonly changedAt: number;
+  /**
+   * The instant as stored, epoch microseconds in decimal or PostgreSQL's `infinity` and
+   * `-infinity`, when JavaScript cannot represent it (a row written by hand): shown instead.
+   */
+  readonly changedAtText?: string;
   readonly change: PriceChangeKind;
   readonly priceRecordId: number | null;
   /** Who made the write (author.ts); `null` for writes recorded before actors were. */
   readonly actor: string | null;
   readonly reason: string | null;
+  /**
+   * What the write did, as it left the book (change-log-chain.ts): shown instead of the records
+   * as they are now. `null` when the row holds nothing of the log's form (written by hand).
+   */
+  readonly effect: LoggedEffect | null;
 }
 
-/** A change of any key and scope (the `changes` command), with the record it names as it is now. */
+/** A change of any key and scope (the `changes` command). */
 export interface LoggedChange extends PriceChange {
   readonly productKey: string;
   readonly organizationId: string | null;
-  /** `null` for a withdrawn price (its record is gone) and for availability. */
-  readonly record: PriceRecord | null;
   /**
    * What an availability change set (on sale or not); `null` for the other kinds, and for an
    * availability change recorded before the log kept it (migration 1764000008000).
@@ -30,9 +40,19 @@ export interface LoggedChange extends PriceChange {
   readonly onSale: boolean | null;
 }
 
+/** A record as history shows it: its instants as stored too, where JavaScript cannot represent them. */
+export interface HistoryRecord extends PriceRecord {
+  /** Epoch microseconds in decimal, for the instants a number cannot show (a row written by hand). */
+  readonly instantTexts?: {
+    readonly validFrom?: string;
+    readonly validUntil?: string;
+    readonly recordedAt?: string;
+  };
+}
+
 /** Every record of one key and scope, by `valid_from`, and the change log of that key and scope, oldest first. */
 export interface PriceHistory {
-  readonly records: readonly PriceRecord[];
+  readonly records: readonly HistoryRecord[];
   readonly changes: readonly PriceChange[];
 }
 
@@ -50,7 +70,8 @@ export function statusAt(record: Pick<PriceRecord, 'validFrom' | 'validUntil'>, 
  * when it was recorded; then the change log of the key and scope, oldest first: when, what
  * (`set`, `end set`, `withdrawn`, `end withdrawn`), which price, who and why (the reason quoted
  * as a JSON string). A withdrawn scheduled price has no record any more: the log still says when
- * it was recorded and withdrawn.
+ * it was recorded and withdrawn. Every stored value is escaped (escapeWord), and any stored
+ * instant shown, so that no row can act on the terminal or fail the command.
  */
 export function formatHistory(
   history: PriceHistory,
@@ -58,41 +79,42 @@ export function formatHistory(
   organizationId: string | null,
   now: number,
 ): string {
-  const scope = organizationId === null ? 'list price' : `organization ${organizationId}`;
+  const scope = organizationId === null ? 'list price' : `organization ${escapeWord(organizationId)}`;
+  const heading = `history of ${escapeWord(productKey)} (${scope}) at ${formatInstant(now)}`;
   const { records, changes } = history;
-  if (records.length === 0 && changes.length === 0) {
-    return `history of ${productKey} (${scope}) at ${formatInstant(now)}: no records\n`;
-  }
-  const terms = records.map((r) => `${r.amount} per ${r.unitCount} ${r.unitType}`);
-  const windows = records.map(
-    (r) => `from ${formatInstant(r.validFrom)}${r.validUntil !== null ? ` until ${formatInstant(r.validUntil)}` : ''}`,
-  );
+  if (records.length === 0 && changes.length === 0) return `${heading}: no records\n`;
+  const terms = records.map(termsText);
+  const windows = records.map((r) => {
+    const until = r.validUntil !== null ? ` until ${recordInstant(r, 'validUntil')}` : '';
+    return `from ${recordInstant(r, 'validFrom')}${until}`;
+  });
   const termsWidth = widest(terms);
   const windowWidth = widest(windows);
   const recordLines = records.map(
     (record, i) =>
       `${statusAt(record, now).padEnd(STATUS_WIDTH)}${terms[i].padEnd(termsWidth)}  ${windows[i].padEnd(windowWidth)}  ` +
-      `recorded ${formatInstant(record.recordedAt)}`,
+      `recorded ${recordInstant(record, 'recordedAt')}`,
   );
 
   const byId = new Map(records.map((r) => [r.id, r]));
-  const setAt = new Map(
-    changes.flatMap((c) => (c.change === 'set' && c.priceRecordId !== null ? [[c.priceRecordId, c.changedAt]] : [])),
+  const setBy = new Map(
+    changes.flatMap((c) => (c.change === 'set' && c.priceRecordId !== null ? [[c.priceRecordId, c]] : [])),
   );
-  const instants = changes.map((c) => formatInstant(c.changedAt));
+  const instants = changes.map((c) => changeInstant(c));
   const instantWidth = widest(instants);
   const whiches = changes.map((change) => {
     const record = change.priceRecordId === null ? undefined : byId.get(change.priceRecordId);
-    const recordedAt = change.priceRecordId === null ? undefined : setAt.get(change.priceRecordId);
+    const set = change.priceRecordId === null ? undefined : setBy.get(change.priceRecordId);
     return record
-      ? `${record.amount} per ${record.unitCount} ${record.unitType} from ${formatInstant(record.validFrom)}`
-      : change.change === 'withdraw_price' && recordedAt !== undefined
-        ? `the scheduled price recorded ${formatInstant(recordedAt)}`
+      ? `${termsText(record)} from ${recordInstant(record, 'validFrom')}`
+      : change.change === 'withdraw_price' && set !== undefined
+        ? `the scheduled price recorded ${changeInstant(set)}`
         : 'a scheduled price, withdrawn since';
   });
   const whichWidth = widest(whiches);
   const changeLines = changes.map((change, i) => {
-    const columns = `  ${instants[i].padEnd(instantWidth)}  ${CHANGE_LABELS[change.change].padEnd(CHANGE_WIDTH)}`;
+    const label = CHANGE_LABELS[change.change] ?? escapeWord(change.change);
+    const columns = `  ${instants[i].padEnd(instantWidth)}  ${label.padEnd(CHANGE_WIDTH)}`;
     const author = authorColumns(change);
     return author === '' ? `${columns}${whiches[i]}` : `${columns}${whiches[i].padEnd(whichWidth)}  ${author}`;
   });
@@ -100,7 +122,7 @@ export function formatHistory(
   const withdrawn = changes.filter((c) => c.change === 'withdraw_price').length;
   const counts = [plural(records.length, 'record'), ...(withdrawn > 0 ? [`${withdrawn} withdrawn`] : [])];
   return [
-    `history of ${productKey} (${scope}) at ${formatInstant(now)}: ${counts.join(', ')}, oldest first`,
+    `${heading}: ${counts.join(', ')}, oldest first`,
     ...recordLines,
     ...(changeLines.length > 0 ? ['changes, oldest first:', ...changeLines] : []),
   ]
@@ -112,7 +134,7 @@ export function formatHistory(
 const STATUS_WIDTH = 'scheduled '.length;
 const CHANGE_WIDTH = 'end withdrawn '.length;
 
-const CHANGE_LABELS: Record<PriceChangeKind, string> = {
+const CHANGE_LABELS: Readonly<Record<string, string>> = {
   set: 'set',
   end: 'end set',
   withdraw_price: 'withdrawn',
@@ -123,51 +145,107 @@ const CHANGE_LABELS: Record<PriceChangeKind, string> = {
 /** `actor  "reason"`: who and why, the reason quoted (JSON); empty for a write recorded before actors. */
 export function authorColumns(change: Pick<PriceChange, 'actor' | 'reason'>): string {
   if (change.actor === null) return '';
-  return change.reason === null ? change.actor : `${change.actor}  ${quoteReason(change.reason)}`;
+  const actor = escapeWord(change.actor);
+  return change.reason === null ? actor : `${actor}  ${quoteReason(change.reason)}`;
 }
 
-/** The history as JSON (`history --json`): the records and the change log, with who and why. */
+/** When a change was made, as formatInstant writes it (`iso`: always to the millisecond), whatever is stored. */
+export function changeInstant(change: Pick<PriceChange, 'changedAt' | 'changedAtText'>, form?: 'iso'): string {
+  if (change.changedAtText !== undefined) return storedInstant(change.changedAtText, form);
+  return form === 'iso' ? isoString(change.changedAt) : formatInstant(change.changedAt);
+}
+
+/** An instant as the change log holds it (epoch microseconds, or PostgreSQL's word), shown whatever it is. */
+export function storedInstant(text: string, form?: 'iso'): string {
+  return formatMicros(text, form) ?? escapeWord(text);
+}
+
+function recordInstant(record: HistoryRecord, instant: 'validFrom' | 'validUntil' | 'recordedAt'): string {
+  const text = record.instantTexts?.[instant];
+  return text !== undefined ? storedInstant(text) : formatInstant(record[instant] ?? NaN);
+}
+
+/** `amount per unit_count unit_type`, each escaped. */
+function termsText(record: PriceRecord): string {
+  return `${escapeWord(record.amount)} per ${record.unitCount} ${escapeWord(record.unitType)}`;
+}
+
+/**
+ * The record a change names as its write left it (its effect): `set` the record written, an end
+ * the record ended, reopened or re-ended; `null` for a withdrawn price (and a row written before
+ * the chain whose record was gone by then); `undefined` when the row holds no such effect (a row
+ * written by hand).
+ */
+export function writtenRecord(change: PriceChange): LoggedRecord | null | undefined {
+  const { effect } = change;
+  if (effect === null) return undefined;
+  const id = change.priceRecordId === null ? undefined : String(change.priceRecordId);
+  const record =
+    change.change === 'set'
+      ? effect.record
+      : change.change === 'end' || change.change === 'withdraw_end'
+        ? (effect.ends?.find((end) => end.id === id) ?? effect.ends?.[0])
+        : undefined;
+  if (record) return record;
+  return change.change === 'withdraw_price' || effect.before_chain ? null : undefined;
+}
+
+/** A record of an effect as a line shows its terms and window: `amount per count unit from T[ until T]`, escaped. */
+export function writtenTermsText(record: LoggedRecord): string {
+  const until = record.valid_until === null ? '' : ` until ${storedInstant(record.valid_until)}`;
+  return (
+    `${escapeWord(record.amount)} per ${escapeWord(record.unit_count)} ${escapeWord(record.unit_type)} ` +
+    `from ${storedInstant(record.valid_from)}${until}`
+  );
+}
+
+/**
+ * The history as JSON (`history --json`): the records and the change log, with who and why, each
+ * change with the price as its write left it. JSON escapes (escapeJson) for what JSON.stringify
+ * leaves raw: U+2028, U+2029, C1 and bidirectional controls.
+ */
 export function historyJson(
   history: PriceHistory,
   productKey: string,
   organizationId: string | null,
   now: number,
 ): string {
-  const byId = new Map(history.records.map((r) => [r.id, r]));
   const document = {
     product_key: productKey,
     organization_id: organizationId,
     records: history.records.map((record) => ({
       status: statusAt(record, now),
-      ...termsJson(record),
-      recorded_at: formatInstant(record.recordedAt),
+      unit_type: record.unitType,
+      unit_count: record.unitCount,
+      amount: record.amount,
+      valid_from: recordInstant(record, 'validFrom'),
+      valid_until: record.validUntil === null ? null : recordInstant(record, 'validUntil'),
+      recorded_at: recordInstant(record, 'recordedAt'),
     })),
-    changes: history.changes.map((change) => {
-      const record = change.priceRecordId === null ? undefined : byId.get(change.priceRecordId);
-      return changeJson(change, record ?? null);
-    }),
+    changes: history.changes.map(changeJson),
   };
-  return `${JSON.stringify(document, null, 2)}\n`;
+  return `${escapeJson(JSON.stringify(document, null, 2))}\n`;
 }
 
-/** One change as JSON: when, what, who and why, and the price it names as it is now (`null` when gone). */
-export function changeJson(change: PriceChange, record: PriceRecord | null): Record<string, unknown> {
+/** One change as JSON: when, what, who and why, and the price as its write left it (`null` for none). */
+export function changeJson(change: PriceChange): Record<string, unknown> {
+  const record = writtenRecord(change);
   return {
-    at: formatInstant(change.changedAt),
+    at: changeInstant(change),
     change: change.change,
     actor: change.actor,
     reason: change.reason,
-    price: record && termsJson(record),
+    price: record ? writtenTermsJson(record) : null,
   };
 }
 
-function termsJson(record: PriceRecord): Record<string, unknown> {
+function writtenTermsJson(record: LoggedRecord): Record<string, unknown> {
   return {
-    unit_type: record.unitType,
-    unit_count: record.unitCount,
+    unit_type: record.unit_type,
+    unit_count: /^\d{1,15}$/.test(record.unit_count) ? Number(record.unit_count) : record.unit_count,
     amount: record.amount,
-    valid_from: formatInstant(record.validFrom),
-    valid_until: record.validUntil === null ? null : formatInstant(record.validUntil),
+    valid_from: storedInstant(record.valid_from),
+    valid_until: record.valid_until === null ? null : storedInstant(record.valid_until),
   };
 }
 

@@ -19,6 +19,7 @@ function data(listOnly: boolean): PricingData {
     records: listOnly ? [LIST] : [LIST, AGREED],
     availability: new Map(),
     listWrites: [],
+    listLog: [],
     version: '2',
     lastChangeId: '3',
     lastChangedAt: null,

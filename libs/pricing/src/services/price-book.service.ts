@@ -4,7 +4,7 @@ import { PriceBookReads } from '../database/price-book-reads';
 import { PriceBookWrites, type PriceScope } from '../database/price-book-writes';
 import { PriceSnapshotReads } from '../database/price-snapshot-reads';
 import { quoteValue } from '../errors/bounded-text';
-import { PriceBookCommittedError, PriceBookRefusedError } from '../errors/pricing-error';
+import { ChangeLogMismatchError, PriceBookCommittedError, PriceBookRefusedError } from '../errors/pricing-error';
 import { formatInstant } from '../core/instant';
 import { actorProblem, reasonProblem, type Author } from '../price-book/author';
 import { describeImportPlan, type ImportReport } from '../price-book/describe-import';
@@ -63,6 +63,13 @@ export interface ApplyOptions extends WriteOptions {
   readonly progress?: Progress;
   /** Apply only what was reviewed. */
   readonly reviewed?: ReviewedPlan;
+}
+
+/** A change log that checks out (`verify`): its number of entries and the hash of the last. */
+export interface ChainVerification {
+  readonly entries: number;
+  /** 64 hex digits; 64 zeros for an empty log. */
+  readonly head: string;
 }
 
 export interface WithdrawalResult {
@@ -172,7 +179,8 @@ export class PriceBookService {
 
   /**
    * The change log of every key and scope with its instant in [since, until) (epoch ms, either
-   * open), oldest first, a page at a time, each change with who made it and why.
+   * open), oldest first, a page at a time, each change with who made it and why, and what its write
+   * did (`effect`: the records as the write left them).
    */
   async changes(
     range: { readonly since?: number; readonly until?: number },
@@ -180,6 +188,19 @@ export class PriceBookService {
   ): Promise<void> {
     await this.host.databaseReady();
     await this.reads.changes(range, consume);
+  }
+
+  /**
+   * Checks the change log (`verify`): every link of its hash chain, and that the stored records and
+   * availability are what it says. Resolves with the number of entries and the chain's head (64
+   * hex digits: record it elsewhere, and compare it later); throws ChangeLogMismatchError naming
+   * the first entry that does not match, or the first product key whose records differ.
+   */
+  async verify(progress: Progress = NO_PROGRESS): Promise<ChainVerification> {
+    await this.host.databaseReady();
+    const result = await this.reads.verify(progress);
+    if ('problem' in result) throw new ChangeLogMismatchError(result.problem, result.entries);
+    return result;
   }
 
   /** Withdraws a scheduled price or a scheduled end, in one transaction. */

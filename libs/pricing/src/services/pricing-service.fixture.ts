@@ -76,6 +76,7 @@ export function snapshotOf(
       availability: new Map(Object.entries(availability)),
       // Each list price was set at RECORDED.
       listWrites: records.filter((r) => r.organizationId === null).map(() => RECORDED.getTime()),
+      listLog: [],
       version: '1',
       lastChangeId: '0',
       lastChangedAt: null,

@@ -32,6 +32,7 @@ function data(): PricingData {
     ],
     availability: new Map(),
     listWrites: [],
+    listLog: [],
     version: '2',
     lastChangeId: '3',
     lastChangedAt: null,

@@ -46,6 +46,9 @@ export function pricingDataOfBook(json: unknown, nowMs: number): PricingData {
       ...availability.map((product): [string, boolean] => [product.productKey, product.onSale]),
     ]),
     listWrites: records.some((record) => record.organizationId === null) ? [nowMs] : [],
+    listLog: records.flatMap((record) =>
+      record.organizationId === null ? [{ at: nowMs, set: { id: record.id, validUntil: record.validUntil } }] : [],
+    ),
     version: '1',
     lastChangeId: '0',
     lastChangedAt: null,

@@ -10,6 +10,7 @@ import { HistoryCheckByScope1764000006000 } from './1764000006000-history-check-
 import { RecordCount1764000007000 } from './1764000007000-record-count';
 import { AvailabilityInChangeLog1764000008000 } from './1764000008000-availability-in-change-log';
 import { ListPriceIndex1764000009000 } from './1764000009000-list-price-index';
+import { ChangeLogChain1764000010000 } from './1764000010000-change-log-chain';
 import { RuntimeGrants1764000010500 } from './1764000010500-runtime-grants';
 
 export { PRICING_RUNTIME_GRANTS } from './1764000010500-runtime-grants';
@@ -25,5 +26,6 @@ export const pricingMigrations = [
   RecordCount1764000007000,
   AvailabilityInChangeLog1764000008000,
   ListPriceIndex1764000009000,
+  ChangeLogChain1764000010000,
   RuntimeGrants1764000010500,
 ];
