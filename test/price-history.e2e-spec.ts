@@ -131,7 +131,8 @@ describe('the public list as it was: /v1/pricing/at/{instant} and /v1/pricing/ch
   });
 
   it('answers conditional requests, codings and HEAD as GET /v1/pricing does', async () => {
-    const { at, response } = samples[2];
+    // The list as loaded: no earlier change in the second of its last_changed (If-Modified-Since).
+    const { at, response } = samples[0];
     const path = `/v1/pricing/at/${at}`;
     expect((await get(path, { 'if-none-match': response.headers.etag })).status).toBe(304);
     expect((await get(path, { 'if-modified-since': response.headers['last-modified'] })).status).toBe(304);
