@@ -159,7 +159,7 @@ async function loadBreakdown(url) {
   const data = await new PriceBookRepository(dataSource).loadPricingData();
   const readMs = performance.now() - started;
   started = performance.now();
-  await PricingSnapshot.build(data, new Date());
+  await PricingSnapshot.build(data, Date.now());
   const indexMs = performance.now() - started;
   await dataSource.destroy();
   return { readMs, indexMs };

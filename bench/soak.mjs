@@ -74,7 +74,7 @@ await bench.runMain(async () => {
   // Changes are applied as the CLI applies them (PriceBookService), from this process: a CLI
   // process starting every minute would take the cores from the app and the client too.
   const { PriceBookService } = bench.requireFromRoot(
-    join(bench.DIST, 'libs/pricing/src/price-book/price-book.service.js'),
+    join(bench.DIST, 'libs/pricing/src/services/price-book.service.js'),
   );
   const priceBook = PriceBookService.on(await bench.openDataSource(url));
   const changes = [];
