@@ -174,15 +174,20 @@ export function largeBook(count) {
 /**
  * The built app (`node dist/.../main.js`) on `databaseUrl`, on a free port of loopback, once
  * /health/ready answers 200. With `memoryProbe`, `memory()` asks it for its memory usage after
- * a full garbage collection, and `eventLoopDelay()` for the worst delay of its event loop since
- * the last ask (bench/app-probe.mjs). Stopped with SIGTERM by `stop()` or at the end.
+ * a full garbage collection, `eventLoopDelay()` for the worst delay of its event loop since the
+ * last ask, and `cpuHold()` for the longest its main thread ran between two turns of the loop and
+ * how long it waited for a CPU in the longest gap (bench/app-probe.mjs). Stopped with SIGTERM by
+ * `stop()` or at the end.
  */
 export async function startApp(databaseUrl, env = {}, { memoryProbe = false, logLines = false } = {}) {
   const { freePort } = requireFromRoot(join(DIST, 'apps/control-plane/src/database/embedded-postgres.js'));
   const port = await freePort();
   // --expose-gc: the probe collects garbage before it reads the heap, so that heaps compare.
   const probe = ['--expose-gc', '--import', new URL('./app-probe.mjs', import.meta.url).href];
-  const args = memoryProbe ? [...probe, MAIN] : [MAIN];
+  // BENCH_APP_NODE_OPTIONS: node options on the app's command line (e.g. --cpu-prof, which Node
+  // refuses in NODE_OPTIONS).
+  const options = process.env.BENCH_APP_NODE_OPTIONS?.split(/\s+/).filter(Boolean) ?? [];
+  const args = [...options, ...(memoryProbe ? probe : []), MAIN];
   const child = spawn(process.execPath, args, {
     cwd: ROOT,
     env: {
@@ -244,6 +249,7 @@ export async function startApp(databaseUrl, env = {}, { memoryProbe = false, log
     logged,
     memory: () => ask(child, 'memory'),
     eventLoopDelay: () => ask(child, 'event-loop'),
+    cpuHold: () => ask(child, 'cpu-hold'),
   };
 }
 
