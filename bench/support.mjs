@@ -1,7 +1,7 @@
-// What bench/rebuild.mjs and bench/soak.mjs share: a PostgreSQL (DATABASE_URL, or a throwaway
+// What the benchmarks share (bench/*.mjs): a PostgreSQL (DATABASE_URL, or a throwaway
 // embedded one), scratch databases migrated and filled with the built CLI, the built app as a
 // child process, and a few small HTTP and /proc readers. Everything started is stopped by
-// `cleanUp()`, also on an error or Ctrl-C.
+// `cleanUp()` (and whatever a script registers with `atCleanUp`), also on an error or Ctrl-C.
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -57,6 +57,11 @@ export async function runMain(main) {
   } finally {
     await cleanUp();
   }
+}
+
+/** `cleanup` runs at the end, before whatever was registered earlier (it is undone first). */
+export function atCleanUp(cleanup) {
+  cleanups.push(cleanup);
 }
 
 export async function cleanUp() {
