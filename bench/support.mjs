@@ -316,11 +316,17 @@ export function peakRssMiB(pid = process.pid) {
   return statusMiB(pid, 'VmHWM');
 }
 
-/** CPU time of a process (all its threads), or of its main thread only (ms; Linux, in steps of 10 ms). */
-export function cpuMs(pid = process.pid, { mainThread = false } = {}) {
-  const stat = readFileSync(mainThread ? `/proc/${pid}/task/${pid}/stat` : `/proc/${pid}/stat`, 'utf8');
+/** CPU time of a process, all its threads (ms; Linux, in steps of 10 ms). */
+export function cpuMs(pid = process.pid) {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/** A process's main thread: its time on a CPU and waiting for one (ms, /proc schedstat). */
+export function mainThreadTimes(pid = process.pid) {
+  const [running, waiting] = readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8').split(' ');
+  return { running: Number(running) / 1e6, waiting: Number(waiting) / 1e6 };
 }
 
 export const MiB = (bytes) => (bytes / 1024 / 1024).toFixed(1);
