@@ -1,7 +1,7 @@
 // The in-memory rate limiter (FixedWindowLimiter, built) fed with many distinct client addresses
 // within one window: the heap it holds, the clients it tracks and the time per hit. For contrast,
-// @nestjs/throttler's default storage fed a quarter as many (it holds every one, ~25 µs a hit:
-// the figure per address is what matters). Run by bench/run.mjs; by hand:
+// @nestjs/throttler's default storage fed a quarter as many (it holds every one, and is slower a
+// hit: the figure per address is what matters). Run by bench/run.mjs; by hand:
 //   node --expose-gc bench/limiter-memory.mjs [addresses=1000000]
 // Prints one line of JSON.
 import { createHash } from 'node:crypto';

@@ -1,137 +1,106 @@
 // CPU time of one GET /v1/pricing through the whole app (Express, Nest, the controller), in
-// process and without sockets, for builds of the service compared with one another and with two
-// references serving the app's own answer: bare Express (`express`, as bench/baseline-express.mjs)
-// and the Nest floor (`floor`, bench/nest/floor.main.ts: one controller writing the same bytes).
-// usage: DATABASE_URL=postgres://... node bench/pricing-path-cost.mjs [express] [floor] <name>=<dist dir> ...
-// The first build's 200 and 304 (their bytes and headers) are what the references serve. Each build runs in
-// a child process of its own (the same script with --child), in turns, for BENCH_ROUNDS turns
-// (4); a turn warms up, then times 5 runs of BENCH_REQUESTS requests (30,000) with
-// process.cpuUsage(). A request to /health/live goes first, as probes do in production. The
-// HTTP server's 'request' event is emitted (so that its listeners run, as in main.ts) and Node's
-// http.server diagnostics channels are published as the server would. BENCH_STATUS=304 sends
-// If-None-Match with the ETag instead. BENCH_CPU pins every child to that CPU (taskset), which
-// steadies the figures on a machine with other work. Prints the median and minimum µs per request
-// of each and the difference to the first.
-// BENCH_SIDE_BY_SIDE=1, for a machine whose load changes from one turn to the next: every build's
-// child starts at once (on BENCH_CPU if set), warms up, then all time BENCH_REQUESTS requests
-// (10,000) at the same signal, BENCH_RUNS times (12); prints each build's median µs and the median
-// and quartiles of its ratio to the first build within each run, which a change of load hits alike.
-// Used for "Cost of metrics and logs" and "What is left on the public route's path" in docs/benchmarks.md.
-import { Buffer } from 'node:buffer';
+// process and without sockets, beside references serving the app's own answer: the Nest floor
+// (`floor`, bench/nest/floor.main.ts: one controller writing the same bytes, nothing else) and
+// bare Express (`express`, as bench/baseline-express.mjs), or beside other builds of the service.
+// `npm run bench` runs it (bench/run.mjs: the route's CPU above the floor, its target); by hand:
+//   DATABASE_URL=postgres://... node bench/pricing-path-cost.mjs floor app=dist [express] [<name>=<dist>...]
+// The app is control-plane's AppModule as main.ts builds it (global guard, pipes, filter, request
+// log, metrics, HttpDrain, configureExpress), on the book at DATABASE_URL. Every build runs in a
+// child process of its own (this script with --child), all started at once, pinned to CPU
+// BENCH_CPU when set; each warms up, then all time BENCH_REQUESTS requests (10,000) at the same
+// signal, BENCH_RUNS times (12), with process.cpuUsage(). A request to /health/live goes first,
+// as probes do. The HTTP server's 'request' event is emitted (its listeners run, as in main.ts)
+// and Node's http.server diagnostics channels are published as the server would. BENCH_STATUS:
+// 200 (plain GET), 304 (If-None-Match with the ETag) or both (`200,304`, the default). The first
+// build's 200 and 304 (their bytes and headers) are what the references serve. Prints, per build,
+// the median µs per request and, within each run (which a change of load hits alike), its
+// difference and ratio to the first build: median and quartiles.
 import { execFileSync, spawn } from 'node:child_process';
 import { channel } from 'node:diagnostics_channel';
-import { readFileSync, writeFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { IncomingMessage, ServerResponse, createServer } from 'node:http';
 import { createRequire } from 'node:module';
 import { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
-const sideBySide = process.env.BENCH_SIDE_BY_SIDE === '1';
-const requests = Number(process.env.BENCH_REQUESTS ?? (sideBySide ? 10_000 : 30_000));
-const status = Number(process.env.BENCH_STATUS ?? 200);
 const REFERENCES = ['express', 'floor'];
+const SCRIPT = fileURLToPath(import.meta.url);
 
-if (process.argv[2] === '--child') {
-  await child(process.argv[3], process.argv[4], process.argv[5]);
-} else {
-  const builds = process.argv.slice(2).map((arg) => (REFERENCES.includes(arg) ? [arg, arg] : arg.split('=')));
+/**
+ * Runs every build side by side on the book at `databaseUrl`. `builds`: [name, dist directory or
+ * a reference's name], the first one the base of the differences and ratios. Resolves with, per
+ * status and build: `us` (µs per request of each run), `medianUs`, and `aboveFirst` and `ratio`
+ * ({ median, q1, q3 } of the runs' own differences and ratios to the first build).
+ */
+export async function pathCost({ databaseUrl, builds, statuses = [200, 304], cpu, runs = 12, requests = 10_000 }) {
   const dists = builds.filter(([, dist]) => !REFERENCES.includes(dist));
-  if (builds.length < 2 || dists.length === 0 || !process.env.DATABASE_URL) {
-    console.error(
-      'usage: DATABASE_URL=postgres://... node bench/pricing-path-cost.mjs [express] [floor] <name>=<dist> ...',
-    );
-    process.exit(2);
-  }
+  if (dists.length === 0) throw new Error('pathCost needs a build of the service');
   const work = mkdtempSync(join(tmpdir(), 'path-cost-'));
-  const answerFile = join(work, 'answer.json');
-  const run = (args) =>
-    execFileSync(
-      process.env.BENCH_CPU ? 'taskset' : process.execPath,
-      [
-        ...(process.env.BENCH_CPU ? ['-c', process.env.BENCH_CPU, process.execPath] : []),
-        fileURLToPath(import.meta.url),
-        ...args,
-      ],
-      { stdio: ['ignore', 'pipe', 'ignore'] },
-    ).toString();
-  // The first build's answer, for the references to serve.
-  writeFileSync(answerFile, /^answer: (.*)$/m.exec(run(['--child', 'capture', resolve(dists[0][1])]))[1]);
-  if (sideBySide) {
-    try {
-      await sideBySideRuns(builds, dists, answerFile);
-    } finally {
-      rmSync(work, { recursive: true, force: true });
-    }
-    process.exit(0);
-  }
-  const samples = new Map(builds.map(([name]) => [name, []]));
+  const answer = join(work, 'answer');
+  const node = (args) =>
+    cpu === undefined ? [process.execPath, args] : ['taskset', ['-c', String(cpu), process.execPath, ...args]];
+  const env = { ...process.env, DATABASE_URL: databaseUrl };
   try {
-    for (let round = 0; round < Number(process.env.BENCH_ROUNDS ?? 4); round++) {
-      for (const [name, dist] of builds) {
-        const kind = REFERENCES.includes(dist) ? dist : 'app';
-        const out = run(['--child', kind, resolve(kind === 'app' ? dist : dists[0][1]), answerFile]);
-        const times = /^µs per request: (.*)$/m.exec(out)[1].split(' ').map(Number);
-        samples.get(name).push(...times);
-        console.error(`round ${round + 1} ${name}: ${times.join(' ')} µs`);
+    // The first build's answer, for the references to serve.
+    execFileSync(...node([SCRIPT, '--child', 'capture', resolve(dists[0][1]), answer]), { stdio: 'ignore', env });
+    const children = builds.map(([name, dist]) => {
+      const kind = REFERENCES.includes(dist) ? dist : 'app';
+      const args = [SCRIPT, '--child', kind, resolve(kind === 'app' ? dist : dists[0][1]), answer, statuses.join(',')];
+      const proc = spawn(...node(args), { stdio: ['pipe', 'pipe', 'inherit'], env });
+      const lines = createInterface({ input: proc.stdout })[Symbol.asyncIterator]();
+      return { name, proc, line: async () => (await lines.next()).value };
+    });
+    try {
+      for (const child of children)
+        if ((await child.line()) !== 'ready') throw new Error(`${child.name} did not start`);
+      const results = {};
+      for (const status of statuses) {
+        results[status] = Object.fromEntries(builds.map(([name]) => [name, { us: [], above: [], ratios: [] }]));
+      }
+      for (let run = 0; run < runs; run++) {
+        for (const status of statuses) {
+          for (const child of children) child.proc.stdin.write(`${status} ${requests}\n`);
+          const got = await Promise.all(children.map((child) => child.line().then(Number)));
+          got.forEach((us, i) => {
+            const r = results[status][builds[i][0]];
+            r.us.push(us);
+            r.above.push(us - got[0]);
+            r.ratios.push(us / got[0]);
+          });
+          process.stderr.write(
+            `${status} run ${run + 1}: ${got.map((us, i) => `${builds[i][0]} ${us}`).join('  ')} µs\n`,
+          );
+        }
+      }
+      for (const byBuild of Object.values(results)) {
+        for (const [name, { us, above, ratios }] of Object.entries(byBuild)) {
+          byBuild[name] = {
+            us,
+            medianUs: quartiles(us).median,
+            aboveFirst: quartiles(above),
+            ratio: quartiles(ratios),
+          };
+        }
+      }
+      return results;
+    } finally {
+      for (const child of children) {
+        child.proc.stdin.end();
+        if (child.proc.exitCode === null) await new Promise((done) => child.proc.once('exit', done));
       }
     }
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
-  const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-  const [first] = builds[0];
-  for (const [name, xs] of samples) {
-    const m = median(xs);
-    const diff = m - median(samples.get(first));
-    console.log(
-      `${name}\tmedian ${m.toFixed(2)} µs\tmin ${Math.min(...xs).toFixed(2)} µs\t${diff >= 0 ? '+' : ''}${diff.toFixed(2)} µs (${((m / median(samples.get(first)) - 1) * 100).toFixed(1)} %)\tn=${xs.length}`,
-    );
-  }
 }
 
-/** BENCH_SIDE_BY_SIDE: every build's child at once, timing the same runs at the same signals. */
-async function sideBySideRuns(builds, dists, answerFile) {
-  const children = builds.map(([name, dist]) => {
-    const kind = REFERENCES.includes(dist) ? dist : 'app';
-    const args = [
-      fileURLToPath(import.meta.url),
-      '--child',
-      kind,
-      resolve(kind === 'app' ? dist : dists[0][1]),
-      answerFile,
-    ];
-    const proc = process.env.BENCH_CPU
-      ? spawn('taskset', ['-c', process.env.BENCH_CPU, process.execPath, ...args], {
-          stdio: ['pipe', 'pipe', 'ignore'],
-        })
-      : spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'ignore'] });
-    const lines = createInterface({ input: proc.stdout })[Symbol.asyncIterator]();
-    return { name, proc, line: async () => (await lines.next()).value };
-  });
-  for (const child of children) if ((await child.line()) !== 'ready') throw new Error(`${child.name} did not start`);
-  const times = new Map(builds.map(([name]) => [name, []]));
-  const ratios = new Map(builds.map(([name]) => [name, []]));
-  for (let run = 0; run < Number(process.env.BENCH_RUNS ?? 12); run++) {
-    for (const child of children) child.proc.stdin.write('go\n');
-    const got = await Promise.all(children.map((child) => child.line().then(Number)));
-    got.forEach((µs, i) => {
-      times.get(builds[i][0]).push(µs);
-      ratios.get(builds[i][0]).push(µs / got[0]);
-    });
-    console.error(`run ${run + 1}: ${got.map((µs, i) => `${builds[i][0]} ${µs}`).join('  ')} µs`);
-  }
-  for (const child of children) child.proc.stdin.end();
-  const sorted = (xs) => [...xs].sort((a, b) => a - b);
-  const at = (xs, q) => sorted(xs)[Math.floor(xs.length * q)];
-  for (const [name, xs] of times) {
-    const r = ratios.get(name);
-    console.log(
-      `${name}\tmedian ${at(xs, 0.5).toFixed(2)} µs\tmin ${Math.min(...xs).toFixed(2)} µs\t÷ ${builds[0][0]}: ${at(r, 0.5).toFixed(3)} (quartiles ${at(r, 0.25).toFixed(3)}–${at(r, 0.75).toFixed(3)})\tn=${xs.length}`,
-    );
-  }
+function quartiles(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const at = (q) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))];
+  return { median: at(0.5), q1: at(0.25), q3: at(0.75) };
 }
 
 /** The app as main.ts builds it (its HttpDrain included), in this process. */
@@ -140,37 +109,27 @@ async function startApp(dist) {
   const { NestFactory } = createRequire(import.meta.url)('@nestjs/core');
   const controlPlane = load('./apps/control-plane/src');
   const { PricingService } = load('./libs/pricing/src');
-  const drain = (() => {
-    try {
-      return load('./apps/control-plane/src/lifecycle/http-drain');
-    } catch {
-      return {}; // a build from before it
-    }
-  })();
+  const { HttpDrain } = load('./apps/control-plane/src/lifecycle/http-drain');
   const env = {
     DATABASE_URL: process.env.DATABASE_URL,
-    METRICS_PORT: 'off',
+    METRICS_PORT: 'off', // the metrics server only: the request-duration histogram still counts
     LOG_LEVEL: 'error',
-    PRICING_RATE_LIMIT: '100000000',
+    PRICING_RATE_LIMIT: '100000000', // counts every request, refuses none
   };
   const config = controlPlane.loadConfig(env);
   const app = await NestFactory.create(controlPlane.AppModule.forRoot(config, config.databaseUrl), {
     bodyParser: false,
     logger: false,
   });
-  if (drain.HttpDrain) new drain.HttpDrain(app.getHttpServer());
+  new HttpDrain(app.getHttpServer());
   controlPlane.configureExpress(app, config);
   await app.init();
   await app.get(PricingService).whenReady();
   return { server: app.getHttpServer(), close: () => app.close() };
 }
 
-/**
- * Bare Express (bench/baseline-express.mjs), or the Nest floor, serving `answer`: the app's own
- * 200 and 304, as bench/run.mjs gives them to its baselines.
- */
-async function startReference(kind, dist, answer) {
-  const body = Buffer.from(answer.body, 'base64');
+/** Bare Express or the Nest floor, serving the app's own 200 and 304 (`answer`). */
+async function startReference(kind, dist, answer, body) {
   if (kind === 'express') {
     const { expressBaseline } = await import('./baseline-express.mjs');
     return { server: createServer(expressBaseline(answer, body)), close: async () => {} };
@@ -196,10 +155,13 @@ function headerFields(head) {
   );
 }
 
-async function child(kind, dist, answerFile) {
-  const answer = answerFile && JSON.parse(readFileSync(answerFile, 'utf8'));
-  const { server, close } =
-    kind === 'app' || kind === 'capture' ? await startApp(dist) : await startReference(kind, dist, answer);
+/** A child: `capture` writes the app's answer to `answerFile` (.json and .body); the others measure. */
+async function child(kind, dist, answerFile, statuses) {
+  const isApp = kind === 'app' || kind === 'capture';
+  const answer = !isApp && JSON.parse(readFileSync(`${answerFile}.json`, 'utf8'));
+  const { server, close } = isApp
+    ? await startApp(dist)
+    : await startReference(kind, dist, answer, readFileSync(`${answerFile}.body`));
   const started = channel('http.server.request.start');
   const finished = channel('http.server.response.finish');
 
@@ -223,49 +185,64 @@ async function child(kind, dist, answerFile) {
       server.emit('request', req, res);
     });
 
-  if (kind === 'app' || kind === 'capture') await send('/health/live'); // the references have no such route
+  if (isApp) await send('/health/live'); // the references have no such route
   if (kind === 'capture') {
     const ok = await send('/v1/pricing');
     const headers200 = headerFields(ok.head);
     const notModified = await send('/v1/pricing', { 'if-none-match': headers200.etag });
-    const captured = {
-      etag: headers200.etag,
-      headers200,
-      headers304: headerFields(notModified.head),
-      body: Buffer.from(ok.body).toString('base64'),
-    };
-    process.stdout.write(`answer: ${JSON.stringify(captured)}\n`);
+    if (ok.status !== 200 || notModified.status !== 304)
+      throw new Error(`the app answered ${ok.status}, ${notModified.status}`);
+    const captured = { etag: headers200.etag, headers200, headers304: headerFields(notModified.head) };
+    writeFileSync(`${answerFile}.json`, JSON.stringify(captured));
+    writeFileSync(`${answerFile}.body`, ok.body);
   } else {
-    const headers = status === 304 ? { 'if-none-match': answer.etag } : {};
-    for (let i = 0; i < 20_000; i++) await send('/v1/pricing', headers);
-    if (sideBySide) {
-      // One run at each `go` from the parent, its µs per request written back.
-      process.stdout.write('ready\n');
-      for await (const line of createInterface({ input: process.stdin })) {
-        if (line !== 'go') break;
-        const before = process.cpuUsage();
-        for (let i = 0; i < requests; i++) {
-          const { status: got } = await send('/v1/pricing', headers);
-          if (got !== status) throw new Error(`${got}, not ${status}`);
-        }
-        const used = process.cpuUsage(before);
-        process.stdout.write(`${((used.user + used.system) / requests).toFixed(2)}\n`);
-      }
-      await close();
-      process.exit(0);
+    const etag = isApp ? headerFields((await send('/v1/pricing')).head).etag : answer.etag;
+    const headersOf = (status) => (status === 304 ? { 'if-none-match': etag } : {});
+    for (const status of statuses.split(',').map(Number)) {
+      for (let i = 0; i < 20_000; i++) await send('/v1/pricing', headersOf(status));
     }
-    const times = [];
-    for (let run = 0; run < 5; run++) {
+    process.stdout.write('ready\n');
+    // One run at each line `<status> <requests>` from the parent, its µs per request written back.
+    for await (const line of createInterface({ input: process.stdin })) {
+      const [status, requests] = line.split(' ').map(Number);
+      const headers = headersOf(status);
       const before = process.cpuUsage();
       for (let i = 0; i < requests; i++) {
         const { status: got } = await send('/v1/pricing', headers);
         if (got !== status) throw new Error(`${got}, not ${status}`);
       }
       const used = process.cpuUsage(before);
-      times.push(((used.user + used.system) / requests).toFixed(2));
+      process.stdout.write(`${((used.user + used.system) / requests).toFixed(2)}\n`);
     }
-    process.stdout.write(`µs per request: ${times.join(' ')}\n`);
   }
   await close();
   process.exit(0);
+}
+
+if (process.argv[2] === '--child') {
+  await child(...process.argv.slice(3));
+} else if (import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const builds = process.argv.slice(2).map((arg) => (REFERENCES.includes(arg) ? [arg, arg] : arg.split('=')));
+  if (builds.length < 2 || !builds.some(([, dist]) => !REFERENCES.includes(dist)) || !process.env.DATABASE_URL) {
+    console.error('usage: DATABASE_URL=postgres://... node bench/pricing-path-cost.mjs floor app=<dist> [express] ...');
+    process.exit(2);
+  }
+  const results = await pathCost({
+    databaseUrl: process.env.DATABASE_URL,
+    builds,
+    statuses: (process.env.BENCH_STATUS ?? '200,304').split(',').map(Number),
+    cpu: process.env.BENCH_CPU,
+    runs: Number(process.env.BENCH_RUNS ?? 12),
+    requests: Number(process.env.BENCH_REQUESTS ?? 10_000),
+  });
+  const first = builds[0][0];
+  for (const [status, byBuild] of Object.entries(results)) {
+    for (const [name, r] of Object.entries(byBuild)) {
+      const q = (x, digits) =>
+        `${x.median.toFixed(digits)} (quartiles ${x.q1.toFixed(digits)}–${x.q3.toFixed(digits)})`;
+      console.log(
+        `${status}\t${name}\tmedian ${r.medianUs.toFixed(2)} µs\t− ${first}: ${q(r.aboveFirst, 2)} µs\t÷ ${first}: ${q(r.ratio, 3)}\tn=${r.us.length}`,
+      );
+    }
+  }
 }

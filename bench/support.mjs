@@ -1,7 +1,7 @@
-// What bench/rebuild.mjs and bench/soak.mjs share: a PostgreSQL (DATABASE_URL, or a throwaway
+// What the benchmarks share (bench/*.mjs): a PostgreSQL (DATABASE_URL, or a throwaway
 // embedded one), scratch databases migrated and filled with the built CLI, the built app as a
 // child process, and a few small HTTP and /proc readers. Everything started is stopped by
-// `cleanUp()`, also on an error or Ctrl-C.
+// `cleanUp()` (and whatever a script registers with `atCleanUp`), also on an error or Ctrl-C.
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -57,6 +57,11 @@ export async function runMain(main) {
   } finally {
     await cleanUp();
   }
+}
+
+/** `cleanup` runs at the end, before whatever was registered earlier (it is undone first). */
+export function atCleanUp(cleanup) {
+  cleanups.push(cleanup);
 }
 
 export async function cleanUp() {
@@ -174,15 +179,20 @@ export function largeBook(count) {
 /**
  * The built app (`node dist/.../main.js`) on `databaseUrl`, on a free port of loopback, once
  * /health/ready answers 200. With `memoryProbe`, `memory()` asks it for its memory usage after
- * a full garbage collection, and `eventLoopDelay()` for the worst delay of its event loop since
- * the last ask (bench/app-probe.mjs). Stopped with SIGTERM by `stop()` or at the end.
+ * a full garbage collection, `eventLoopDelay()` for the worst delay of its event loop since the
+ * last ask, and `cpuHold()` for the longest its main thread ran between two turns of the loop and
+ * how long it waited for a CPU in the longest gap (bench/app-probe.mjs). Stopped with SIGTERM by
+ * `stop()` or at the end.
  */
 export async function startApp(databaseUrl, env = {}, { memoryProbe = false, logLines = false } = {}) {
   const { freePort } = requireFromRoot(join(DIST, 'apps/control-plane/src/database/embedded-postgres.js'));
   const port = await freePort();
   // --expose-gc: the probe collects garbage before it reads the heap, so that heaps compare.
   const probe = ['--expose-gc', '--import', new URL('./app-probe.mjs', import.meta.url).href];
-  const args = memoryProbe ? [...probe, MAIN] : [MAIN];
+  // BENCH_APP_NODE_OPTIONS: node options on the app's command line (e.g. --cpu-prof, which Node
+  // refuses in NODE_OPTIONS).
+  const options = process.env.BENCH_APP_NODE_OPTIONS?.split(/\s+/).filter(Boolean) ?? [];
+  const args = [...options, ...(memoryProbe ? probe : []), MAIN];
   const child = spawn(process.execPath, args, {
     cwd: ROOT,
     env: {
@@ -244,6 +254,7 @@ export async function startApp(databaseUrl, env = {}, { memoryProbe = false, log
     logged,
     memory: () => ask(child, 'memory'),
     eventLoopDelay: () => ask(child, 'event-loop'),
+    cpuHold: () => ask(child, 'cpu-hold'),
   };
 }
 
@@ -305,11 +316,17 @@ export function peakRssMiB(pid = process.pid) {
   return statusMiB(pid, 'VmHWM');
 }
 
-/** CPU time of a process (all its threads), or of its main thread only (ms; Linux, in steps of 10 ms). */
-export function cpuMs(pid = process.pid, { mainThread = false } = {}) {
-  const stat = readFileSync(mainThread ? `/proc/${pid}/task/${pid}/stat` : `/proc/${pid}/stat`, 'utf8');
+/** CPU time of a process, all its threads (ms; Linux, in steps of 10 ms). */
+export function cpuMs(pid = process.pid) {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/** A process's main thread: its time on a CPU and waiting for one (ms, /proc schedstat). */
+export function mainThreadTimes(pid = process.pid) {
+  const [running, waiting] = readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8').split(' ');
+  return { running: Number(running) / 1e6, waiting: Number(waiting) / 1e6 };
 }
 
 export const MiB = (bytes) => (bytes / 1024 / 1024).toFixed(1);
