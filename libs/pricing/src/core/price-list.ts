@@ -41,6 +41,11 @@ export function listEntry(record: PriceRecord): PriceListEntry {
   };
 }
 
+/** The entry of a list price (section 2.3) as the document's JSON bytes. */
+export function entryBytes(record: PriceRecord): Buffer {
+  return Buffer.from(JSON.stringify(listEntry(record)));
+}
+
 /** One product key of the public list and its list prices that can still be listed. */
 export interface ListedProduct {
   readonly productKey: string;
@@ -50,6 +55,11 @@ export interface ListedProduct {
   readonly sortKey: string;
   /** Not ended at the list's `from`, sorted by `validFrom`; never overlapping (the database refuses it). */
   readonly prices: readonly PriceRecord[];
+  /**
+   * Each of `prices` serialized (entryBytes), once: a product that a change does not touch keeps
+   * its bytes in every list after it.
+   */
+  readonly entries: readonly Buffer[];
 }
 
 /**
@@ -82,7 +92,9 @@ export function* publicList(
   from: number,
 ): Steps<PublicList> {
   const byKey = new Map<string, PriceRecord[]>();
+  let n = 0;
   for (const record of records) {
+    if ((++n & 1023) === 0) yield;
     if (record.organizationId !== null) continue;
     const prices = byKey.get(record.productKey);
     if (prices) prices.push(record);
@@ -142,6 +154,7 @@ function listedProduct(
     family: parts.familyOrder,
     sortKey: naturalKey(productKey).sortKey,
     prices: prices.sort(byValidFrom),
+    entries: prices.map(entryBytes),
   };
 }
 
@@ -158,6 +171,8 @@ export interface ListAt {
   readonly prices: readonly PriceRecord[];
   /** The family (its place in section 2.4) of each of `prices`. */
   readonly families: readonly number[];
+  /** The entry of each of `prices`, serialized (entryBytes). */
+  readonly entries: readonly Buffer[];
   /** `last_changed` (docs/decisions.md): `null` only when nothing was ever priced. */
   readonly lastChanged: number | null;
   /** The change of the list before `lastChanged`, for If-Modified-Since. */
@@ -180,11 +195,13 @@ export function* listAt(list: PublicList, at: number): Steps<ListAt> {
   }
   const prices: PriceRecord[] = [];
   const families: number[] = [];
+  const entries: Buffer[] = [];
   for (const [i, product] of list.products.entries()) {
-    for (const record of product.prices) {
+    for (const [j, record] of product.prices.entries()) {
       if (isInForce(record, at)) {
         prices.push(record);
         families.push(product.family);
+        entries.push(product.entries[j]);
       }
       if (!changes.consider(record.validFrom) && record.validFrom < next) next = record.validFrom;
       const until = record.validUntil;
@@ -193,7 +210,7 @@ export function* listAt(list: PublicList, at: number): Steps<ListAt> {
     if ((i & 1023) === 1023) yield;
   }
   const [latest = null, previous = null] = changes.values().reverse();
-  return { at, prices, families, lastChanged: latest, previousChange: previous, nextChange: next };
+  return { at, prices, families, entries, lastChanged: latest, previousChange: previous, nextChange: next };
 }
 
 /** The document of the list at one instant (section 2), as objects. */

@@ -2,13 +2,8 @@ import type { OutgoingHttpHeaders } from 'node:http';
 import { PRODUCT_FAMILIES } from '../catalogue/catalogue';
 import { formatInstant } from '../core/instant';
 import type { ListChange } from '../core/list-history';
-import {
-  ANY_ORIGIN,
-  entryOf,
-  prepareAnswers,
-  PRICE_LIST_CACHE_CONTROL,
-  type PreparedAnswers,
-} from './price-list-response';
+import { entryBytes } from '../core/price-list';
+import { ANY_ORIGIN, prepareAnswers, PRICE_LIST_CACHE_CONTROL, type PreparedAnswers } from './price-list-response';
 
 /** A page that more changes follow never changes (docs/decisions.md, "Prices as they were"). */
 export const IMMUTABLE = 'public, max-age=604800, immutable';
@@ -35,9 +30,9 @@ export function renderChangesPage(page: ChangesPage, now: number): Promise<Prepa
         `{"at":"${formatInstant(change.at)}","product_key":${JSON.stringify(change.productKey)},` +
           `"family":"${PRODUCT_FAMILIES[change.family].family}","before":`,
       ),
-      change.before ? entryOf(change.before) : NULL,
+      change.before ? entryBytes(change.before) : NULL,
       AFTER,
-      change.after ? entryOf(change.after) : NULL,
+      change.after ? entryBytes(change.after) : NULL,
       CLOSE,
     );
   }

@@ -4,8 +4,7 @@ import { promisify } from 'node:util';
 import { brotliCompress, constants as zlib, gzip } from 'node:zlib';
 import { PRODUCT_FAMILIES } from '../catalogue/catalogue';
 import { formatHttpDate, formatInstant } from '../core/instant';
-import { listEntry, type ListAt } from '../core/price-list';
-import type { PriceRecord } from '../core/price-record';
+import type { ListAt } from '../core/price-list';
 import { inSlices, runNow, type Steps } from '../core/slices';
 import { weakEntityTag, weakEntityTagOfDigest } from './entity-tag';
 
@@ -56,16 +55,6 @@ export interface PriceListResponse extends PreparedAnswers {
   readonly priceCount: number;
 }
 
-/** Each list price's entry, serialized once: a price that stays listed keeps its bytes. */
-const entryBytes = new WeakMap<PriceRecord, Buffer>();
-
-/** The entry of a list price (section 2.3) as JSON bytes, serialized once per record. */
-export function entryOf(record: PriceRecord): Buffer {
-  let bytes = entryBytes.get(record);
-  if (!bytes) entryBytes.set(record, (bytes = Buffer.from(JSON.stringify(listEntry(record)))));
-  return bytes;
-}
-
 const COMMA = Buffer.from(',');
 /** Closes a family's prices and the family, or the families and the document. */
 const CLOSE = Buffer.from(']}');
@@ -83,13 +72,13 @@ function* bodyOf(list: ListAt): Steps<Buffer> {
     Buffer.from(`{"currency":"EUR","amounts_exclude_vat":true,"last_changed":${lastChanged},"families":[`),
   ];
   let family = -1;
-  for (const [i, record] of list.prices.entries()) {
+  for (let i = 0; i < list.prices.length; i++) {
     if (list.families[i] !== family) {
       if (family >= 0) parts.push(CLOSE, COMMA);
       family = list.families[i];
       parts.push(FAMILY_OPENINGS[family]);
     } else parts.push(COMMA);
-    parts.push(entryOf(record));
+    parts.push(list.entries[i]);
     if ((i & 1023) === 1023) yield;
   }
   if (family >= 0) parts.push(CLOSE);
