@@ -1,5 +1,5 @@
 import { listPrice, organizationPrice } from '@app/pricing/testing';
-import { withPriceBook } from '@app/pricing';
+import { withPriceBook } from '@app/pricing/cli';
 import type { DataSource } from 'typeorm';
 import { runCli, type CliResult } from './support/cli';
 import { TEST_ACTOR, useTestDatabase, type TestDatabase } from './support/database';

@@ -5,14 +5,8 @@ import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import type { INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import {
-  parsePriceBook,
-  PriceBookCliModule,
-  PriceBookService,
-  PricingErrorCode,
-  type PriceBook,
-  type WriteOptions,
-} from '@app/pricing';
+import { PriceBookService, PricingErrorCode } from '@app/pricing';
+import { parsePriceBook, PriceBookCliModule, type PriceBook, type WriteOptions } from '@app/pricing/cli';
 import { Client } from 'pg';
 import { CLI, REGISTER, runCli, runCommand, type CliResult } from './support/cli';
 import { dumpDatabase, useTestDatabase } from './support/database';

@@ -1,4 +1,5 @@
-import { PricingService, withPriceBook } from '@app/pricing';
+import { PricingService } from '@app/pricing';
+import { withPriceBook } from '@app/pricing/cli';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -1,5 +1,6 @@
 import { Clock } from '@app/clock';
-import { PricingService, withPriceBook } from '@app/pricing';
+import { PricingService } from '@app/pricing';
+import { withPriceBook } from '@app/pricing/cli';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import type { IncomingHttpHeaders } from 'node:http';
 import { tmpdir } from 'node:os';

@@ -1,5 +1,6 @@
 import { CreateVolumeDto } from '@app/control-plane';
-import { parsePriceBook, parseProductKey, PRODUCT_FAMILIES, STORAGE_CLASSES } from '@app/pricing';
+import { parseProductKey, PRODUCT_FAMILIES, STORAGE_CLASSES } from '@app/pricing';
+import { parsePriceBook } from '@app/pricing/cli';
 import { seededRandom } from '@app/pricing/testing';
 import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';

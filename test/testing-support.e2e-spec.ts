@@ -1,5 +1,6 @@
 import { Test } from '@nestjs/testing';
-import { PricingService, STORAGE_CLASSES, withPriceBook } from '@app/pricing';
+import { PricingService, STORAGE_CLASSES } from '@app/pricing';
+import { withPriceBook } from '@app/pricing/cli';
 import { listPrice, ManualClock, PricingTestingModule, runPriceBookCommandLine } from '@app/pricing/testing';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';

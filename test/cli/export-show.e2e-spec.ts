@@ -1,4 +1,4 @@
-import { withPriceBook } from '@app/pricing';
+import { withPriceBook } from '@app/pricing/cli';
 import request from 'supertest';
 import { FAMILY_ORDER } from '../support/contract';
 import { applyBook } from '../support/database';

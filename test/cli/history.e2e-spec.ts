@@ -1,4 +1,4 @@
-import { withPriceBook } from '@app/pricing';
+import { withPriceBook } from '@app/pricing/cli';
 import { applyBook, TEST_ACTOR } from '../support/database';
 import { inParallel, inDays, recordsOf, price, useCliDatabase } from '../support/price-book-cli';
 

@@ -1,6 +1,7 @@
 import { appDatabaseOptions } from '@app/control-plane';
 import { dataSourceOptions } from '@app/database';
-import { withPriceBook, type ImportResult } from '@app/pricing';
+import { type ImportResult } from '@app/pricing';
+import { withPriceBook } from '@app/pricing/cli';
 import { DataSource } from 'typeorm';
 import { newDatabase } from './template-database';
 import { startTestApp, type TestApp, type TestAppOptions } from './test-app';

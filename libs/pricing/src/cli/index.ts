@@ -11,5 +11,7 @@ export {
 export { cliFailure, type ExplainedError } from './cli-failure';
 export { PriceBookCliModule, withPriceBook } from './price-book-cli.module';
 export { PriceBookFileError, readPriceBookFile } from './price-book-file';
+export { parsePriceBook, type PriceBook } from '../price-book/price-book';
+export type { WriteOptions } from '../services/price-book.service';
 export { terminalProgress, type ProgressStream } from './terminal-progress';
 export { PriceBookCommittedError, PriceBookCommitUnknownError, PriceBookRefusedError } from '../errors/pricing-error';
