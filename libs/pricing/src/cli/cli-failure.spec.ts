@@ -5,7 +5,7 @@ import {
   PricingErrorCode,
 } from '../errors/pricing-error';
 import { cliFailure } from './cli-failure';
-import { PRICE_BOOK_USAGE, PriceBookUsageError } from './price-book-command';
+import { PRICE_BOOK_USAGE, PriceBookUsageError } from './command-line';
 import { PriceBookFileError } from './price-book-file';
 
 // Every error the library raises is a PricingError with a code (docs/using-pricing.md, "Errors"),

@@ -4,7 +4,7 @@ import {
   PriceBookCommitUnknownError,
   PriceBookRefusedError,
 } from '../errors/pricing-error';
-import { PRICE_BOOK_USAGE, PriceBookUsageError } from './price-book-command';
+import { PRICE_BOOK_USAGE, PriceBookUsageError } from './command-line';
 import { PriceBookFileError } from './price-book-file';
 
 /** An error class whose message the CLI prints as it is. */

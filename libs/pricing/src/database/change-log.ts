@@ -4,13 +4,13 @@ import type { Author } from '../price-book/author';
 import {
   canonicalJson,
   CHAIN_START,
-  ChainVerifier,
   entryHash,
   loggedInstant,
   type ChainEntry,
   type LoggedEffect,
   type LoggedRecord,
 } from '../price-book/change-log-chain';
+import { ChainVerifier } from '../price-book/change-log-replay';
 import type { PriceChangeKind } from '../price-book/format-history';
 import type { Progress } from '../price-book/progress';
 import { forEachPage, inBatches, loggedRecordColumns, microsText, readAvailability, rows } from './price-book-rows';

@@ -3,16 +3,14 @@ import fc from 'fast-check';
 import {
   canonicalJson,
   CHAIN_START,
-  ChainVerifier,
   entryHash,
   INITIAL_AVAILABILITY,
   isLoggedEffect,
-  LogReplay,
   loggedInstant,
   type ChainEntry,
   type LoggedRecord,
-  type StoredEntry,
 } from './change-log-chain';
+import { ChainVerifier, LogReplay, type StoredEntry } from './change-log-replay';
 
 const record: LoggedRecord = {
   id: '1',

@@ -1,6 +1,7 @@
 import type { DataSource } from 'typeorm';
 import { cliFailure } from '../cli/cli-failure';
-import { PRICE_BOOK_USAGE, preparePriceBookCommand, runPriceBookCommand } from '../cli/price-book-command';
+import { PRICE_BOOK_USAGE, preparePriceBookCommand } from '../cli/command-line';
+import { runPriceBookCommand } from '../cli/price-book-command';
 import type { PricingService } from '../services/pricing.service';
 
 export interface CommandLineResult {
