@@ -1,18 +1,8 @@
 import { applyBook, dumpDatabase } from '../support/database';
-import {
-  sampleBook,
-  inParallel,
-  inDays,
-  price,
-  useCliDatabase,
-  planLines,
-  expectApplied,
-  linesOf,
-} from '../support/price-book-cli';
+import { expectApplied, inDays, inParallel, linesOf, planLines, price, sampleBook } from '../support/price-book-cli';
+import { useCliDatabase } from '../support/price-book-cli';
 
 // `import --dry-run`: the plan, checked and written as import would, then rolled back.
-// The price book CLI end to end (docs/price-book-cli.md), on databases of its own; helpers shared
-// by test/cli/ are in test/support/price-book-cli.ts.
 
 describe('import --dry-run: the plan, checked and written as import would, then rolled back', () => {
   const f = useCliDatabase();

@@ -2,22 +2,11 @@ import { withPriceBook } from '@app/pricing/cli';
 import request from 'supertest';
 import { FAMILY_ORDER } from '../support/contract';
 import { applyBook } from '../support/database';
-import {
-  SAMPLE,
-  EMPTY_BOOK,
-  sampleBook,
-  inDays,
-  price,
-  useCliDatabase,
-  expectApplied,
-  expectNothingToChange,
-  expectImportsChangeNothing,
-} from '../support/price-book-cli';
+import { EMPTY_BOOK, expectApplied, expectImportsChangeNothing } from '../support/price-book-cli';
+import { expectNothingToChange, inDays, price, SAMPLE, sampleBook, useCliDatabase } from '../support/price-book-cli';
 import { startTestApp } from '../support/test-app';
 
 // `export` (the whole book in the import format) and `show` (the public list, as GET /v1/pricing serves it).
-// The price book CLI end to end (docs/price-book-cli.md), on databases of its own; helpers shared
-// by test/cli/ are in test/support/price-book-cli.ts.
 
 describe('export', () => {
   const f = useCliDatabase();

@@ -1,10 +1,8 @@
 import { withPriceBook } from '@app/pricing/cli';
 import { applyBook, TEST_ACTOR } from '../support/database';
-import { inParallel, inDays, recordsOf, price, useCliDatabase } from '../support/price-book-cli';
+import { inDays, inParallel, price, recordsOf, useCliDatabase } from '../support/price-book-cli';
 
 // `history`: the records of a list price or an organization's price, and their changes.
-// The price book CLI end to end (docs/price-book-cli.md), on databases of its own; helpers shared
-// by test/cli/ are in test/support/price-book-cli.ts.
 
 describe('history', () => {
   const f = useCliDatabase();

@@ -1,19 +1,10 @@
 import { join } from 'node:path';
 import type { CliResult } from '../support/cli';
 import { applyBook, dumpDatabase } from '../support/database';
-import {
-  sampleBook,
-  inParallel,
-  inDays,
-  recordsOf,
-  price,
-  useCliDatabase,
-  expectApplied,
-} from '../support/price-book-cli';
+import { expectApplied, inDays, inParallel, price, recordsOf, sampleBook } from '../support/price-book-cli';
+import { useCliDatabase } from '../support/price-book-cli';
 
 // Price books `import` refuses: exit 1, the entry named, and the database exactly as it was.
-// The price book CLI end to end (docs/price-book-cli.md), on databases of its own; helpers shared
-// by test/cli/ are in test/support/price-book-cli.ts.
 
 describe('refused price books: exit 1, the entry named, nothing written', () => {
   const f = useCliDatabase();

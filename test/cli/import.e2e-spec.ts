@@ -1,21 +1,8 @@
 import { dumpDatabase } from '../support/database';
-import {
-  SAMPLE,
-  sampleBook,
-  inDays,
-  recordsOf,
-  versionOf,
-  price,
-  useCliDatabase,
-  planLines,
-  expectApplied,
-  expectNothingToChange,
-  expectImportsChangeNothing,
-} from '../support/price-book-cli';
+import { expectApplied, expectImportsChangeNothing, expectNothingToChange, inDays } from '../support/price-book-cli';
+import { planLines, price, recordsOf, SAMPLE, sampleBook, useCliDatabase, versionOf } from '../support/price-book-cli';
 
 // Imports of price books (`import <file>`): the sample book, backfills and scheduled changes, organization prices, availability, and concurrent imports.
-// The price book CLI end to end (docs/price-book-cli.md), on databases of its own; helpers shared
-// by test/cli/ are in test/support/price-book-cli.ts.
 
 describe('import of the sample book', () => {
   const f = useCliDatabase();

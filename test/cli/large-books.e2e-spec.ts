@@ -3,19 +3,10 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CLI, REGISTER, runCommand } from '../support/cli';
 import { applyBook } from '../support/database';
-import {
-  inDays,
-  price,
-  useCliDatabase,
-  planLines,
-  expectApplied,
-  expectImportsChangeNothing,
-  linesOf,
-} from '../support/price-book-cli';
+import { expectApplied, expectImportsChangeNothing, inDays, linesOf, planLines } from '../support/price-book-cli';
+import { price, useCliDatabase } from '../support/price-book-cli';
 
 // Books of thousands of prices: read and written a page at a time, and progress on a terminal.
-// The price book CLI end to end (docs/price-book-cli.md), on databases of its own; helpers shared
-// by test/cli/ are in test/support/price-book-cli.ts.
 
 // PAGE in database/price-book-rows.ts and BATCH in database/write-plan.ts: 5,000 records a statement.
 describe('books of more than one page of records (the database is read and written 5,000 records at a time)', () => {

@@ -1,17 +1,8 @@
 import { Client, type Notification } from 'pg';
-import {
-  SAMPLE,
-  inDays,
-  versionOf,
-  price,
-  useCliDatabase,
-  expectApplied,
-  expectNothingToChange,
-} from '../support/price-book-cli';
+import { expectApplied, expectNothingToChange, inDays, price, SAMPLE, useCliDatabase } from '../support/price-book-cli';
+import { versionOf } from '../support/price-book-cli';
 
 // Every write that changes the price book notifies the services (NOTIFY), and nothing else does.
-// The price book CLI end to end (docs/price-book-cli.md), on databases of its own; helpers shared
-// by test/cli/ are in test/support/price-book-cli.ts.
 
 const CHANNEL = 'pricing_price_book_changed';
 

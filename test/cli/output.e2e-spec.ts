@@ -2,11 +2,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnCli } from '../support/cli';
-import { EMPTY_BOOK, price, useCliDatabase, expectApplied } from '../support/price-book-cli';
+import { EMPTY_BOOK, expectApplied, price, useCliDatabase } from '../support/price-book-cli';
 
 // What reaches stdout, through a pipe: large outputs whole, and nothing but the output.
-// The price book CLI end to end (docs/price-book-cli.md), on databases of its own; helpers shared
-// by test/cli/ are in test/support/price-book-cli.ts.
 
 describe('large outputs', () => {
   const f = useCliDatabase();

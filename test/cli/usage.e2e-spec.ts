@@ -3,8 +3,6 @@ import { dumpDatabase } from '../support/database';
 import { inParallel, price, useCliDatabase } from '../support/price-book-cli';
 
 // Usage errors exit 2 with the usage and write nothing; --help; the process's exit codes.
-// The price book CLI end to end (docs/price-book-cli.md), on databases of its own; helpers shared
-// by test/cli/ are in test/support/price-book-cli.ts.
 
 describe('usage errors exit 2', () => {
   const usageErrors: [string, string[], string][] = [

@@ -1,8 +1,6 @@
-import { inDays, recordsOf, versionOf, price, useCliDatabase } from '../support/price-book-cli';
+import { inDays, price, recordsOf, useCliDatabase, versionOf } from '../support/price-book-cli';
 
 // `withdraw`: scheduled prices and ends taken back, and what cannot be.
-// The price book CLI end to end (docs/price-book-cli.md), on databases of its own; helpers shared
-// by test/cli/ are in test/support/price-book-cli.ts.
 
 describe('withdraw', () => {
   const scheduledAt = inDays(30);

@@ -1,5 +1,6 @@
 import {
   All,
+  applyDecorators,
   Catch,
   Controller,
   Get,
@@ -55,6 +56,23 @@ import {
 } from './price-list.schema';
 import { PriceListAnswerCounts } from './price-list-answer-counts';
 import { PriceListRateLimitGuard } from './price-list-rate-limit';
+
+/** What the list at an instant and the change feed answer beside their 200 and 400, as GET /v1/pricing does. */
+function PastResponses(): MethodDecorator {
+  return applyDecorators(
+    ApiNotModifiedResponse({ description: 'The client’s copy is current: no body.', headers: PAST_HEADERS }),
+    ApiTooManyRequestsResponse({
+      description: 'As `GET /v1/pricing`.',
+      headers: retryHeaders('Seconds until the window of this address ends.'),
+      content: PLAIN_TEXT,
+    }),
+    ApiServiceUnavailableResponse({
+      description: 'As `GET /v1/pricing`.',
+      headers: UNAVAILABLE_HEADERS,
+      content: PLAIN_TEXT,
+    }),
+  );
+}
 
 /** The path of the public price list. */
 export const PRICE_LIST_PATH = '/v1/pricing';
@@ -158,19 +176,9 @@ export class PricingController {
       'fractions beyond milliseconds are cut. Not later than now.',
   })
   @ApiOkResponse({ description: 'The list as served then.', type: PriceListDocumentSchema, headers: PAST_HEADERS })
-  @ApiNotModifiedResponse({ description: 'The client’s copy is current: no body.', headers: PAST_HEADERS })
   @ApiBadRequestResponse({ description: 'Not an RFC 3339 date-time.', headers: REFUSAL_HEADERS, content: PLAIN_TEXT })
   @ApiNotFoundResponse({ description: 'An instant later than now.', headers: REFUSAL_HEADERS, content: PLAIN_TEXT })
-  @ApiTooManyRequestsResponse({
-    description: 'As `GET /v1/pricing`.',
-    headers: retryHeaders('Seconds until the window of this address ends.'),
-    content: PLAIN_TEXT,
-  })
-  @ApiServiceUnavailableResponse({
-    description: 'As `GET /v1/pricing`.',
-    headers: UNAVAILABLE_HEADERS,
-    content: PLAIN_TEXT,
-  })
+  @PastResponses()
   async pastList(
     @Param('instant') text: string,
     @Req() req: IncomingMessage,
@@ -213,22 +221,12 @@ export class PricingController {
     schema: { type: 'integer', minimum: 1, maximum: MAX_CHANGES_PER_PAGE, default: MAX_CHANGES_PER_PAGE },
   })
   @ApiOkResponse({ description: 'A page of changes.', type: PriceListChangesSchema, headers: PAST_HEADERS })
-  @ApiNotModifiedResponse({ description: 'The client’s copy is current: no body.', headers: PAST_HEADERS })
   @ApiBadRequestResponse({
     description: 'An unknown parameter, `after` with `since`, or a bad value.',
     headers: REFUSAL_HEADERS,
     content: PLAIN_TEXT,
   })
-  @ApiTooManyRequestsResponse({
-    description: 'As `GET /v1/pricing`.',
-    headers: retryHeaders('Seconds until the window of this address ends.'),
-    content: PLAIN_TEXT,
-  })
-  @ApiServiceUnavailableResponse({
-    description: 'As `GET /v1/pricing`.',
-    headers: UNAVAILABLE_HEADERS,
-    content: PLAIN_TEXT,
-  })
+  @PastResponses()
   async changes(@Req() req: IncomingMessage, @Res() res: ServerResponse): Promise<void> {
     const url = req.url ?? '';
     const question = url.indexOf('?');
