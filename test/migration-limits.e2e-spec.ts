@@ -1,11 +1,11 @@
-import { Test, type TestingModule } from '@nestjs/testing';
+import type { TestingModule } from '@nestjs/testing';
 import { appDatabaseOptions } from '@app/control-plane';
-import { DatabaseConnection, DatabaseModule, MIGRATION_LOCK, type DatabaseState } from '@app/database';
+import { DatabaseConnection, MIGRATION_LOCK } from '@app/database';
 import { Client } from 'pg';
 import { performance } from 'node:perf_hooks';
-import { firstValueFrom, filter } from 'rxjs';
 import { DataSource, type MigrationInterface, type QueryRunner } from 'typeorm';
 import { useTestDatabase, type TestDatabase } from './support/database';
+import { settledState, startDatabaseModule } from './support/database-module';
 import { RecordingLogger } from './support/recording-logger';
 import { queryAt } from './support/sql';
 
@@ -61,23 +61,18 @@ describe('start-up migrations', () => {
     migrations: (new () => MigrationInterface)[],
     migrationTimeoutS: number,
   ): Promise<DatabaseConnection> {
-    const base = appDatabaseOptions(db.url, DATABASE_TIMEOUT_S, migrationTimeoutS);
-    module = await Test.createTestingModule({
-      imports: [DatabaseModule.forRoot({ ...base, migrations: [...(base.migrations as []), ...migrations] })],
-    })
-      .setLogger(logger)
-      .compile();
-    await module.init();
+    module = await startDatabaseModule(
+      appDatabaseOptions(db.url, DATABASE_TIMEOUT_S, migrationTimeoutS),
+      migrations,
+      logger,
+    );
     return module.get(DatabaseConnection);
   }
-
-  const settled = (connection: DatabaseConnection): Promise<DatabaseState> =>
-    firstValueFrom(connection.state$.pipe(filter((state) => state !== 'connecting')));
 
   it('runs a statement longer than DATABASE_TIMEOUT_S within DATABASE_MIGRATION_TIMEOUT_S, once', async () => {
     const slow = sleepingMigration('SlowButWithinItsLimit1799999999001', 2.5 * DATABASE_TIMEOUT_S);
     const connection = await start([slow.migration], 30);
-    expect(await settled(connection)).toBe('ready');
+    expect(await settledState(connection)).toBe('ready');
     expect(slow.attempts()).toBe(1);
     // Its connection went back to the pool with the pool's limits: the most recently released is reused first.
     const dataSource = module!.get(DataSource);
@@ -92,7 +87,7 @@ describe('start-up migrations', () => {
   it('does not try again a migration that overran its limit: it fails once, says why, and is never ready', async () => {
     const endless = sleepingMigration('LongerThanItsLimit1799999999002', 3);
     const connection = await start([endless.migration], 1);
-    expect(await settled(connection)).toBe('failed');
+    expect(await settledState(connection)).toBe('failed');
     await expect(connection.whenReady()).rejects.toThrow(/time limit/);
     await new Promise((resolve) => setTimeout(resolve, 4_500)); // two retry intervals of a failed connection
     expect(endless.attempts()).toBe(1);
@@ -119,7 +114,7 @@ describe('start-up migrations', () => {
       ]);
       expect(ours.attempts()).toBe(0);
       await other.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]);
-      expect(await settled(connection)).toBe('ready');
+      expect(await settledState(connection)).toBe('ready');
       expect(ours.attempts()).toBe(1);
     } finally {
       await other.end();
@@ -142,7 +137,7 @@ describe('start-up migrations', () => {
       expect(readWaitedMs).toBeLessThan(DATABASE_TIMEOUT_S * 1000 + 1_500);
       expect(connection.isReady).toBe(false);
       await holder.query('COMMIT');
-      expect(await settled(connection)).toBe('ready');
+      expect(await settledState(connection)).toBe('ready');
       expect(logger.of('warn', 'DatabaseConnection')).toEqual([expect.stringMatching(/lock timeout/)]);
     } finally {
       await holder.end();

@@ -3,16 +3,16 @@ import { join } from 'node:path';
 import { Client } from 'pg';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
-import { Test, type TestingModule } from '@nestjs/testing';
+import type { TestingModule } from '@nestjs/testing';
 import { appDatabaseOptions } from '@app/control-plane';
-import { DatabaseConnection, DatabaseModule, type DatabaseState } from '@app/database';
-import { filter, firstValueFrom } from 'rxjs';
+import { DatabaseConnection } from '@app/database';
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 import { runCli, spawnCli } from './support/cli';
 import { queryAt } from './support/sql';
 import { startService, waitUntilReady } from './support/service';
 import { useTempDir } from './support/temp-dir';
 import { dumpDatabase, openDataSource } from './support/database';
+import { settledState, startDatabaseModule } from './support/database-module';
 import { newDatabase } from './support/template-database';
 import { startTestApp } from './support/test-app';
 import { RecordingLogger } from './support/recording-logger';
@@ -347,17 +347,9 @@ describe('start-up migrations as the migration role keep their retries and limit
     migrationUrl: string,
     extra: (new () => MigrationInterface)[] = [],
   ): Promise<DatabaseConnection> {
-    const base = appDatabaseOptions(db.runtimeUrl, 1, 1);
-    module = await Test.createTestingModule({
-      imports: [DatabaseModule.forRoot({ ...base, migrationUrl, migrations: [...(base.migrations as []), ...extra] })],
-    })
-      .setLogger(logger)
-      .compile();
-    await module.init();
+    module = await startDatabaseModule({ ...appDatabaseOptions(db.runtimeUrl, 1, 1), migrationUrl }, extra, logger);
     return module.get(DatabaseConnection);
   }
-  const settled = (connection: DatabaseConnection): Promise<DatabaseState> =>
-    firstValueFrom(connection.state$.pipe(filter((state) => state !== 'connecting')));
   const ownerSessions = async (): Promise<number> =>
     (
       await queryAt<{ n: number }>(
@@ -375,7 +367,7 @@ describe('start-up migrations as the migration role keep their retries and limit
     ]);
     expect(JSON.stringify(logger.lines)).not.toContain(LATER_PASSWORD);
     await queryAt(db.adminUrl, `ALTER ROLE ${db.owner} PASSWORD '${LATER_PASSWORD}'`);
-    expect(await settled(connection)).toBe('ready');
+    expect(await settledState(connection)).toBe('ready');
     const [{ owner }] = await queryAt<{ owner: string }>(
       db.adminUrl,
       `SELECT DISTINCT tableowner AS owner FROM pg_tables WHERE schemaname = 'public'`,
@@ -395,7 +387,7 @@ describe('start-up migrations as the migration role keep their retries and limit
     }
     // The owner's password is the one the test above gave it.
     const connection = await start(asRole(db.ownerUrl, db.owner, LATER_PASSWORD), [Overruns1799999999101]);
-    expect(await settled(connection)).toBe('failed');
+    expect(await settledState(connection)).toBe('failed');
     await new Promise((resolve) => setTimeout(resolve, 2_500));
     expect(attempts).toBe(1);
     expect(logger.of('error', 'DatabaseConnection')).toEqual([

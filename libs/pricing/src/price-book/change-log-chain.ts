@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { PRICE_FIELDS } from './price-book';
 
 // The change log as evidence (docs/decisions.md, "A change log that proves itself"): each entry
 // holds what its write did, and a SHA-256 over its canonical bytes and the previous entry's hash.
@@ -128,16 +129,10 @@ export const INITIAL_AVAILABILITY: ReadonlyMap<string, boolean> = new Map([
   ['storage.st1', false],
 ]);
 
-/** The columns of a record, in the table's order. */
+/** The columns of a record, in the table's order: a book's price has the same fields (price-book.ts). */
 export const RECORD_FIELDS: readonly (keyof LoggedRecord)[] = [
   'id',
-  'product_key',
-  'organization_id',
-  'unit_type',
-  'unit_count',
-  'amount',
-  'valid_from',
-  'valid_until',
+  ...(PRICE_FIELDS as ReadonlySet<keyof LoggedRecord>),
   'recorded_at',
   'superseded_by',
 ];

@@ -1,10 +1,9 @@
 import { ManualClock } from '@app/clock';
-import type { PriceSnapshotReads } from '../database/price-snapshot-reads';
 import type { PricingData } from '../database/pricing-data';
 import { priceRecord } from '../core/price-record.fixture';
 import { PricingUnavailableError } from '../errors/pricing-error';
 import { PastPriceLists } from '../snapshot/past-price-lists';
-import { pricesInMemory, type PricesInMemory } from '../snapshot/prices-in-memory.fixture';
+import { pricesInMemory, pricingData, readsOf, type PricesInMemory } from '../snapshot/prices-in-memory.fixture';
 import { PricingService } from './pricing.service';
 
 // A start-up reads the list prices first and serves them (the public list, list prices,
@@ -15,16 +14,7 @@ const LIST = priceRecord({ amount: '0.0480' });
 const AGREED = priceRecord({ organizationId: 'org_42', amount: '0.0400' });
 
 function data(listOnly: boolean): PricingData {
-  return {
-    records: listOnly ? [LIST] : [LIST, AGREED],
-    availability: new Map(),
-    listWrites: [],
-    listLog: [],
-    version: '2',
-    lastChangeId: '3',
-    lastChangedAt: null,
-    listOnly,
-  };
+  return pricingData(listOnly ? [LIST] : [LIST, AGREED], { listOnly });
 }
 
 /** Resolves once `condition` holds, turning the event loop meanwhile (at most 5 s). */
@@ -44,13 +34,10 @@ describe('PriceBookLoader at start-up: the list prices first, then every price',
   /** The prices in memory and PricingService on `loadPricingData`, each read's `listOnly` in `reads`. */
   async function startOn(loadPricingData: (listOnly: boolean) => Promise<PricingData>): Promise<void> {
     reads = [];
-    const repository: Pick<PriceSnapshotReads, 'readHead' | 'loadPricingData'> = {
-      readHead: () => Promise.resolve({ version: '2', lastChangeId: '3', lastChangedAt: null, settledBefore: null }),
-      loadPricingData: ({ listOnly = false } = {}) => {
-        reads.push(listOnly);
-        return loadPricingData(listOnly);
-      },
-    };
+    const repository = readsOf(({ listOnly = false } = {}) => {
+      reads.push(listOnly);
+      return loadPricingData(listOnly);
+    });
     const clock = new ManualClock(new Date('2027-01-01T00:00:00Z'));
     prices = await pricesInMemory(repository, clock);
     service = new PricingService(prices.state, prices.loader, new PastPriceLists(prices.state), clock);

@@ -4,7 +4,7 @@ import { priceRecord } from '../core/price-record.fixture';
 import type { PricingData } from '../database/pricing-data';
 import { renderPriceList, type PriceListResponse } from '../rendering/price-list-response';
 import { PREPARE_AHEAD_MS } from './pricing-snapshot';
-import { pricesInMemory, type PricesInMemory } from './prices-in-memory.fixture';
+import { pricesInMemory, pricingData, readsOf, type PricesInMemory } from './prices-in-memory.fixture';
 
 // What is served around a scheduled instant: the loader's one timer prepares the list of the
 // instant ahead of it, in a new snapshot swapped in whole; a request reads the list of its
@@ -24,19 +24,11 @@ const T = Date.parse('2030-01-01T00:00:00Z');
 const T2 = Date.parse('2030-02-01T00:00:00Z');
 
 function data(): PricingData {
-  return {
-    records: [
-      priceRecord({ amount: '1', validFrom: '2029-01-01T00:00:00Z', validUntil: T }),
-      priceRecord({ amount: '2', validFrom: T, validUntil: T2 }),
-      priceRecord({ amount: '3', validFrom: T2 }),
-    ],
-    availability: new Map(),
-    listWrites: [],
-    listLog: [],
-    version: '2',
-    lastChangeId: '3',
-    lastChangedAt: null,
-  };
+  return pricingData([
+    priceRecord({ amount: '1', validFrom: '2029-01-01T00:00:00Z', validUntil: T }),
+    priceRecord({ amount: '2', validFrom: T, validUntil: T2 }),
+    priceRecord({ amount: '3', validFrom: T2 }),
+  ]);
 }
 
 const amountOf = (list: PriceListResponse): string =>
@@ -50,10 +42,7 @@ describe('PriceBookLoader around a scheduled instant', () => {
   async function loadedAt(nowMs: number): Promise<void> {
     clock = new ManualClock(new Date(nowMs));
     prices = await pricesInMemory(
-      {
-        readHead: () => Promise.resolve({ version: '2', lastChangeId: '3', lastChangedAt: null, settledBefore: null }),
-        loadPricingData: () => Promise.resolve(data()),
-      },
+      readsOf(() => Promise.resolve(data())),
       clock,
     );
     await prices.loader.check();

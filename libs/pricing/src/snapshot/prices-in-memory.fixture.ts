@@ -1,7 +1,9 @@
 import { Test } from '@nestjs/testing';
 import { Clock } from '@app/clock';
 import { DatabaseConnection } from '@app/database';
+import type { PriceRecord } from '../core/price-record';
 import { PriceSnapshotReads } from '../database/price-snapshot-reads';
+import type { PricingData } from '../database/pricing-data';
 import { PRICING_OPTIONS, resolvePricingOptions } from '../options/pricing-options';
 import { PriceBookLoader } from './price-book-loader';
 import { PricingState } from './pricing-state';
@@ -36,5 +38,29 @@ export async function pricesInMemory(
     loader,
     state: moduleRef.get(PricingState),
     close: () => loader.onApplicationShutdown(),
+  };
+}
+
+/** What a stand-in's `loadPricingData` answers: `records`, at version 2 up to change 3. */
+export function pricingData(records: readonly PriceRecord[], more: Partial<PricingData> = {}): PricingData {
+  return {
+    records,
+    availability: new Map(),
+    listWrites: [],
+    listLog: [],
+    version: '2',
+    lastChangeId: '3',
+    lastChangedAt: null,
+    ...more,
+  };
+}
+
+/** Reads on `loadPricingData` whose head stays where `pricingData` stands. */
+export function readsOf(
+  loadPricingData: PriceSnapshotReads['loadPricingData'],
+): Pick<PriceSnapshotReads, 'readHead' | 'loadPricingData'> {
+  return {
+    readHead: () => Promise.resolve({ version: '2', lastChangeId: '3', lastChangedAt: null, settledBefore: null }),
+    loadPricingData,
   };
 }
