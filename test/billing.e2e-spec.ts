@@ -4,8 +4,6 @@ import { appDatabaseOptions } from '@app/control-plane';
 import { DatabaseModule } from '@app/database';
 import { PricingModule, PricingService, sumCosts, type UsageCost } from '@app/pricing';
 import { listPrice } from '@app/pricing/testing';
-import { writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { runCli } from './support/cli';
 import { useTestDatabase } from './support/database';
 import { useTempDir } from './support/temp-dir';
@@ -42,16 +40,12 @@ describe('a billing module prices a month of a volume across a price change', ()
   beforeAll(async () => {
     const db = database;
     // A backfill of a key without records: its history, with the change on 1 February.
-    const file = join(dir.path, 'book.json');
-    await writeFile(
-      file,
-      JSON.stringify({
-        prices: [
-          listPrice('storage.gp1', 'gib_hours', 730, '0.0480', '2026-01-01T00:00:00Z', '2026-02-01T00:00:00Z'),
-          listPrice('storage.gp1', 'gib_hours', 730, '0.0584', '2026-02-01T00:00:00Z'),
-        ],
-      }),
-    );
+    const file = await dir.write('book.json', {
+      prices: [
+        listPrice('storage.gp1', 'gib_hours', 730, '0.0480', '2026-01-01T00:00:00Z', '2026-02-01T00:00:00Z'),
+        listPrice('storage.gp1', 'gib_hours', 730, '0.0584', '2026-02-01T00:00:00Z'),
+      ],
+    });
     const imported = await runCli(['import', file], { DATABASE_URL: db.url });
     expect([imported.code, imported.stderr]).toEqual([0, '']);
     moduleRef = await Test.createTestingModule({

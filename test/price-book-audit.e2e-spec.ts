@@ -24,11 +24,7 @@ function cli(args: string[], env: Record<string, string> = {}): Promise<CliResul
   return runCli(args, { DATABASE_URL: test.url, ...env });
 }
 
-async function bookFile(book: unknown): Promise<string> {
-  const path = join(temp.path, `book-${++fileCount}.json`);
-  await writeFile(path, typeof book === 'string' ? book : JSON.stringify(book, null, 2));
-  return path;
-}
+const bookFile = (book: unknown): Promise<string> => temp.write(`book-${++fileCount}.json`, book);
 
 function planPath(): string {
   return join(temp.path, `plan-${++fileCount}.json`);

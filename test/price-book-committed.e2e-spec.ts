@@ -1,8 +1,6 @@
 import { cliFailure, preparePriceBookCommand, runPriceBookCommand } from '@app/pricing/cli';
 import { listPrice } from '@app/pricing/testing';
-import { writeFile } from 'node:fs/promises';
 import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
-import { join } from 'node:path';
 import { runCli } from './support/cli';
 import { applyBook, useTestDatabase } from './support/database';
 import { useTempDir } from './support/temp-dir';
@@ -16,11 +14,9 @@ describe('a price book write that committed before something failed', () => {
   const temp = useTempDir('committed');
 
   async function command(...args: string[]) {
-    const file = join(temp.path, 'book.json');
-    await writeFile(
-      file,
-      JSON.stringify({ prices: [listPrice('storage.gp1', 'gib_hours', 730, '0.0480', '2026-01-01T00:00:00Z')] }),
-    );
+    const file = await temp.write('book.json', {
+      prices: [listPrice('storage.gp1', 'gib_hours', 730, '0.0480', '2026-01-01T00:00:00Z')],
+    });
     const prepared = await preparePriceBookCommand([...args, file]);
     if (prepared.name === 'help') throw new Error('not a command of the database');
     return prepared;
@@ -123,11 +119,9 @@ describe('a price book write whose commit was cut off', () => {
   it('says the change may be in force, never that nothing was written, and it is in force', async () => {
     const proxy = await commitCuttingProxy(test.url);
     try {
-      const file = join(temp.path, 'book.json');
-      await writeFile(
-        file,
-        JSON.stringify({ prices: [listPrice('compute.k1.1', 'seconds', 3600, '0.5000', '2026-01-01T00:00:00Z')] }),
-      );
+      const file = await temp.write('book.json', {
+        prices: [listPrice('compute.k1.1', 'seconds', 3600, '0.5000', '2026-01-01T00:00:00Z')],
+      });
       const result = await runCli(['import', file, '--actor', 'ana'], { DATABASE_URL: proxy.url });
       expect({ code: result.code, stdout: result.stdout }).toEqual({ code: 1, stdout: '' });
       expect(result.stderr).toMatch(

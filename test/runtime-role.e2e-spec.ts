@@ -1,4 +1,3 @@
-import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import request from 'supertest';
@@ -25,12 +24,7 @@ import { asRole, createTwoRoleDatabase, type TwoRoleDatabase } from './support/t
 const TOKEN = 'runtime-role-e2e-token-0123456789';
 const dir = useTempDir('runtime-role');
 
-/** A book file in the test's directory. */
-async function bookFile(name: string, book: unknown): Promise<string> {
-  const path = join(dir.path, name);
-  await writeFile(path, JSON.stringify(book));
-  return path;
-}
+const bookFile = (name: string, book: unknown): Promise<string> => dir.write(name, book);
 
 const gp1 = (amount: string, validFrom?: string): Record<string, unknown> => ({
   product_key: 'storage.gp1',

@@ -2,8 +2,6 @@ import { Test } from '@nestjs/testing';
 import { PricingService, STORAGE_CLASSES } from '@app/pricing';
 import { withPriceBook } from '@app/pricing/cli';
 import { listPrice, ManualClock, PricingTestingModule, runPriceBookCommandLine } from '@app/pricing/testing';
-import { writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { dumpDatabase, useTestDatabase } from './support/database';
 import { useTempDir } from './support/temp-dir';
 
@@ -14,9 +12,8 @@ const test = useTestDatabase();
 const temp = useTempDir('testing-support');
 
 it('imports a book as the CLI does, recorded as the given actor, and reads it back', async () => {
-  const file = join(temp.path, 'book.json');
   const entry = listPrice('compute.t1.1', 'seconds', 3600, '0.2500', '2026-01-01T00:00:00Z');
-  await writeFile(file, JSON.stringify({ prices: [entry] }));
+  const file = await temp.write('book.json', { prices: [entry] });
   const imported = await runPriceBookCommandLine(test.dataSource, ['import', file], { actor: 'billing-tests' });
   expect(imported).toEqual({
     code: 0,
@@ -40,11 +37,9 @@ it('gives the exit codes of the CLI: 2 with the usage for wrong usage, 1 for a r
   const usage = await runPriceBookCommandLine(test.dataSource, ['import']);
   expect(usage).toEqual({ code: 2, stdout: '', stderr: expect.stringContaining('import takes one file') });
   expect(usage.stderr).toContain('usage: npm run -s pricing -- <command>');
-  const file = join(temp.path, 'bad.json');
-  await writeFile(
-    file,
-    JSON.stringify({ prices: [{ ...listPrice('compute.t1.1', 'seconds', 3600, '-1', '2026-01-01T00:00:00Z') }] }),
-  );
+  const file = await temp.write('bad.json', {
+    prices: [listPrice('compute.t1.1', 'seconds', 3600, '-1', '2026-01-01T00:00:00Z')],
+  });
   const refused = await runPriceBookCommandLine(test.dataSource, ['import', file], { actor: 'billing-tests' });
   expect(refused).toEqual({
     code: 1,
@@ -79,16 +74,12 @@ describe('writes that test support offers, as PricingService answers once they r
     const { url, dataSource } = await resources.create();
     const { app } = await resources.start({ databaseUrl: url, listen: false });
     const pricing = app.get(PricingService);
-    const file = join(temp.path, 'scheduled.json');
-    await writeFile(
-      file,
-      JSON.stringify({
-        prices: [
-          listPrice('compute.t1.1', 'seconds', 3600, '0.2500', '2026-01-01T00:00:00Z', '2099-01-01T00:00:00Z'),
-          listPrice('compute.t1.1', 'seconds', 3600, '0.3000', '2099-01-01T00:00:00Z'),
-        ],
-      }),
-    );
+    const file = await temp.write('scheduled.json', {
+      prices: [
+        listPrice('compute.t1.1', 'seconds', 3600, '0.2500', '2026-01-01T00:00:00Z', '2099-01-01T00:00:00Z'),
+        listPrice('compute.t1.1', 'seconds', 3600, '0.3000', '2099-01-01T00:00:00Z'),
+      ],
+    });
     const options = { actor: 'billing-tests', pricing };
     expect((await runPriceBookCommandLine(dataSource, ['import', file], options)).code).toBe(0);
     expect(pricing.priceAt('compute.t1.1', at('2099-06-01T00:00:00Z'))).toMatchObject({ price: { amount: '0.3000' } });

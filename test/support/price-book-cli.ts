@@ -1,5 +1,5 @@
-import { readFile, writeFile } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import type { DataSource } from 'typeorm';
 import { runCli, spawnCli, type CliResult } from './cli';
 import { dumpDatabase, useTestDatabase, type TestDatabase, type TestDatabaseOptions } from './database';
@@ -119,11 +119,7 @@ export function useCliDatabase(book?: TestDatabaseOptions['book']): CliFixture {
   const dir = useTempDir('price-book-cli');
   const database = useTestDatabase({ book });
   let files = 0;
-  const bookFile = async (content: unknown): Promise<string> => {
-    const path = join(dir.path, `book-${++files}.json`);
-    await writeFile(path, typeof content === 'string' ? content : JSON.stringify(content, null, 2));
-    return path;
-  };
+  const bookFile = (content: unknown): Promise<string> => dir.write(`book-${++files}.json`, content);
   const on = (db: TestDatabase): CliDatabase => {
     const cli = (...args: string[]) => runCli(args, { DATABASE_URL: db.url });
     return {
