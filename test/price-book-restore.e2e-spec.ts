@@ -80,17 +80,21 @@ describe('a restore of the database under a running instance', () => {
   }
 
   const pricing = (): PricingService => app.app.get(PricingService);
-  /** What the instance serves: its version, and which of the three keys it prices and lists. */
+  /**
+   * What the instance serves: its version, and which of the three keys it prices and lists, all of
+   * one snapshot (read again when a new one was swapped in while the list was fetched).
+   */
   async function served(): Promise<{ version: string | null; priced: string[]; listed: string[] }> {
     const keys = ['compute.g2.4', 'compute.lost.1', 'compute.after.1'];
-    const res = await send(app);
-    expect(res.status).toBe(200);
-    const list = res.body.toString('utf8');
-    return {
-      version: pricing().health().version,
-      priced: keys.filter((key) => pricing().priceAt(key).found),
-      listed: keys.filter((key) => list.includes(`"${key}"`)),
-    };
+    for (;;) {
+      const version = pricing().health().version;
+      const priced = keys.filter((key) => pricing().priceAt(key).found);
+      const res = await send(app);
+      expect(res.status).toBe(200);
+      const list = res.body.toString('utf8');
+      if (pricing().health().version !== version) continue;
+      return { version, priced, listed: keys.filter((key) => list.includes(`"${key}"`)) };
+    }
   }
   const serving = (version: string, ...keys: string[]) => ({ version, priced: keys, listed: keys });
   const readEverything = () =>

@@ -252,3 +252,27 @@ describe('the public list as it was: /v1/pricing/at/{instant} and /v1/pricing/ch
     expect(res.headers['cache-control']).toBe('no-store');
   });
 });
+
+describe('a list price no write logged (inserted by hand, or before the log kept effects)', () => {
+  const resources = useTestDatabase({ beforeAll: false });
+
+  it('is in the past from when it was recorded, not from its valid_from', async () => {
+    const { url, dataSource } = await resources.create({
+      book: { prices: [listPrice('storage.gp1', 'gib_hours', 730, '0.0480', T0)] },
+    });
+    const [{ recorded_at: recordedAt }] = await dataSource.query<{ recorded_at: Date }[]>(
+      `INSERT INTO price_record (product_key, unit_type, unit_count, amount, valid_from)
+       VALUES ('storage.snapshot', 'gib_hours', 730, 0.0200, '${T0}') RETURNING recorded_at`,
+    );
+    const app = await resources.start({ databaseUrl: url });
+    await pause(Math.max(0, recordedAt.getTime() + 20 - Date.now()));
+    const productsAt = async (at: number): Promise<string[]> => {
+      const res = await send(app, 'GET', {}, `/v1/pricing/at/${new Date(at).toISOString()}`);
+      expect(res.status).toBe(200);
+      const list = JSON.parse(res.body.toString('utf8')) as { families: { prices: { product_key: string }[] }[] };
+      return list.families.flatMap((family) => family.prices.map((price) => price.product_key));
+    };
+    expect(await productsAt(recordedAt.getTime() - 1)).toEqual(['storage.gp1']);
+    expect(await productsAt(recordedAt.getTime() + 1)).toEqual(['storage.gp1', 'storage.snapshot']);
+  });
+});

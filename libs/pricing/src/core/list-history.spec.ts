@@ -52,6 +52,13 @@ describe('knownPrices and knownAt', () => {
     expect(knownAt(unlogged, W0)).toBe(io1);
   });
 
+  it('knows a record read without when it was recorded, and no write of it, from its start', () => {
+    const withoutIt: PriceRecord = { ...io1 };
+    delete (withoutIt as { recordedAt?: number }).recordedAt;
+    const [unlogged] = runNow(knownPrices([withoutIt], [])).get('storage.io1')!;
+    expect(unlogged.knownFrom).toBe(io1.validFrom);
+  });
+
   it('lists at an instant the prices as known then: no backfill before its write, no end before it was set', () => {
     const document = (at: number) => {
       const atThen = runNow(recordsKnownAt(known, at));

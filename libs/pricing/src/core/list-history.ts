@@ -54,7 +54,8 @@ export function* knownPrices(
     if (record.organizationId !== null) continue;
     const set = setBy.get(record.id);
     const later = endsOf.get(record.id) ?? [];
-    const knownFrom = set?.at ?? record.recordedAt;
+    // A list price read without when it was recorded (none the snapshot reads) counts from its start.
+    const knownFrom = set?.at ?? record.recordedAt ?? record.validFrom;
     const first = set ? set.validUntil : later.length > 0 ? null : record.validUntil;
     const known: KnownPrice = { record, knownFrom, ends: [{ from: knownFrom, validUntil: first }, ...later] };
     const prices = byKey.get(record.productKey);

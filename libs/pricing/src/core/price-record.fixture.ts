@@ -12,7 +12,7 @@ export function priceRecord(
     validUntil?: string | Date | number | null;
     recordedAt?: string | Date | number;
   } = {},
-): PriceRecord {
+): PriceRecord & { readonly recordedAt: number } {
   const { validFrom, validUntil, recordedAt, ...rest } = fields;
   return {
     id: nextId++,

@@ -20,8 +20,12 @@ export interface PriceRecord {
   readonly validFrom: number;
   /** Epoch milliseconds, exclusive; `null` when no end is scheduled. */
   readonly validUntil: number | null;
-  /** Epoch milliseconds: when the record was written (the writing transaction's instant). */
-  readonly recordedAt: number;
+  /**
+   * Epoch milliseconds: when the record was written (the writing transaction's instant). The prices
+   * held in memory carry it for list prices only, which the list's past reads (list-history.ts): a
+   * million organization prices would each hold 24 bytes for nothing (docs/benchmarks.md).
+   */
+  readonly recordedAt?: number;
   /** The scheduled price that set `validUntil`, when one did. */
   readonly supersededBy: number | null;
 }

@@ -85,13 +85,18 @@ export interface PriceRecordRow {
   readonly amount: string;
   readonly valid_from: number;
   readonly valid_until: number | null;
-  readonly recorded_at: number;
+  /** `null` where HELD_RECORD_COLUMNS leaves it out. */
+  readonly recorded_at: number | null;
   readonly superseded_by: number | null;
 }
 
-export const RECORD_COLUMNS = `price_record.id::float8 AS id, product_key, organization_id, unit_type, unit_count,
-  amount::text AS amount, ${epochMs('valid_from')}, ${epochMs('valid_until')}, ${epochMs('recorded_at')},
-  superseded_by::float8 AS superseded_by`;
+const recordColumns = (recordedAt: string): string => `price_record.id::float8 AS id, product_key, organization_id,
+  unit_type, unit_count, amount::text AS amount, ${epochMs('valid_from')}, ${epochMs('valid_until')},
+  ${epochMs(recordedAt, 'recorded_at')}, superseded_by::float8 AS superseded_by`;
+
+export const RECORD_COLUMNS = recordColumns('recorded_at');
+/** RECORD_COLUMNS for the prices held in memory: `recorded_at` of list prices only (PriceRecord.recordedAt). */
+export const HELD_RECORD_COLUMNS = recordColumns('CASE WHEN organization_id IS NULL THEN recorded_at END');
 
 /**
  * A timestamp column as microsText where JavaScript cannot represent it (beyond a Date's range, or
@@ -142,7 +147,7 @@ export function toPriceRecord(
   row: PriceRecordRow,
   intern: <T extends string | null>(text: T) => T = asIs,
 ): PriceRecord {
-  return {
+  const record: { -readonly [K in keyof PriceRecord]: PriceRecord[K] } = {
     id: row.id,
     productKey: intern(row.product_key),
     organizationId: intern(row.organization_id),
@@ -151,9 +156,10 @@ export function toPriceRecord(
     amount: intern(row.amount),
     validFrom: row.valid_from,
     validUntil: row.valid_until,
-    recordedAt: row.recorded_at,
     supersededBy: row.superseded_by,
   };
+  if (row.recorded_at !== null) record.recordedAt = row.recorded_at;
+  return record;
 }
 
 export function toPriceChange(row: PriceChangeRow): PriceChange {

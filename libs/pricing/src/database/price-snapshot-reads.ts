@@ -9,7 +9,7 @@ import {
   epochMs,
   forEachPage,
   readAvailability,
-  RECORD_COLUMNS,
+  HELD_RECORD_COLUMNS,
   rows,
   toPriceRecord,
   type PriceChangeRow,
@@ -142,7 +142,7 @@ export class PriceSnapshotReads {
     const parameters = parameter === undefined ? [] : [parameter];
     await forEachPage<PriceRecordRow>(
       db,
-      { columns: RECORD_COLUMNS, table: 'price_record', where, parameters },
+      { columns: HELD_RECORD_COLUMNS, table: 'price_record', where, parameters },
       (page) => {
         for (const row of page) records.push(toPriceRecord(row, intern));
       },

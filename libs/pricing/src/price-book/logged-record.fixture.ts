@@ -2,7 +2,7 @@ import type { PriceRecord } from '../core/price-record';
 import { loggedInstant, type LoggedRecord } from './change-log-chain';
 
 /** A price record as a change-log entry holds it (every column as text), for unit specs. */
-export function loggedRecord(record: PriceRecord): LoggedRecord {
+export function loggedRecord(record: PriceRecord & { recordedAt: number }): LoggedRecord {
   return {
     id: String(record.id),
     product_key: record.productKey,
