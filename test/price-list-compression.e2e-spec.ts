@@ -17,7 +17,7 @@ import { listPrice } from '@app/pricing/testing';
 const TRANSPORT_HEADERS = new Set(['date', 'connection', 'keep-alive', 'transfer-encoding']);
 const DECODE = { br: brotliDecompressSync, gzip: gunzipSync } as const;
 
-/** `count` current compute prices (a list of 1,000 prices or more renders on the worker thread). */
+/** `count` current compute prices (a list of over 1,024 prices is rendered in several slices: core/slices.ts). */
 function computeBook(count: number): unknown {
   return {
     prices: Array.from({ length: count }, (_, i) =>
@@ -39,8 +39,8 @@ describe('GET /v1/pricing: compression', () => {
   }
 
   describe.each([
-    ['a small list, rendered inline', 20],
-    ['a list rendered on the worker thread', 3_000],
+    ['a small list, rendered in one slice', 20],
+    ['a list rendered in several slices', 3_000],
   ])('%s', (_, prices) => {
     let app: TestApp;
     let plain: RawResponse;
@@ -129,7 +129,7 @@ describe('GET /v1/pricing: compression', () => {
     });
   });
 
-  it('a list rendered on the worker: a price scheduled ahead appears at its instant, rendered ahead', async () => {
+  it('a list rendered in slices: a price scheduled ahead appears at its instant, rendered ahead', async () => {
     const warn = jest.spyOn(Logger.prototype, 'warn');
     try {
       const { app, dataSource } = await started(computeBook(1_500));

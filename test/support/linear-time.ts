@@ -9,7 +9,7 @@ const LONG = 16 * 1024;
 /**
  * A linear parser takes about 8 times as long on the longer input (less, with fixed costs), a
  * quadratic one about 64 times: 20 tells them apart with room on both sides for a busy machine
- * (with 4 KB against 16 KB, CI once measured a linear parser at 8.4× and a quadratic one below 10×).
+ * (4 KB against 16 KB did not: fixed costs brought a quadratic parser close to a linear one).
  */
 const MAX_RATIO = 20;
 /** What a linear parser gives: measuring stops once the longer input is within it. */
@@ -111,7 +111,7 @@ export function measureGrowth<T = string>(
  * Fails when `work` is not linear in its input's length: its time on a 16 KB input is more than
  * 20 times its time on a 2 KB one (a linear parser gives about 8, a quadratic one about 64). Times, not counts of steps,
  * so it holds for regular expressions and library code too. For work in O(n log n) (a sort), which
- * gives about 8 × 14 / 11 ≈ 10, measured up to 13, pass a `maxRatio` of 30: a quadratic one still
+ * gives about 8 × 14 / 11 ≈ 10 (more on a busy machine), pass a `maxRatio` of 30: a quadratic one still
  * fails it.
  */
 export function expectLinearTime<T = string>(

@@ -27,7 +27,7 @@
 //
 // The arithmetic is on integers scaled by powers of ten (BigInt): exact whatever the number of
 // digits, with one integer division per rounding. (decimal.js would round the division to its
-// precision first, then to 20 places, and takes about 3 µs for it; this takes well under 1 µs.)
+// precision first, then to 20 places, and is slower: docs/benchmarks.md, "Usage pricing".)
 import type { UnitType } from '../catalogue/catalogue';
 import { InvalidUsageError } from '../errors/pricing-error';
 import { nextEdgeAfter, priceInForceAt, type PriceRecord } from './price-record';
@@ -37,7 +37,7 @@ import { COST_DECIMAL_PLACES, PLAIN_DECIMAL, plainQuantity, type Quantity } from
  * The prices of one product key that may apply to the usage, each sorted by `validFrom`: the list
  * prices, and the prices agreed with the organization the usage belongs to (empty when none, or
  * when the usage is priced at list prices). Prices of one scope never overlap in time (the
- * database refuses it), so the one in force at an instant is found by bisection (held-price.ts).
+ * database refuses it), so the one in force at an instant is found by bisection (priceInForceAt, price-record.ts).
  */
 export interface ApplicablePrices {
   readonly list: readonly PriceRecord[];

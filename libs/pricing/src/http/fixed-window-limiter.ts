@@ -2,10 +2,7 @@ export type RateVerdict = { readonly allowed: true } | { readonly allowed: false
 
 const ALLOWED: RateVerdict = { allowed: true };
 
-/**
- * Default bound on the clients tracked in one window: about 12 MB of keys and counts, 18 MB with
- * as many more over their limit (measured: docs/benchmarks.md).
- */
+/** Default bound on the clients tracked in one window (its memory: docs/benchmarks.md). */
 export const DEFAULT_MAX_TRACKED_CLIENTS = 100_000;
 
 /**
@@ -30,7 +27,7 @@ export class FixedWindowLimiter {
   /**
    * Walks `counting` in insertion order, kept from one eviction to the next: O(1) amortized. A
    * fresh `keys()` at every eviction would step over every entry deleted before the oldest live
-   * one, about `maxTracked / 2` on average at the bound (~100 µs a hit, measured).
+   * one, about `maxTracked / 2` on average at the bound.
    */
   private oldestCounting: MapIterator<string> | undefined;
   private windowEndMs = -Infinity;

@@ -5,8 +5,8 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * integer hash of the key. Same rule, exactly: the key itself still compares with `=`, so a
  * hash collision only shares an index page, it never refuses a price. What changes is the GiST
  * index under them: it splits its pages on the first column, and on text (every key distinct)
- * each insert cost about 0.1 ms; on the integer hash the same bulk load is several times faster
- * (docs/benchmarks.md, "Price book import"). The names and the SQLSTATE of a violation (23P01)
+ * each insert cost more; on the integer hash a bulk load is faster (docs/benchmarks.md, "Price
+ * book import"). The names and the SQLSTATE of a violation (23P01)
  * stay.
  */
 export class ExclusionByKeyHash1764000003000 implements MigrationInterface {

@@ -4,8 +4,8 @@ import { keepHistoryOnInsert, PAST_OVER_RECORDS_BY_KEY } from './1764000002000-d
 /**
  * The insert trigger's check of past prices (1764000002000), one index probe per inserted row for
  * its own key and scope (price_record_scope): the join on the key alone read every organization's
- * records of a list key, and took about 30 s of a 1,000,000-record first load
- * (docs/benchmarks.md, "A large price book"). Same rule, same refusals. The CASE keeps each
+ * records of a list key, most of a 1,000,000-record first load (docs/benchmarks.md, "A large
+ * price book"). Same rule, same refusals. The CASE keeps each
  * EXISTS a probe per row: PostgreSQL does not turn a sub-select inside CASE into a join of the
  * whole table.
  */

@@ -3,8 +3,7 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
 /**
  * The number of rows of price_record, kept beside the version by statement triggers: an instance
  * that applies a change checks its records against it (PricingSnapshot), and `count(*)` read the
- * whole table for that, 100–130 ms of every reload at 1,000,000 records (docs/benchmarks.md,
- * "A large price book"). The triggers count every write, the library's and one by hand alike,
+ * whole table for that, on every reload (docs/benchmarks.md, "A large price book"). The triggers count every write, the library's and one by hand alike,
  * TRUNCATE too, so the check still catches a write outside the price book's rules. Writes of the
  * price book already hold the version's row (they move the version), so the count adds no lock.
  */
