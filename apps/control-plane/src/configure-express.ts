@@ -58,7 +58,9 @@ export function configureExpress(app: INestApplication, config: AppConfig): void
   const server = app.getHttpServer() as Server;
   applyHttpTimeouts(server, config);
   const requestLogging = app.get(RequestLogging).middleware;
-  answerWhatExpressCannotRoute(server, app.getHttpAdapter().getInstance() as Handler, requestLogging);
+  // The Express app is the server's request listener: wrapped here, no route mounted on it.
+  const adapter = app.getHttpAdapter();
+  answerWhatExpressCannotRoute(server, adapter.getInstance() as Handler, requestLogging);
   const express = app as NestExpressApplication;
   express.set('trust proxy', config.trustProxy);
   express.disable('x-powered-by');
