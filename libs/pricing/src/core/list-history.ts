@@ -1,3 +1,4 @@
+import { firstIndexWhere } from './bisect';
 import { parseProductKey } from '../catalogue/catalogue';
 import { compareCodePoints, naturalKey } from '../catalogue/natural-order';
 import { listEntry } from './price-list';
@@ -169,24 +170,10 @@ export function indexAfter(changes: readonly ListChange[], position: FeedPositio
         (change.family === family &&
           (compareCodePoints(change.sortKey, sortKey) > 0 ||
             (change.sortKey === sortKey && compareCodePoints(change.productKey, position.productKey) > 0)))));
-  let low = 0;
-  let high = changes.length;
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    if (after(changes[middle])) high = middle;
-    else low = middle + 1;
-  }
-  return low;
+  return firstIndexWhere(changes, after);
 }
 
 /** The index of the first of `sorted` (ascending) greater than `at`. */
 export function countUpTo(sorted: readonly number[], at: number): number {
-  let low = 0;
-  let high = sorted.length;
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    if (sorted[middle] <= at) low = middle + 1;
-    else high = middle;
-  }
-  return low;
+  return firstIndexWhere(sorted, (instant) => instant > at);
 }

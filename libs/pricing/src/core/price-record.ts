@@ -1,4 +1,5 @@
 import type { UnitType } from '../catalogue/catalogue';
+import { firstIndexWhere } from './bisect';
 
 /**
  * One stored price: a list price (`organizationId` null) or one organization's agreed price. The
@@ -65,12 +66,5 @@ export function byValidFrom<T extends Pick<PriceRecord, 'validFrom'>>(a: T, b: T
 
 /** The index of the last price starting at or before `ms`; -1 when none does. */
 function lastStartingAtOrBefore(prices: readonly Pick<PriceRecord, 'validFrom'>[], ms: number): number {
-  let low = 0;
-  let high = prices.length;
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    if (prices[middle].validFrom <= ms) low = middle + 1;
-    else high = middle;
-  }
-  return low - 1;
+  return firstIndexWhere(prices, (price) => price.validFrom > ms) - 1;
 }

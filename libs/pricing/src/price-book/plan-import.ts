@@ -1,3 +1,4 @@
+import { firstIndexWhere } from '../core/bisect';
 import { formatInstant } from '../core/instant';
 import { byValidFrom, isInForce, type PriceRecord } from '../core/price-record';
 import { compareCodePoints } from '../catalogue/natural-order';
@@ -224,7 +225,7 @@ function restates(entry: PriceBookEntry, slot: Slot, now: number): boolean {
 function restatesStored(entry: PriceBookEntry, stored: readonly Slot[], now: number): boolean {
   const at = entry.validFrom ?? now;
   // The last price starting at or before `at`: it starts at `valid_from`, or is the one in force now.
-  const i = firstIndex(stored, (slot) => slot.validFrom > at) - 1;
+  const i = firstIndexWhere(stored, (slot) => slot.validFrom > at) - 1;
   return i >= 0 && restates(entry, stored[i], now);
 }
 
@@ -234,22 +235,10 @@ function storedOverlapping(
   from: number,
   until: number | null,
 ): { named: Slot[]; total: number } {
-  const first = firstIndex(stored, (slot) => slot.validUntil === null || slot.validUntil > from);
-  const end = until === null ? stored.length : firstIndex(stored, (slot) => slot.validFrom >= until);
+  const first = firstIndexWhere(stored, (slot) => slot.validUntil === null || slot.validUntil > from);
+  const end = until === null ? stored.length : firstIndexWhere(stored, (slot) => slot.validFrom >= until);
   const total = Math.max(0, end - first);
   return { named: stored.slice(first, first + Math.min(total, OVERLAPS_NAMED)), total };
-}
-
-/** The first index where `isAfter` holds, for a predicate that is false, then true along `slots`. */
-function firstIndex(slots: readonly Slot[], isAfter: (slot: Slot) => boolean): number {
-  let low = 0;
-  let high = slots.length;
-  while (low < high) {
-    const mid = (low + high) >>> 1;
-    if (isAfter(slots[mid])) high = mid;
-    else low = mid + 1;
-  }
-  return low;
 }
 
 function overlaps(slot: Slot, from: number, until: number | null): boolean {

@@ -1,3 +1,4 @@
+import { firstIndexWhere } from '../core/bisect';
 import {
   listAt,
   priceListDocument,
@@ -322,14 +323,7 @@ function* copyWithout<V>(prices: ReadonlyMap<string, V>, left: ReadonlySet<strin
 
 /** How many changes of `feed` have instants not after `at`. */
 function changesUpTo(feed: readonly ListChange[], at: number): number {
-  let low = 0;
-  let high = feed.length;
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    if (feed[middle].at <= at) low = middle + 1;
-    else high = middle;
-  }
-  return low;
+  return firstIndexWhere(feed, (change) => change.at > at);
 }
 
 /**
