@@ -1,6 +1,7 @@
 // What the specs of usage pricing share: named prices, windows, and how a cost reads.
 import { byValidFrom } from './price-record';
 import { InvalidUsageError } from '../errors/pricing-error';
+import { thrownAs } from '../errors/thrown.fixture';
 import type { PriceRecord } from './price-record';
 import { priceRecord } from './price-record.fixture';
 import type { ApplicablePrices, UsageCost } from './usage';
@@ -44,11 +45,5 @@ export const volume = (from: Date, to: Date) => ({ from, to, sizeGib: '100' });
 
 /** What `run` threw, which must be an InvalidUsageError (fails the test when nothing is thrown). */
 export function refusal(run: () => unknown): InvalidUsageError {
-  try {
-    run();
-  } catch (error) {
-    expect(error).toBeInstanceOf(InvalidUsageError);
-    return error as InvalidUsageError;
-  }
-  throw new Error('expected a refusal, nothing was thrown');
+  return thrownAs(InvalidUsageError, run);
 }

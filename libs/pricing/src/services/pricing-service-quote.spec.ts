@@ -1,4 +1,4 @@
-import { costOf, gp1, record, serviceOf, thrownBy } from './pricing-service.fixture';
+import { costOf, gp1, gp1Priced, record, serviceOf, thrownBy } from './pricing-service.fixture';
 import { PricingErrorCode } from '../errors/pricing-error';
 import type { UnitType } from '../catalogue/catalogue';
 
@@ -141,21 +141,8 @@ describe('PricingService.quote', () => {
   });
 
   it('prices at the instant asked for', async () => {
-    const old = record({
-      key: 'storage.gp1',
-      unit: 'gib_hours',
-      count: 730,
-      amount: '0.0480',
-      from,
-      until: '2026-07-01T00:00:00Z',
-    });
-    const next = record({
-      key: 'storage.gp1',
-      unit: 'gib_hours',
-      count: 730,
-      amount: '0.0730',
-      from: '2026-07-01T00:00:00Z',
-    });
+    const old = gp1Priced('0.0480', { from, until: '2026-07-01T00:00:00Z' });
+    const next = gp1Priced('0.0730', { from: '2026-07-01T00:00:00Z' });
     const { service } = await serviceOf([old, next]);
     expect(costOf(service.quote('storage.gp1', '730', { at: new Date('2026-06-30T23:59:59.999Z') }))).toBe('0.048');
     expect(costOf(service.quote('storage.gp1', '730', { at: new Date('2026-07-01T00:00:00.000Z') }))).toBe('0.073');

@@ -1,30 +1,9 @@
-import { record, serviceOf, thrownBy } from './pricing-service.fixture';
+import { gp1Priced, record, serviceOf, thrownBy } from './pricing-service.fixture';
 
 describe('PricingService.costOfUsage and costOfEvents', () => {
-  const listGp1 = record({
-    key: 'storage.gp1',
-    unit: 'gib_hours',
-    count: 730,
-    amount: '0.0730',
-    from: '2026-01-01T00:00:00Z',
-    until: '2026-02-01T00:00:00Z',
-  });
-  const listGp1Later = record({
-    key: 'storage.gp1',
-    unit: 'gib_hours',
-    count: 730,
-    amount: '0.1460',
-    from: '2026-02-01T00:00:00Z',
-  });
-  const orgGp1 = record({
-    key: 'storage.gp1',
-    org: 'org_42',
-    unit: 'gib_hours',
-    count: 730,
-    amount: '0',
-    from: '2026-01-25T00:00:00Z',
-    until: '2026-01-26T00:00:00Z',
-  });
+  const listGp1 = gp1Priced('0.0730', { from: '2026-01-01T00:00:00Z', until: '2026-02-01T00:00:00Z' });
+  const listGp1Later = gp1Priced('0.1460', { from: '2026-02-01T00:00:00Z' });
+  const orgGp1 = gp1Priced('0', { org: 'org_42', from: '2026-01-25T00:00:00Z', until: '2026-01-26T00:00:00Z' });
   const egress = record({
     key: 'network.vpc_egress',
     unit: 'gb',

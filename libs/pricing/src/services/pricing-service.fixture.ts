@@ -2,6 +2,7 @@
 import type { UnitType } from '../catalogue/catalogue';
 import { ManualClock } from '@app/clock';
 import { PricingError } from '../errors/pricing-error';
+import { thrownAs } from '../errors/thrown.fixture';
 import type { PriceRecord } from '../core/price-record';
 import { priceRecord } from '../core/price-record.fixture';
 import { resolvePricingOptions } from '../options/pricing-options';
@@ -66,6 +67,14 @@ export function record(spec: RecordSpec): PriceRecord {
   });
 }
 
+/** storage.gp1 at `amount` per 730 GiB-hours, the product most of these tests price. */
+export function gp1Priced(
+  amount: string,
+  window: { readonly org?: string; readonly from: string; readonly until?: string },
+): PriceRecord {
+  return record({ key: 'storage.gp1', unit: 'gib_hours', count: 730, amount, ...window });
+}
+
 export function snapshotOf(
   records: readonly PriceRecord[],
   availability: Record<string, boolean> = {},
@@ -106,23 +115,11 @@ export function costOf(quote: QuoteLookup): string | undefined {
 
 /** Runs `fn` and returns what it threw (fails the test when it throws nothing). */
 export function thrownBy(fn: () => unknown): PricingError {
-  try {
-    fn();
-  } catch (error) {
-    expect(error).toBeInstanceOf(PricingError);
-    return error as PricingError;
-  }
-  throw new Error('expected an error, nothing was thrown');
+  return thrownAs(PricingError, fn);
 }
 
 // The sample-like book: gp1 on sale; st1 and io1 priced but marked not on sale (as the migration does).
-export const gp1 = record({
-  key: 'storage.gp1',
-  unit: 'gib_hours',
-  count: 730,
-  amount: '0.0480',
-  from: '2026-01-01T00:00:00Z',
-});
+export const gp1 = gp1Priced('0.0480', { from: '2026-01-01T00:00:00Z' });
 export const st1 = record({
   key: 'storage.st1',
   unit: 'gib_hours',

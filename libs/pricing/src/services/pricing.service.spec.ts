@@ -1,4 +1,14 @@
-import { gp1, io1, NOT_ON_SALE, record, serviceOf, snapshotOf, st1, thrownBy } from './pricing-service.fixture';
+import {
+  gp1,
+  gp1Priced,
+  io1,
+  NOT_ON_SALE,
+  record,
+  serviceOf,
+  snapshotOf,
+  st1,
+  thrownBy,
+} from './pricing-service.fixture';
 import {
   PricingErrorCode,
   PricingUnavailableError,
@@ -32,14 +42,7 @@ describe('PricingService.assertOrderable', () => {
   );
 
   it('refuses a product that was priced earlier but has no price now', async () => {
-    const ended = record({
-      key: 'storage.gp1',
-      unit: 'gib_hours',
-      count: 730,
-      amount: '0.0480',
-      from: '2026-01-01T00:00:00Z',
-      until: '2026-06-01T00:00:00Z',
-    });
+    const ended = gp1Priced('0.0480', { from: '2026-01-01T00:00:00Z', until: '2026-06-01T00:00:00Z' });
     const { service } = await serviceOf([ended]);
     const error = thrownBy(() => service.assertOrderable('storage.gp1'));
     expect(error).toBeInstanceOf(ProductUnavailableError);
@@ -51,13 +54,7 @@ describe('PricingService.assertOrderable', () => {
   });
 
   it('refuses a product whose only price is scheduled, until that price takes effect', async () => {
-    const scheduled = record({
-      key: 'storage.gp1',
-      unit: 'gib_hours',
-      count: 730,
-      amount: '0.05',
-      from: '2026-07-01T00:00:00Z',
-    });
+    const scheduled = gp1Priced('0.05', { from: '2026-07-01T00:00:00Z' });
     const { service, clock } = await serviceOf([scheduled]);
     expect(thrownBy(() => service.assertOrderable('storage.gp1')).code).toBe('PRODUCT_UNAVAILABLE');
     clock.set('2026-06-30T23:59:59.999Z');
@@ -135,38 +132,10 @@ describe('PricingService.assertOrderable', () => {
 });
 
 describe('PricingService.priceAt', () => {
-  const listA = record({
-    key: 'storage.gp1',
-    unit: 'gib_hours',
-    count: 730,
-    amount: '0.0480',
-    from: '2026-01-01T00:00:00Z',
-    until: '2026-07-01T00:00:00Z',
-  });
-  const listB = record({
-    key: 'storage.gp1',
-    unit: 'gib_hours',
-    count: 730,
-    amount: '0.0520',
-    from: '2026-07-01T00:00:00Z',
-  });
-  const org42 = record({
-    key: 'storage.gp1',
-    org: 'org_42',
-    unit: 'gib_hours',
-    count: 730,
-    amount: '0.0400',
-    from: '2026-03-01T00:00:00Z',
-    until: '2026-09-01T00:00:00Z',
-  });
-  const org7 = record({
-    key: 'storage.gp1',
-    org: 'org_7',
-    unit: 'gib_hours',
-    count: 730,
-    amount: '0.0300',
-    from: '2026-01-01T00:00:00Z',
-  });
+  const listA = gp1Priced('0.0480', { from: '2026-01-01T00:00:00Z', until: '2026-07-01T00:00:00Z' });
+  const listB = gp1Priced('0.0520', { from: '2026-07-01T00:00:00Z' });
+  const org42 = gp1Priced('0.0400', { org: 'org_42', from: '2026-03-01T00:00:00Z', until: '2026-09-01T00:00:00Z' });
+  const org7 = gp1Priced('0.0300', { org: 'org_7', from: '2026-01-01T00:00:00Z' });
   const records = [listA, listB, org42, org7];
 
   it("returns the organization's agreed price in force over the list price", async () => {
@@ -296,13 +265,7 @@ describe('PricingService.priceAt', () => {
     const before = cache.reads;
     service.priceAt('storage.gp1');
     expect(cache.reads).toBe(before + 1);
-    const changed = record({
-      key: 'storage.gp1',
-      unit: 'gib_hours',
-      count: 730,
-      amount: '0.0490',
-      from: '2026-01-01T00:00:00Z',
-    });
+    const changed = gp1Priced('0.0490', { from: '2026-01-01T00:00:00Z' });
     cache.replace(await snapshotOf([changed]));
     expect(service.priceAt('storage.gp1')).toMatchObject({ found: true, price: { amount: '0.0490' } });
   });
@@ -329,21 +292,8 @@ describe('PricingService.priceListAsOf', () => {
 
 describe('PricingService.roundForInvoice', () => {
   it("rounds each priced line's cost to the cent, half up: the invoice adds the rounded lines", async () => {
-    const before = record({
-      key: 'storage.gp1',
-      unit: 'gib_hours',
-      count: 730,
-      amount: '0.0480',
-      from: '2026-01-01T00:00:00Z',
-      until: '2026-03-21T00:00:00Z',
-    });
-    const after = record({
-      key: 'storage.gp1',
-      unit: 'gib_hours',
-      count: 730,
-      amount: '0.0500',
-      from: '2026-03-21T00:00:00Z',
-    });
+    const before = gp1Priced('0.0480', { from: '2026-01-01T00:00:00Z', until: '2026-03-21T00:00:00Z' });
+    const after = gp1Priced('0.0500', { from: '2026-03-21T00:00:00Z' });
     const { service } = await serviceOf([before, after]);
     const march = { from: new Date('2026-03-01T00:00:00Z'), to: new Date('2026-04-01T00:00:00Z'), sizeGib: '100' };
     const usage = service.costOfUsage('storage.gp1', march);
