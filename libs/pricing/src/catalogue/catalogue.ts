@@ -25,23 +25,19 @@ export type StorageClass = (typeof STORAGE_CLASSES)[number];
 const STORAGE_CLASS = /^(?:gp1|st1|io1)$/;
 export const MAX_PRODUCT_KEY_LENGTH = 64;
 
+/** compute.<instance_type> and storage.<storage_class>: the two families with a dimension. */
+const INSTANCE_TYPE_DIMENSION = { name: 'instance_type', prefix: 'compute.', value: INSTANCE_TYPE } as const;
+const STORAGE_CLASS_DIMENSION = { name: 'storage_class', prefix: 'storage.', value: STORAGE_CLASS } as const;
+
 /** The product families in the order of section 2.4; `families` is published in this order. */
 export const PRODUCT_FAMILIES: readonly ProductFamily[] = [
-  {
-    family: 'compute_instance',
-    unitType: 'seconds',
-    dimension: { name: 'instance_type', prefix: 'compute.', value: INSTANCE_TYPE },
-  },
+  { family: 'compute_instance', unitType: 'seconds', dimension: INSTANCE_TYPE_DIMENSION },
   { family: 'network_floating_ip', unitType: 'seconds', fixedKeys: ['network.floating_ip'] },
   { family: 'network_nat_gateway', unitType: 'seconds', fixedKeys: ['network.nat_gateway'] },
   { family: 'network_vpc_egress', unitType: 'gb', fixedKeys: ['network.vpc_egress'] },
   { family: 'network_vpc_ingress', unitType: 'gb', fixedKeys: ['network.vpc_ingress'] },
   { family: 'network_vpc_internal', unitType: 'gb', fixedKeys: ['network.vpc_internal'] },
-  {
-    family: 'storage_volume',
-    unitType: 'gib_hours',
-    dimension: { name: 'storage_class', prefix: 'storage.', value: STORAGE_CLASS },
-  },
+  { family: 'storage_volume', unitType: 'gib_hours', dimension: STORAGE_CLASS_DIMENSION },
   { family: 'storage_snapshot', unitType: 'gib_hours', fixedKeys: ['storage.snapshot'] },
   { family: 'observability_custom_metric', unitType: 'metric_months', fixedKeys: ['observability.custom_metric'] },
   { family: 'observability_api_request', unitType: 'requests', fixedKeys: ['observability.api_request'] },

@@ -1,14 +1,7 @@
 import { compareNatural } from '../catalogue/natural-order';
 import { seededRandom } from '../testing/seeded-random';
-import {
-  listAt,
-  priceListDocument,
-  publicList,
-  withProducts,
-  type ListAt,
-  type PriceListDocument,
-  type PublicList,
-} from './price-list';
+import { listAt, priceListDocument, publicList, withProducts } from './price-list';
+import type { ListAt, PriceListDocument, PublicList } from './price-list';
 import { isInForce, type PriceRecord } from './price-record';
 import { priceRecord } from './price-record.fixture';
 import { runNow } from './slices';
