@@ -1,12 +1,11 @@
 import { PricingService } from '@app/pricing';
-import { withPriceBook } from '@app/pricing/cli';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { DataSource } from 'typeorm';
 import { spawnCli } from './support/cli';
-import { applyBook, useTestDatabase } from './support/database';
+import { applyBook, useTestDatabase, withdrawScheduledListPrice } from './support/database';
 import { watchEventLoop, type EventLoopHolds } from './support/event-loop';
 import { RecordingLogger } from './support/recording-logger';
 import { send, waitFor } from './support/http';
@@ -141,13 +140,7 @@ describe('rebuilding the price list', () => {
     });
 
     it('a withdrawal of a scheduled price', async () => {
-      const withdrawn = await withPriceBook(dataSource, (priceBook) =>
-        priceBook.withdraw({
-          productKey: 'storage.io1',
-          organizationId: null,
-          validFrom: Date.parse('2031-01-01T00:00:00Z'),
-        }),
-      );
+      const withdrawn = await withdrawScheduledListPrice(dataSource, 'storage.io1', '2031-01-01T00:00:00Z');
       expect(await reload(running)).toBe(withdrawn.version);
       expect(await answers(running)).toEqual(await answers(await fresh()));
       expect(readEverything()).toEqual([]);

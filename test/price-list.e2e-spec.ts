@@ -1,6 +1,5 @@
 import { Clock } from '@app/clock';
 import { PricingService } from '@app/pricing';
-import { withPriceBook } from '@app/pricing/cli';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import type { IncomingHttpHeaders } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -8,7 +7,7 @@ import { join } from 'node:path';
 import request from 'supertest';
 import type { DataSource } from 'typeorm';
 import { spawnCli } from './support/cli';
-import { applyBook, useTestDatabase, type TestDatabase } from './support/database';
+import { applyBook, useTestDatabase, withdrawScheduledListPrice, type TestDatabase } from './support/database';
 import { send, waitFor, type RawResponse } from './support/http';
 import type { TestApp } from './support/test-app';
 import { listPrice, ManualClock } from '@app/pricing/testing';
@@ -454,6 +453,17 @@ describe('GET /v1/pricing', () => {
     expect((await send(second, 'GET', { 'if-none-match': c.headers.etag })).status).toBe(304);
   });
 
+  /** A database of its own with `prices` written by one import (at `written`), and the app on it. */
+  async function startOnPrices(options: {
+    prices: object[];
+    clock?: ManualClock;
+  }): Promise<{ dataSource: DataSource; app: TestApp; written: Date }> {
+    const created = await database();
+    const { instant } = await applyBook(created.dataSource, { prices: options.prices });
+    const app = await start({ databaseUrl: created.url, clock: options.clock });
+    return { dataSource: created.dataSource, app, written: instant };
+  }
+
   describe('last_changed', () => {
     let dataSource: DataSource;
     let app: TestApp;
@@ -470,22 +480,17 @@ describe('GET /v1/pricing', () => {
       expect(res.headers['last-modified']).toBe(instant.toUTCString());
     };
 
-    let firstSet: Date;
+    let written: Date;
 
     beforeAll(async () => {
-      const created = await database();
-      dataSource = created.dataSource;
-      firstSet = (
-        await applyBook(dataSource, {
-          prices: [price('storage.gp1', 'gib_hours', 730, '0.0480', '2025-01-01T00:00:00Z')],
-        })
-      ).instant;
-      app = await start({ databaseUrl: created.url });
+      ({ dataSource, app, written } = await startOnPrices({
+        prices: [price('storage.gp1', 'gib_hours', 730, '0.0480', '2025-01-01T00:00:00Z')],
+      }));
     });
 
     it('is the instant of the latest list-price write (a set), with Last-Modified as its HTTP date', async () => {
       const { res, doc } = await read();
-      expectLastChanged(res, doc, firstSet);
+      expectLastChanged(res, doc, written);
     });
 
     it('an organization price does not move it: last_changed, ETag and body unchanged', async () => {
@@ -536,13 +541,7 @@ describe('GET /v1/pricing', () => {
 
     it('a withdrawal of a scheduled list price moves it', async () => {
       const before = await read();
-      const withdrawn = await withPriceBook(dataSource, (priceBook) =>
-        priceBook.withdraw({
-          productKey: 'storage.gp1',
-          organizationId: null,
-          validFrom: Date.parse('2035-01-01T00:00:00Z'),
-        }),
-      );
+      const withdrawn = await withdrawScheduledListPrice(dataSource, 'storage.gp1', '2035-01-01T00:00:00Z');
       expect(await reload(app)).toBe(withdrawn.version);
       const { res, doc } = await read();
       expectLastChanged(res, doc, withdrawn.instant);
@@ -552,27 +551,22 @@ describe('GET /v1/pricing', () => {
   });
 
   describe('scheduled transitions, fake clock: at their instant, without a restart or a database write', () => {
+    const clock = new ManualClock(new Date('2029-01-01T00:00:00Z'));
     let dataSource: DataSource;
     let app: TestApp;
-    let clock: ManualClock;
     let written: Date;
 
     beforeAll(async () => {
-      const created = await database();
-      dataSource = created.dataSource;
-      written = (
-        await applyBook(dataSource, {
-          prices: [
-            price('storage.gp1', 'gib_hours', 730, '0.0480', '2025-01-01T00:00:00Z'),
-            price('storage.snapshot', 'gib_hours', 730, '0.0300', '2025-01-01T00:00:00Z', '2029-07-01T00:00:00Z'),
-            price('network.vpc_ingress', 'gb', 1, '0.0010', '2029-09-01T00:00:00Z'),
-            price('compute.g2.4', 'seconds', 3600, '0.2400', '2025-01-01T00:00:00Z'),
-            price('compute.g2.4', 'seconds', 3600, '0.2600', '2030-01-01T00:00:00Z'),
-          ],
-        })
-      ).instant;
-      clock = new ManualClock(new Date('2029-01-01T00:00:00Z'));
-      app = await start({ databaseUrl: created.url, clock });
+      ({ dataSource, app, written } = await startOnPrices({
+        clock,
+        prices: [
+          price('storage.gp1', 'gib_hours', 730, '0.0480', '2025-01-01T00:00:00Z'),
+          price('storage.snapshot', 'gib_hours', 730, '0.0300', '2025-01-01T00:00:00Z', '2029-07-01T00:00:00Z'),
+          price('network.vpc_ingress', 'gb', 1, '0.0010', '2029-09-01T00:00:00Z'),
+          price('compute.g2.4', 'seconds', 3600, '0.2400', '2025-01-01T00:00:00Z'),
+          price('compute.g2.4', 'seconds', 3600, '0.2600', '2030-01-01T00:00:00Z'),
+        ],
+      }));
     });
 
     const families = (res: RawResponse): string[] =>

@@ -140,16 +140,27 @@ function hostModule(url: string): DynamicModule {
   };
 }
 
+/** Starts `root` as an HTTP app, waits for its prices, hands it to `use`, and closes it whatever happens. */
+async function withHttpApp(
+  root: DynamicModule,
+  use: (app: INestApplication, server: Server) => Promise<void>,
+): Promise<void> {
+  const moduleRef = await Test.createTestingModule({ imports: [root] }).compile();
+  const app = moduleRef.createNestApplication({ logger: ['error'] });
+  await app.init();
+  try {
+    await app.get(PricingService).whenReady(10_000);
+    await use(app, app.getHttpServer() as Server);
+  } finally {
+    await app.close();
+  }
+}
+
 describe('PricingModule in a host of its own', () => {
   const db = useTestDatabase({ book: BOOK });
 
   it('serves GET /v1/pricing with no other set-up step, and its feature modules use PricingService', async () => {
-    const moduleRef = await Test.createTestingModule({ imports: [hostModule(db.url)] }).compile();
-    const app: INestApplication = moduleRef.createNestApplication({ logger: ['error'] });
-    await app.init();
-    try {
-      await app.get(PricingService).whenReady(10_000);
-      const server = app.getHttpServer() as Server;
+    await withHttpApp(hostModule(db.url), async (app, server) => {
       const list = await request(server).get('/v1/pricing');
       expect(list.status).toBe(200);
       expect(list.headers['content-type']).toBe('application/json');
@@ -159,9 +170,7 @@ describe('PricingModule in a host of its own', () => {
       expect((await request(server).post('/v1/pricing')).status).toBe(405);
       expect((await request(server).get('/orders/gp1')).body).toEqual({ orderable: true });
       expect(app.get(InstanceOrders).canOrder('storage.io1')).toBe(false);
-    } finally {
-      await app.close();
-    }
+    });
   });
 
   it("a host's global guard, interceptor and middleware see GET and HEAD /v1/pricing like every other route", async () => {
@@ -173,12 +182,7 @@ describe('PricingModule in a host of its own', () => {
         { provide: APP_INTERCEPTOR, useClass: TracingInterceptor },
       ],
     };
-    const moduleRef = await Test.createTestingModule({ imports: [traced] }).compile();
-    const app: INestApplication = moduleRef.createNestApplication({ logger: ['error'] });
-    await app.init();
-    try {
-      await app.get(PricingService).whenReady(10_000);
-      const server = app.getHttpServer() as Server;
+    await withHttpApp(traced, async (_app, server) => {
       const got = await request(server).get('/v1/pricing');
       expect(got.status).toBe(200);
       expect((await request(server).get('/v1/pricing').set('if-none-match', got.headers.etag)).status).toBe(304);
@@ -186,9 +190,7 @@ describe('PricingModule in a host of its own', () => {
       expect((await request(server).get('/orders/gp1')).status).toBe(200);
       const expected = ['GET /v1/pricing', 'GET /v1/pricing', 'HEAD /v1/pricing', 'GET /orders/gp1'];
       expect(seen).toEqual({ guard: expected, interceptor: expected, middleware: expected });
-    } finally {
-      await app.close();
-    }
+    });
   });
 
   it('an application context without HTTP (a worker) uses PricingService alone', async () => {

@@ -96,6 +96,17 @@ async function priceList(): Promise<PriceList> {
   return (await (await fetch(`${api.url}/v1/pricing`)).json()) as PriceList;
 }
 
+/** Imports a new hourly price for `productKey` through the CLI, and waits until the service lists it. */
+async function importHourlyPrice(productKey: string, amount: string): Promise<void> {
+  await importBook([{ product_key: productKey, unit_type: 'seconds', unit_count: 3600, amount }]);
+  await waitFor(
+    'the service to list the new price',
+    () => priceList(),
+    (list) => list.families.some((f) => f.prices.some((p) => p.product_key === productKey && p.amount === amount)),
+    10_000,
+  );
+}
+
 /** A new browser context (empty HTTP cache) on the page, in Tokyo with British English. */
 async function openPage(options: { viewport?: typeof DESKTOP; phone?: boolean; clock?: boolean } = {}): Promise<Page> {
   const context = await browser.newContext({
@@ -283,13 +294,7 @@ it('checks for changes through the browser cache: 304 when unchanged, the new pr
   expect(await page.textContent('#calc-result .cost')).toBe('€22.27');
 
   // A new price for compute.g2.2, from now, through the price book CLI.
-  await importBook([{ product_key: 'compute.g2.2', unit_type: 'seconds', unit_count: 3600, amount: '0.0315' }]);
-  await waitFor(
-    'the service to list the new price',
-    () => priceList(),
-    (list) => list.families[0].prices[0].amount === '0.0315',
-    10_000,
-  );
+  await importHourlyPrice('compute.g2.2', '0.0315');
 
   proxy.clear();
   await page.click('#check');
@@ -304,13 +309,7 @@ it('checks for changes through the browser cache: 304 when unchanged, the new pr
 });
 
 it('shows what changed lately, newest first, from the change feed', async () => {
-  await importBook([{ product_key: 'network.floating_ip', unit_type: 'seconds', unit_count: 3600, amount: '0.0060' }]);
-  await waitFor(
-    'the service to list the new price',
-    () => priceList(),
-    (list) => list.families[1].prices[0].amount === '0.0060',
-    10_000,
-  );
+  await importHourlyPrice('network.floating_ip', '0.0060');
   const page = await openPage();
   await waitForState(page, 'loaded');
   await page.waitForSelector('#what-changed:not([hidden]) #recent-changes li', { timeout: 10_000 });

@@ -83,6 +83,18 @@ describe('GET /v1/pricing behind nginx (deploy/nginx/pricing.conf)', () => {
     return ask(instance.service.port, { from: `127.0.1.${directClient}`, headers });
   }
 
+  /** Asks `proxy` until its copy has passed its test-only expiry: the first answer that is not a HIT. */
+  async function afterExpiry(proxy: Nginx, client: { from: string }): Promise<Answer> {
+    const expired = await waitFor(
+      'the copy to expire',
+      () => ask(proxy.port, client),
+      (a) => a.cache !== 'HIT',
+      5_000,
+      100,
+    );
+    return expired.value;
+  }
+
   it('runs the shipped file: rendering changes nothing but the values marked CHANGE', () => {
     const asShipped = {
       upstreams: ['10.0.0.11:3000', '10.0.0.12:3000'],
@@ -241,14 +253,8 @@ describe('GET /v1/pricing behind nginx (deploy/nginx/pricing.conf)', () => {
 
     // Expired and unchanged: served at once while one request revalidates it (a 304 from an instance).
     let before = await origin();
-    const expired = await waitFor(
-      'the copy to expire',
-      () => ask(proxy.port, client),
-      (a) => a.cache !== 'HIT',
-      5_000,
-      100,
-    );
-    expect([expired.value.status, expired.value.cache, expired.value.text]).toEqual([200, 'STALE', old]);
+    const expired = await afterExpiry(proxy, client);
+    expect([expired.status, expired.cache, expired.text]).toEqual([200, 'STALE', old]);
     await waitFor('the revalidation', origin, (o) => o.total > before.total, 2_000);
     expect(await origin()).toMatchObject({ total: before.total + 1, '304': before['304'] + 1 });
     const revalidated = await ask(proxy.port, client);
@@ -309,14 +315,8 @@ describe('GET /v1/pricing behind nginx (deploy/nginx/pricing.conf)', () => {
     const fresh = await ask(proxy.port, client);
     expect([fresh.status, fresh.cache, fresh.text]).toEqual([200, 'HIT', list.text]);
     // Past its expiry: the stale copy, as long as nothing better comes.
-    const stale = await waitFor(
-      'the copy to expire',
-      () => ask(short.port, client),
-      (a) => a.cache !== 'HIT',
-      5_000,
-      100,
-    );
-    expect([stale.value.status, stale.value.cache, stale.value.text]).toEqual([200, 'STALE', list.text]);
+    const stale = await afterExpiry(short, client);
+    expect([stale.status, stale.cache, stale.text]).toEqual([200, 'STALE', list.text]);
     await sleep(200);
     const later = [await ask(short.port, client), await ask(short.port, client)];
     expect(later.map((a) => [a.status, a.text])).toEqual(Array(2).fill([200, list.text]));

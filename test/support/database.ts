@@ -156,6 +156,13 @@ export function applyBook(dataSource: DataSource, json: unknown): Promise<Import
   return withPriceBook(dataSource, (priceBook) => priceBook.apply(json, { actor: TEST_ACTOR }));
 }
 
+/** Withdraws the list price of `productKey` scheduled from `validFrom` (throws when it is refused). */
+export function withdrawScheduledListPrice(dataSource: DataSource, productKey: string, validFrom: string) {
+  return withPriceBook(dataSource, (priceBook) =>
+    priceBook.withdraw({ productKey, organizationId: null, validFrom: Date.parse(validFrom) }),
+  );
+}
+
 /**
  * Every row of every table the price book and volumes write, as text, for comparing the
  * database before and after a refused operation.
