@@ -25,6 +25,10 @@ function buildPriceList(history: History, at: Date): PriceListDocument {
 
 const at = (iso: string): Date => new Date(iso);
 
+/** A price per hour of use (per 3600 seconds), as compute instances and floating IPs are priced. */
+const perHour = (productKey: string, fields: Parameters<typeof priceRecord>[0] = {}): PriceRecord =>
+  priceRecord({ productKey, unitType: 'seconds', unitCount: 3600, ...fields });
+
 describe('buildPriceList', () => {
   it('lists families in the order of section 2.4 and leaves out families without a current price', () => {
     const records = [
@@ -35,9 +39,9 @@ describe('buildPriceList', () => {
         amount: '0.000012',
       }),
       priceRecord({ productKey: 'network.vpc_egress', unitType: 'gb', unitCount: 1, amount: '0.01' }),
-      priceRecord({ productKey: 'compute.g2.4', unitType: 'seconds', unitCount: 3600, amount: '0.0610' }),
+      perHour('compute.g2.4', { amount: '0.0610' }),
       priceRecord({ productKey: 'storage.snapshot', amount: '0.02' }),
-      priceRecord({ productKey: 'network.floating_ip', unitType: 'seconds', unitCount: 3600, amount: '0.005' }),
+      perHour('network.floating_ip', { amount: '0.005' }),
     ];
     const list = buildPriceList({ records, writes: [] }, at('2026-06-01T00:00:00Z'));
     expect(list.families.map((f) => f.family)).toEqual([
@@ -51,7 +55,7 @@ describe('buildPriceList', () => {
 
   it('orders prices by product key with numeric parts compared as numbers', () => {
     const keys = ['compute.g2.16', 'compute.m3.2', 'compute.g2.2', 'compute.g2.4'];
-    const records = keys.map((productKey) => priceRecord({ productKey, unitType: 'seconds', unitCount: 3600 }));
+    const records = keys.map((productKey) => perHour(productKey));
     const list = buildPriceList({ records, writes: [] }, at('2026-06-01T00:00:00Z'));
     expect(list.families[0].prices.map((p) => p.product_key)).toEqual([
       'compute.g2.2',
@@ -63,13 +67,7 @@ describe('buildPriceList', () => {
 
   it('serializes to exactly the documented shape, dimensions only where the family has them', () => {
     const records = [
-      priceRecord({
-        productKey: 'compute.g2.4',
-        unitType: 'seconds',
-        unitCount: 3600,
-        amount: '0.0610',
-        validUntil: '2027-01-01T00:00:00Z',
-      }),
+      perHour('compute.g2.4', { amount: '0.0610', validUntil: '2027-01-01T00:00:00Z' }),
       priceRecord({ productKey: 'storage.gp1', amount: '0.0480' }),
       priceRecord({ productKey: 'network.vpc_ingress', unitType: 'gb', unitCount: 1, amount: '0' }),
     ];
@@ -184,12 +182,7 @@ describe('the prices listed', () => {
       priceRecord({ productKey: 'storage.gp1', validFrom: '2026-07-01T00:00:00Z', amount: '0.0500' }),
       priceRecord({ productKey: 'storage.st1', validFrom: '2026-03-01T00:00:00Z' }),
       priceRecord({ productKey: 'storage.io1', organizationId: 'org_42' }),
-      priceRecord({
-        productKey: 'compute.g2.4',
-        unitType: 'seconds',
-        unitCount: 3600,
-        validUntil: '2026-02-01T00:00:00Z',
-      }),
+      perHour('compute.g2.4', { validUntil: '2026-02-01T00:00:00Z' }),
     ];
     const history = { records, writes: [] };
     for (const instant of ['2026-01-15T00:00:00Z', '2026-06-30T23:59:59Z', '2026-07-01T00:00:00Z']) {
@@ -203,6 +196,7 @@ describe('the prices listed', () => {
 
 describe('publicList: only what can still be listed', () => {
   const from = at('2026-06-01T00:00:00Z');
+  const day = 86_400_000;
 
   it('keeps prices in force or scheduled, and the two latest changes up to the instant in place of ended ones', () => {
     const ended = priceRecord({ validFrom: '2026-01-01T00:00:00Z', validUntil: '2026-03-01T00:00:00Z' });
@@ -245,47 +239,49 @@ describe('publicList: only what can still be listed', () => {
     };
   }
 
+  /** A whole number of days from `base`, drawn from the `days` days around it. */
+  const near = (random: () => number, base: number, days: number): number =>
+    base + Math.round((random() - 0.5) * days) * day;
+
   function randomHistory(random: () => number, base: number): History {
-    const day = 86_400_000;
-    const instant = (): number => base + Math.round((random() - 0.5) * 200) * day;
     const records = Array.from({ length: 1 + Math.floor(random() * 8) }, (_, i) => {
-      const validFrom = instant();
+      const validFrom = near(random, base, 200);
       const validUntil = random() < 0.3 ? null : validFrom + (1 + Math.floor(random() * 90)) * day;
-      return priceRecord({
-        productKey: `compute.g${i}.${Math.floor(random() * 3)}`,
-        unitType: 'seconds',
-        unitCount: 3600,
+      return perHour(`compute.g${i}.${Math.floor(random() * 3)}`, {
         organizationId: random() < 0.2 ? 'org_1' : null,
         validFrom,
         validUntil,
       });
     });
-    return { records, writes: Array.from({ length: Math.floor(random() * 4) }, () => instant()) };
+    return { records, writes: Array.from({ length: Math.floor(random() * 4) }, () => near(random, base, 200)) };
+  }
+
+  /** The list at `t`, checked against what the rules of the document give for the whole `history`. */
+  function checkedListAt(list: PublicList, history: History, t: number): ListAt {
+    const found = runNow(listAt(list, t));
+    const { document, next } = expected(history, t);
+    expect(priceListDocument(found)).toEqual(document);
+    expect(found.nextChange).toBe(next);
+    return found;
   }
 
   it('gives the list, last_changed and next change of the whole history at every instant from `from` on', () => {
     const random = seededRandom(20261122);
-    const day = 86_400_000;
     for (let round = 0; round < 200; round++) {
       const history = randomHistory(random, from.getTime());
-      const listFrom = from.getTime() + Math.round((random() - 0.5) * 200) * day;
+      const listFrom = near(random, from.getTime(), 200);
       const list = runNow(publicList(history.records, history.writes, listFrom));
       for (const offset of [0, 1, day, 30 * day, 120 * day]) {
-        const t = listFrom + offset;
-        const found = runNow(listAt(list, t));
-        const { document, next } = expected(history, t);
-        expect(priceListDocument(found)).toEqual(document);
-        expect(found.nextChange).toBe(next);
+        checkedListAt(list, history, listFrom + offset);
       }
     }
   });
 
   it('withProducts: a change of some keys gives the list built from scratch', () => {
     const random = seededRandom(20261126);
-    const day = 86_400_000;
     for (let round = 0; round < 200; round++) {
       const before = randomHistory(random, from.getTime());
-      const first = from.getTime() + Math.round((random() - 0.5) * 100) * day;
+      const first = near(random, from.getTime(), 100);
       const later = first + Math.round(random() * 50) * day;
       // A change keeps what took effect (history is never rewritten) and adds prices from `later` on.
       const added = randomHistory(random, later + 100 * day).records;
@@ -301,11 +297,7 @@ describe('publicList: only what can still be listed', () => {
       const whole = { records: [...kept, ...added], writes: [...before.writes, ...writes] };
       for (const offset of [0, 1, day, 30 * day, 300 * day]) {
         const t = later + offset;
-        const found = runNow(listAt(updated, t));
-        const { document, next } = expected(whole, t);
-        expect(priceListDocument(found)).toEqual(document);
-        expect(found.nextChange).toBe(next);
-        expect(found).toEqual(listOf(whole.records, whole.writes, t, later));
+        expect(checkedListAt(updated, whole, t)).toEqual(listOf(whole.records, whole.writes, t, later));
       }
     }
   });

@@ -70,10 +70,15 @@ describe('costOf', () => {
     expect(costOf({ amount: '1', unitCount: 3 }, quantity('1'))).toBe('0.33333333333333333333');
     expect(costOf({ amount: '2', unitCount: 3 }, quantity('1'))).toBe('0.66666666666666666667');
     expect(costOf({ amount: '1', unitCount: 3 }, quantity('3'))).toBe('1');
-    expect(costOf({ amount: '0.000000000000000000025', unitCount: 1 }, quantity('1'))).toBe('0.00000000000000000002');
-    expect(costOf({ amount: '0.000000000000000000035', unitCount: 1 }, quantity('1'))).toBe('0.00000000000000000004');
-    expect(costOf({ amount: '0.000000000000000000005', unitCount: 1 }, quantity('1'))).toBe('0');
-    expect(costOf({ amount: '0.000000000000000000015', unitCount: 1 }, quantity('1'))).toBe('0.00000000000000000002');
+    // A tie at the 21st place goes to the even digit.
+    for (const [amount, rounded] of [
+      ['0.000000000000000000025', '0.00000000000000000002'],
+      ['0.000000000000000000035', '0.00000000000000000004'],
+      ['0.000000000000000000005', '0'],
+      ['0.000000000000000000015', '0.00000000000000000002'],
+    ]) {
+      expect(costOf({ amount, unitCount: 1 }, quantity('1'))).toBe(rounded);
+    }
   });
 
   it('never answers in exponent form', () => {

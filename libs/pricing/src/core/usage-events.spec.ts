@@ -2,12 +2,13 @@ import Decimal from 'decimal.js';
 import type { UnitType } from '../catalogue/catalogue';
 import { priceRecord } from './price-record.fixture';
 import { costOfEvents, costOfUsage, roundForInvoice, sumCosts, type MeteredEvent } from './usage';
-import { jan, feb, named, prices, rows, refusal } from './usage.fixture';
+import { jan, feb, named, prices, rows, expectCost, refusal } from './usage.fixture';
 
 describe('costOfEvents', () => {
   // network.vpc_egress, per GB: 0.0100 until 1 February, then 0.0080.
+  const vpcEgress = { productKey: 'network.vpc_egress', unitType: 'gb', unitCount: 1 } as const;
   const egress = (id: string, amount: string, validFrom: Date, validUntil: Date | null = null) =>
-    named(id, { productKey: 'network.vpc_egress', unitType: 'gb', unitCount: 1, amount, validFrom, validUntil });
+    named(id, { ...vpcEgress, amount, validFrom, validUntil });
   const egressA = egress('egress-A', '0.0100', jan(1), feb(1));
   const egressB = egress('egress-B', '0.0080', feb(1));
 
@@ -17,12 +18,10 @@ describe('costOfEvents', () => {
       { at: feb(1), bytes: 2_500_000_000n },
       { at: jan(31, '23:59:59.999'), quantity: '0.25' },
     ]);
-    expect(rows(cost)).toEqual([
+    expectCost(cost, { total: '0.0375', complete: true }, [
       ['2026-01-20T00:00:00.000Z', '2026-02-01T00:00:00.000Z', 'egress-A', '1.75', '0.0175'],
       ['2026-02-01T00:00:00.000Z', '2026-02-01T00:00:00.001Z', 'egress-B', '2.5', '0.02'],
     ]);
-    expect(cost.total).toBe('0.0375');
-    expect(cost.complete).toBe(true);
   });
 
   it('leaves an event at the valid_until of a price with no successor unpriced', () => {
@@ -30,12 +29,10 @@ describe('costOfEvents', () => {
       { at: jan(31, '23:59:59.999'), quantity: '1' },
       { at: feb(1), quantity: '2' },
     ]);
-    expect(rows(cost)).toEqual([
+    expectCost(cost, { total: '0.01', complete: false }, [
       ['2026-01-31T23:59:59.999Z', '2026-02-01T00:00:00.000Z', 'egress-A', '1', '0.01'],
       ['2026-02-01T00:00:00.000Z', '2026-02-01T00:00:00.001Z', null, '2', null],
     ]);
-    expect(cost.total).toBe('0.01');
-    expect(cost.complete).toBe(false);
   });
 
   it('groups the unpriced events of one gap into one line, and leaves out windows without events', () => {
@@ -48,20 +45,16 @@ describe('costOfEvents', () => {
       { at: feb(2), quantity: '0.5' },
       { at: new Date('2026-03-02T00:00:00Z'), quantity: '10' },
     ]);
-    expect(rows(cost)).toEqual([
+    expectCost(cost, { total: '0.14', complete: false }, [
       ['2026-01-05T00:00:00.000Z', '2026-02-01T00:00:00.000Z', 'egress-A', '4', '0.04'],
       ['2026-02-01T00:00:00.000Z', '2026-02-10T00:00:00.000Z', null, '1.5', null],
       ['2026-03-01T00:00:00.000Z', '2026-03-05T12:00:00.001Z', 'egress-C', '20', '0.1'],
     ]);
-    expect(cost.total).toBe('0.14');
-    expect(cost.complete).toBe(false);
   });
 
   it('uses the organization price where it is in force', () => {
     const org = named('egress-org', {
-      productKey: 'network.vpc_egress',
-      unitType: 'gb',
-      unitCount: 1,
+      ...vpcEgress,
       organizationId: 'org-1',
       amount: '0.0050',
       validFrom: jan(10),
@@ -113,6 +106,8 @@ describe('costOfEvents', () => {
       const error = refusal(() => costOfEvents(prices([egressA]), unitType, events as MeteredEvent[]));
       return [error.message, error.details.field];
     };
+    /** An event with nothing wrong in it. */
+    const valid = { at: jan(5), quantity: '1' };
 
     it('bytes outside gb', () => {
       expect(refused('requests', [{ at: jan(5), bytes: '10' }])).toEqual([
@@ -122,12 +117,10 @@ describe('costOfEvents', () => {
     });
 
     it('a byte count that is not whole, and quantities that are not non-negative decimals', () => {
-      expect(
-        refused('gb', [
-          { at: jan(5), quantity: '1' },
-          { at: jan(5), bytes: '1.5' },
-        ]),
-      ).toEqual(['events[1].bytes is not a whole number of bytes: 1.5', 'events[1].bytes']);
+      expect(refused('gb', [valid, { at: jan(5), bytes: '1.5' }])).toEqual([
+        'events[1].bytes is not a whole number of bytes: 1.5',
+        'events[1].bytes',
+      ]);
       expect(refused('gb', [{ at: jan(5), quantity: 2 }])).toEqual([
         'events[0].quantity is not a non-negative decimal: 2',
         'events[0].quantity',
@@ -147,16 +140,14 @@ describe('costOfEvents', () => {
     });
 
     it('an event without a valid instant', () => {
-      expect(
-        refused('gb', [
-          { at: jan(5), quantity: '1' },
-          { at: new Date(NaN), quantity: '1' },
-        ]),
-      ).toEqual(['events[1].at is not a valid Date', 'events[1].at']);
+      expect(refused('gb', [valid, { at: new Date(NaN), quantity: '1' }])).toEqual([
+        'events[1].at is not a valid Date',
+        'events[1].at',
+      ]);
     });
 
     it.each(['seconds', 'gib_hours'] as const)('events of a time-based family (%s)', (unitType) => {
-      expect(refused(unitType, [{ at: jan(5), quantity: '1' }])).toEqual([
+      expect(refused(unitType, [valid])).toEqual([
         `${unitType} is a time-based unit: price the usage with costOfUsage`,
         'unitType',
       ]);

@@ -41,6 +41,17 @@ export function rows(cost: UsageCost) {
   ]);
 }
 
+/** Expects `cost` to be exactly `lines` (each as `rows` gives it), with this total, complete or not. */
+export function expectCost(
+  cost: UsageCost,
+  { total, complete }: Pick<UsageCost, 'total' | 'complete'>,
+  lines: ReturnType<typeof rows>,
+): void {
+  expect(rows(cost)).toEqual(lines);
+  expect(cost.total).toBe(total);
+  expect(cost.complete).toBe(complete);
+}
+
 export const volume = (from: Date, to: Date) => ({ from, to, sizeGib: '100' });
 
 /** What `run` threw, which must be an InvalidUsageError (fails the test when nothing is thrown). */

@@ -3,75 +3,86 @@ import { PricingErrorCode } from '../errors/pricing-error';
 import { priceRecord } from './price-record.fixture';
 import { costOf, parseQuantity } from './quote';
 import { costOfUsage, sumCosts } from './usage';
-import { jan, feb, named, nameOf, listA, listB, prices, orgPrice, rows, volume, refusal } from './usage.fixture';
+import {
+  jan,
+  feb,
+  named,
+  nameOf,
+  listA,
+  listB,
+  prices,
+  orgPrice,
+  rows,
+  expectCost,
+  volume,
+  refusal,
+} from './usage.fixture';
 
 describe('costOfUsage, GiB-hours', () => {
+  /**
+   * 100 GiB from 20 January to 15 February at list A, then B, and the organization's price from
+   * `validFrom` until `validUntil`.
+   */
+  const withOrganization = (validFrom: Date, validUntil: Date) =>
+    costOfUsage(
+      prices([listA, listB], [orgPrice('org', validFrom, validUntil)]),
+      'gib_hours',
+      volume(jan(20), feb(15)),
+    );
+
   it('prices an interval inside one window as one line', () => {
     const cost = costOfUsage(prices([listA, listB]), 'gib_hours', volume(jan(20), jan(21)));
     // 100 GiB × 24 h = 2,400 GiB-hours × 0.0480 / 730.
-    expect(rows(cost)).toEqual([
+    expectCost(cost, { total: '0.15780821917808219178', complete: true }, [
       ['2026-01-20T00:00:00.000Z', '2026-01-21T00:00:00.000Z', 'list-A', '2400', '0.15780821917808219178'],
     ]);
-    expect(cost.total).toBe('0.15780821917808219178');
-    expect(cost.complete).toBe(true);
     expect(cost.lines[0]).toMatchObject({ priced: true, price: listA });
   });
 
   it('splits at a scheduled change: part at the old price, part at the new', () => {
     const cost = costOfUsage(prices([listB, listA]), 'gib_hours', volume(jan(20), feb(15)));
-    expect(rows(cost)).toEqual([
+    expectCost(cost, { total: '4.19506849315068493151', complete: true }, [
       ['2026-01-20T00:00:00.000Z', '2026-02-01T00:00:00.000Z', 'list-A', '28800', '1.89369863013698630137'],
       ['2026-02-01T00:00:00.000Z', '2026-02-15T00:00:00.000Z', 'list-B', '33600', '2.30136986301369863014'],
     ]);
-    expect(cost.total).toBe('4.19506849315068493151');
-    expect(cost.complete).toBe(true);
   });
 
   it('uses an organization price that starts and ends inside the interval, across a list change', () => {
-    const org = orgPrice('org', jan(25), feb(5));
-    const cost = costOfUsage(prices([listA, listB], [org]), 'gib_hours', volume(jan(20), feb(15)));
+    const cost = withOrganization(jan(25), feb(5));
     // The list change of 1 February happens under the organization's price: no split there.
-    expect(rows(cost)).toEqual([
+    expectCost(cost, { total: '3.87945205479452054794', complete: true }, [
       ['2026-01-20T00:00:00.000Z', '2026-01-25T00:00:00.000Z', 'list-A', '12000', '0.7890410958904109589'],
       ['2026-01-25T00:00:00.000Z', '2026-02-05T00:00:00.000Z', 'org', '26400', '1.44657534246575342466'],
       ['2026-02-05T00:00:00.000Z', '2026-02-15T00:00:00.000Z', 'list-B', '24000', '1.64383561643835616438'],
     ]);
-    expect(cost.total).toBe('3.87945205479452054794');
     expect(cost.lines[1].price?.organizationId).toBe('org-1');
   });
 
   it('uses an organization price that started before the interval and ends inside it', () => {
-    const org = orgPrice('org', jan(1), jan(25));
-    const cost = costOfUsage(prices([listA, listB], [org]), 'gib_hours', volume(jan(20), feb(15)));
-    expect(rows(cost)).toEqual([
+    expectCost(withOrganization(jan(1), jan(25)), { total: '4.06356164383561643836', complete: true }, [
       ['2026-01-20T00:00:00.000Z', '2026-01-25T00:00:00.000Z', 'org', '12000', '0.65753424657534246575'],
       ['2026-01-25T00:00:00.000Z', '2026-02-01T00:00:00.000Z', 'list-A', '16800', '1.10465753424657534247'],
       ['2026-02-01T00:00:00.000Z', '2026-02-15T00:00:00.000Z', 'list-B', '33600', '2.30136986301369863014'],
     ]);
-    expect(cost.total).toBe('4.06356164383561643836');
   });
 
   it('returns a gap with no price as an explicit unpriced line, and says the total is incomplete', () => {
     const later = named('list-C', { amount: '0.0500', validFrom: feb(3) });
     const cost = costOfUsage(prices([listA, later]), 'gib_hours', volume(jan(20), feb(15)));
-    expect(rows(cost)).toEqual([
+    expectCost(cost, { total: '3.86630136986301369863', complete: false }, [
       ['2026-01-20T00:00:00.000Z', '2026-02-01T00:00:00.000Z', 'list-A', '28800', '1.89369863013698630137'],
       ['2026-02-01T00:00:00.000Z', '2026-02-03T00:00:00.000Z', null, '4800', null],
       ['2026-02-03T00:00:00.000Z', '2026-02-15T00:00:00.000Z', 'list-C', '28800', '1.97260273972602739726'],
     ]);
     expect(cost.lines[1]).toMatchObject({ priced: false, price: null, cost: null });
-    expect(cost.total).toBe('3.86630136986301369863');
-    expect(cost.complete).toBe(false);
   });
 
   it('returns the rest of the interval as unpriced when a list price ends with no successor', () => {
     const cost = costOfUsage(prices([listA]), 'gib_hours', volume(jan(20), feb(15)));
-    expect(rows(cost)).toEqual([
+    expectCost(cost, { total: '1.89369863013698630137', complete: false }, [
       ['2026-01-20T00:00:00.000Z', '2026-02-01T00:00:00.000Z', 'list-A', '28800', '1.89369863013698630137'],
       ['2026-02-01T00:00:00.000Z', '2026-02-15T00:00:00.000Z', null, '33600', null],
     ]);
-    expect(cost.total).toBe('1.89369863013698630137');
-    expect(cost.complete).toBe(false);
   });
 
   it('returns usage entirely in a gap as one unpriced line, total 0 and incomplete', () => {
@@ -103,8 +114,8 @@ describe('costOfUsage, GiB-hours', () => {
 
   it('prices the millisecond on each side of a boundary at its own price', () => {
     const cost = costOfUsage(prices([listA, listB]), 'gib_hours', {
-      from: new Date(feb(1).getTime() - 1),
-      to: new Date(feb(1).getTime() + 1),
+      from: jan(31, '23:59:59.999'),
+      to: feb(1, '00:00:00.001'),
       sizeGib: '1',
     });
     expect(rows(cost)).toEqual([
@@ -138,7 +149,7 @@ describe('costOfUsage, GiB-hours', () => {
     const dear = named('dear', { amount: '1000000', unitCount: 1, validFrom: jan(1) });
     const cost = costOfUsage(prices([dear]), 'gib_hours', {
       from: jan(2),
-      to: new Date(jan(2).getTime() + 1),
+      to: jan(2, '00:00:00.001'),
       sizeGib: 1n,
     });
     // 1 GiB for 1 ms = 1/3,600,000 GiB-hours, which does not terminate in decimal.
@@ -151,7 +162,7 @@ describe('costOfUsage, GiB-hours', () => {
   it('is exact for a fractional size and a duration that is not a whole number of hours', () => {
     const cost = costOfUsage(prices([listA]), 'gib_hours', {
       from: jan(2),
-      to: new Date(jan(2).getTime() + 7001),
+      to: jan(2, '00:00:07.001'),
       sizeGib: '1.5',
     });
     // 1.5 × 7,001 / 3,600,000 = 0.00291708333…; × 0.0480 / 730.
@@ -196,7 +207,7 @@ describe('costOfUsage, seconds', () => {
   });
 
   it('counts seconds exactly to the millisecond', () => {
-    const cost = costOfUsage(prices([hourly]), 'seconds', { from: jan(2), to: new Date(jan(2).getTime() + 5_400_001) });
+    const cost = costOfUsage(prices([hourly]), 'seconds', { from: jan(2), to: jan(2, '01:30:00.001') });
     // 5,400.001 s × 0.0610 / 3,600 = 0.091500016944…
     expect(rows(cost)).toEqual([
       ['2026-01-02T00:00:00.000Z', '2026-01-02T01:30:00.001Z', 'g2.4', '5400.001', '0.09150001694444444444'],
@@ -206,7 +217,7 @@ describe('costOfUsage, seconds', () => {
   it('rounds each line once, half-even, to 20 places', () => {
     const tiny = (amount: string) =>
       prices([priceRecord({ amount, unitType: 'seconds', unitCount: 1, validFrom: jan(1) })]);
-    const oneSecond = { from: jan(2), to: new Date(jan(2).getTime() + 1000) };
+    const oneSecond = { from: jan(2), to: jan(2, '00:00:01.000') };
     expect(costOfUsage(tiny('0.000000000000000000025'), 'seconds', oneSecond).total).toBe('0.00000000000000000002');
     expect(costOfUsage(tiny('0.000000000000000000035'), 'seconds', oneSecond).total).toBe('0.00000000000000000004');
     expect(costOfUsage(tiny('0.000000000000000000005'), 'seconds', oneSecond).total).toBe('0');

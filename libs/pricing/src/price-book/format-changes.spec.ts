@@ -24,6 +24,9 @@ const price = priceRecord({
   validFrom: '2026-09-01T00:00:00Z',
 });
 
+/** What changeLines prints for these lines: each one ends with a line break. */
+const printed = (...lines: string[]): string => lines.map((line) => `${line}\n`).join('');
+
 describe('the changes command lines', () => {
   it('gives instant, kind, key, scope, price, actor and reason, the first four lined up', () => {
     const text = changeLines([
@@ -45,14 +48,13 @@ describe('the changes command lines', () => {
       }),
     ]);
     expect(text).toBe(
-      [
+      printed(
         '2026-08-03T10:15:00.250Z  set             compute.g2.4              list              0.0590 per 3600 seconds from 2026-09-01T00:00:00Z  ana@example.com  "Q3 review, \\"g2\\" family"',
         '2026-08-03T10:15:00.250Z  availability    storage.io1               -                 on-sale  ops-bot',
         '2026-08-03T10:15:00.250Z  availability    storage.st1               -                 off-sale  ops-bot',
         '2026-08-03T10:15:00.250Z  availability    storage.io1               -                 -  -',
         '2026-08-03T10:15:00.250Z  withdraw_price  compute.g2.4              org:org_42        a scheduled price, withdrawn  -',
-        '',
-      ].join('\n'),
+      ),
     );
   });
 
@@ -62,11 +64,10 @@ describe('the changes command lines', () => {
       logged({ change: 'end', priceRecordId: 9, effect: { before_chain: true }, reason: 'a\u200bb' }),
     ]);
     expect(text).toBe(
-      [
+      printed(
         '2026-08-03T10:15:00.250Z  set             compute.g2.4              list              a scheduled price, withdrawn  ana@example.com  "entered by mistake \\u202e"',
         '2026-08-03T10:15:00.250Z  end             compute.g2.4              list              a scheduled price, withdrawn  ana@example.com  "a\\u200bb"',
-        '',
-      ].join('\n'),
+      ),
     );
   });
 
@@ -148,12 +149,11 @@ describe('the changes command lines', () => {
       },
     });
     expect(changeLines([hostile, logged({ change: 'end', changedAtText: '-infinity', effect: null })])).toBe(
-      [
+      printed(
         'infinity  set             compute.g2.4\\u001b[2K\\u000dcompute.g2.8\\u0020\\u0020list  org:org\\u202e24_gro  ' +
           '0.01\\u0085 per 3600 per\\u0020hour from +294276-12-31T23:59:59.999Z until -infinity  ana\\u000amallory',
         '-infinity  end             compute.g2.4              list              -  ana@example.com',
-        '',
-      ].join('\n'),
+      ),
     );
     const json = loggedChangeJson(hostile);
     expect(json).toMatchObject({

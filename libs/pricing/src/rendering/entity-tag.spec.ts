@@ -12,30 +12,25 @@ describe('weakEntityTag', () => {
 describe('ifNoneMatchMatches', () => {
   const tag = 'W/"abc"';
 
-  it.each([
-    ['the same weak tag', 'W/"abc"'],
-    ['the strong form of the tag', '"abc"'],
-    ['*', '*'],
-    ['a list containing the tag', '"x", W/"abc" ,W/"y"'],
-    ['a list with empty elements', ', ,W/"abc",'],
-    ['surrounding whitespace', '  W/"abc"\t'],
-  ])('matches %s', (_, header) => {
-    expect(ifNoneMatchMatches(header, tag)).toBe(true);
-  });
-
-  it.each([
-    ['no header', undefined],
-    ['another tag', 'W/"abd"'],
-    ['an unquoted tag', 'W/abc'],
-    ['an unterminated tag', 'W/"abc'],
-    ['a lower-case weak prefix', 'w/"abc"'],
-    ['garbage after a tag', 'W/"abc" x'],
-    ['a malformed element beside a match', 'W/"abc", nope'],
-    ['* inside a list', '*, W/"abc"'],
-    ['an empty header', ''],
-    ['a tag with a control character', 'W/"a\u0001bc"'],
-  ])('does not match %s', (_, header) => {
-    expect(ifNoneMatchMatches(header, tag)).toBe(false);
+  it.each<[string, string | undefined, boolean]>([
+    ['matches the same weak tag', 'W/"abc"', true],
+    ['matches the strong form of the tag', '"abc"', true],
+    ['matches *', '*', true],
+    ['matches a list containing the tag', '"x", W/"abc" ,W/"y"', true],
+    ['matches a list with empty elements', ', ,W/"abc",', true],
+    ['matches surrounding whitespace', '  W/"abc"\t', true],
+    ['does not match another tag', 'W/"abd"', false],
+    ['does not match an unquoted tag', 'W/abc', false],
+    ['does not match an unterminated tag', 'W/"abc', false],
+    ['does not match a lower-case weak prefix', 'w/"abc"', false],
+    ['does not match garbage after a tag', 'W/"abc" x', false],
+    ['does not match a malformed element beside a match', 'W/"abc", nope', false],
+    ['does not match * inside a list', '*, W/"abc"', false],
+    ['does not match a tag with a control character', 'W/"a\u0001bc"', false],
+    ['does not match an empty header', '', false],
+    ['does not match no header', undefined, false],
+  ])('%s', (_, header, matches) => {
+    expect(ifNoneMatchMatches(header, tag)).toBe(matches);
   });
 
   it('reads opaque tags that contain commas', () => {
