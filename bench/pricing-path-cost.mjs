@@ -45,7 +45,7 @@ export async function pathCost({ databaseUrl, builds, statuses = [200, 304], cpu
   const env = { ...process.env, DATABASE_URL: databaseUrl };
   try {
     // The first build's answer, for the references to serve.
-    execFileSync(...node([SCRIPT, '--child', 'capture', resolve(dists[0][1]), answer]), { stdio: 'ignore', env });
+    execFileSync(...node([SCRIPT, '--child', 'capture', resolve(dists[0][1]), answer]), { stdio: 'inherit', env });
     const children = builds.map(([name, dist]) => {
       const kind = REFERENCES.includes(dist) ? dist : 'app';
       const args = [SCRIPT, '--child', kind, resolve(kind === 'app' ? dist : dists[0][1]), answer, statuses.join(',')];

@@ -156,6 +156,36 @@ async function withHttpApp(
   }
 }
 
+/**
+ * Runs `script` (CommonJS, from source) in a process of its own with `args`; resolves with its
+ * exit code, or 'running' if it has not exited after `waitMs` (then it is killed), and its output.
+ */
+async function runHost(
+  script: string,
+  args: readonly string[],
+  waitMs: number,
+): Promise<{ exited: number | null | 'running'; output: string }> {
+  const child = spawn(process.execPath, [...FROM_SOURCE, '-e', script, ...args], {
+    cwd: resolve(__dirname, '..'),
+    stdio: 'pipe',
+  });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  try {
+    const exited = await new Promise<number | null | 'running'>((done) => {
+      const timer = setTimeout(() => done('running'), waitMs);
+      child.once('exit', (code) => {
+        clearTimeout(timer);
+        done(code);
+      });
+    });
+    return { exited, output: output.trim() };
+  } finally {
+    child.kill('SIGKILL');
+  }
+}
+
 describe('PricingModule in a host of its own', () => {
   const db = useTestDatabase({ book: BOOK });
 
@@ -255,22 +285,10 @@ describe('PricingModule in a host of its own', () => {
         () => process.exit(3),
         (error) => console.log('start failed: ' + error.code),
       );`;
-    const child = spawn(process.execPath, [...FROM_SOURCE, '-e', script, nowhere], {
-      cwd: resolve(__dirname, '..'),
-      stdio: 'pipe',
+    expect(await runHost(script, [nowhere], 8_000)).toEqual({
+      exited: 0,
+      output: 'start failed: PRICING_UNAVAILABLE',
     });
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    const exited = await new Promise<number | null | 'running'>((done) => {
-      const timer = setTimeout(() => done('running'), 8_000);
-      child.once('exit', (code) => {
-        clearTimeout(timer);
-        done(code);
-      });
-    });
-    child.kill('SIGKILL');
-    expect({ exited, output: output.trim() }).toEqual({ exited: 0, output: 'start failed: PRICING_UNAVAILABLE' });
   }, 15_000);
 
   it('a host whose listen() fails and which never closes its app still exits: neither the pool nor the LISTEN connection holds it', async () => {
@@ -306,29 +324,50 @@ describe('PricingModule in a host of its own', () => {
         console.log('start failed: ' + (error.code ?? error.message));
         process.exitCode = 1;
       });`;
-    const child = spawn(process.execPath, [...FROM_SOURCE, '-e', script, db.url, String(port)], {
-      cwd: resolve(__dirname, '..'),
-      stdio: 'pipe',
-    });
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
     try {
-      const exited = await new Promise<number | null | 'running'>((done) => {
-        const timer = setTimeout(() => done('running'), 15_000);
-        child.once('exit', (code) => {
-          clearTimeout(timer);
-          done(code);
-        });
-      });
-      expect({ exited, output: output.trim() }).toEqual({
+      expect(await runHost(script, [db.url, String(port)], 15_000)).toEqual({
         exited: 1,
         output: 'prices loaded, LISTEN open\nstart failed: EADDRINUSE',
       });
     } finally {
-      child.kill('SIGKILL');
       taken.close();
     }
+  }, 30_000);
+
+  it("a host that closes its app with nothing else to do sees close() finish: the pool and the LISTEN connection end, unref'd or not", async () => {
+    const root = resolve(__dirname, '..');
+    // A script's last step is \`await app.close()\`: the pool's idle connections and the LISTEN
+    // connection hold no reference on the event loop (above), but their goodbyes must still be
+    // waited for, or the loop empties and close() never resolves.
+    const script = `
+      require('reflect-metadata');
+      const { Module } = require('@nestjs/common');
+      const { NestFactory } = require('@nestjs/core');
+      const { DataSource } = require('typeorm');
+      const { DatabaseModule } = require('@app/database');
+      const { PricingModule, PricingService } = require('@app/pricing');
+      const { appDatabaseOptions } = require('${root}/apps/control-plane/src/database/app-database.ts');
+      class Root {}
+      Module({ imports: [DatabaseModule.forRoot(appDatabaseOptions(process.argv[1])), PricingModule.forRoot()] })(Root);
+      const listening = "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN %'";
+      (async () => {
+        const app = await NestFactory.createApplicationContext(Root, { logger: false });
+        await app.get(PricingService).whenReady(10000);
+        for (let tries = 0; (await app.get(DataSource).query(listening))[0].n === 0; tries++) {
+          if (tries === 100) throw new Error('no LISTEN connection');
+          await new Promise((wait) => setTimeout(wait, 50));
+        }
+        console.log('prices loaded, LISTEN open');
+        await app.close();
+        console.log('closed');
+      })().catch((error) => {
+        console.log('failed: ' + (error.code ?? error.message));
+        process.exitCode = 1;
+      });`;
+    expect(await runHost(script, [db.url], 15_000)).toEqual({
+      exited: 0,
+      output: 'prices loaded, LISTEN open\nclosed',
+    });
   }, 30_000);
 
   it('close() after a failed start leaves nothing open, even a connection still in flight', async () => {

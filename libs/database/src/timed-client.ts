@@ -35,7 +35,8 @@ type AnyQuery = (...args: unknown[]) => unknown;
  * opened on next use. pg's own query_timeout only fails the query: the connection would stay in
  * the pool, and with it the answer of the abandoned query, which the next query would read.
  * The goodbye of end() has the same deadline: on a silent connection it would wait forever for
- * the server to close its side, keeping the socket (and a pool's end()) open.
+ * the server to close its side, keeping the socket (and a pool's end()) open. end() holds the
+ * event loop until the goodbye is done, also for a connection unref'd before.
  */
 export function timedClient(timeoutMs: number): new (config?: string | ClientConfig) => TimedClient {
   return class extends Client implements TimedClient {
@@ -77,6 +78,9 @@ export function timedClient(timeoutMs: number): new (config?: string | ClientCon
     override end(callback?: (error: Error) => void): Promise<void> | void {
       const stream = this.stream();
       if (!stream.destroyed) {
+        // Whoever ends a connection waits for its goodbye: an unref'd one (unref(), or idle in a
+        // pool with allowExitOnIdle) would let the event loop empty first, and end() never settle.
+        stream.ref();
         const timer = setTimeout(() => stream.destroy(), timeoutMs);
         timer.unref();
         stream.once('close', () => clearTimeout(timer));
