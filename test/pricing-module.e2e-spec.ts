@@ -157,6 +157,31 @@ async function withHttpApp(
 }
 
 /**
+ * The head of a host script on the database named by its first argument: a root module with
+ * DatabaseModule and PricingModule, and `pricesAndListen(app)`, which waits until prices are
+ * loaded and the LISTEN connection is open, then says so.
+ */
+const HOST_ON_DATABASE = `
+  require('reflect-metadata');
+  const { Module } = require('@nestjs/common');
+  const { NestFactory } = require('@nestjs/core');
+  const { DataSource } = require('typeorm');
+  const { DatabaseModule } = require('@app/database');
+  const { PricingModule, PricingService } = require('@app/pricing');
+  const { appDatabaseOptions } = require('${resolve(__dirname, '..')}/apps/control-plane/src/database/app-database.ts');
+  class Root {}
+  Module({ imports: [DatabaseModule.forRoot(appDatabaseOptions(process.argv[1])), PricingModule.forRoot()] })(Root);
+  const listening = "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN %'";
+  async function pricesAndListen(app) {
+    await app.get(PricingService).whenReady(10000);
+    for (let tries = 0; (await app.get(DataSource).query(listening))[0].n === 0; tries++) {
+      if (tries === 100) throw new Error('no LISTEN connection');
+      await new Promise((wait) => setTimeout(wait, 50));
+    }
+    console.log('prices loaded, LISTEN open');
+  }`;
+
+/**
  * Runs `script` (CommonJS, from source) in a process of its own with `args`; resolves with its
  * exit code, or 'running' if it has not exited after `waitMs` (then it is killed), and its output.
  */
@@ -295,30 +320,15 @@ describe('PricingModule in a host of its own', () => {
     const taken = createServer();
     await new Promise<void>((listening) => taken.listen(0, '127.0.0.1', listening));
     const port = (taken.address() as AddressInfo).port;
-    const root = resolve(__dirname, '..');
     // Another team's main.ts: the database is up, prices are loaded and the LISTEN connection is
     // open when listen() fails on a port already taken; it logs, sets the exit code, and forgets
     // app.close() (docs/using-pricing.md, "A web app": close it).
     const script = `
-      require('reflect-metadata');
-      const { Module } = require('@nestjs/common');
-      const { NestFactory } = require('@nestjs/core');
-      const { DataSource } = require('typeorm');
-      const { DatabaseModule } = require('@app/database');
-      const { PricingModule, PricingService } = require('@app/pricing');
-      const { appDatabaseOptions } = require('${root}/apps/control-plane/src/database/app-database.ts');
-      class Root {}
-      Module({ imports: [DatabaseModule.forRoot(appDatabaseOptions(process.argv[1])), PricingModule.forRoot()] })(Root);
-      const listening = "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN %'";
+      ${HOST_ON_DATABASE}
       (async () => {
         const app = await NestFactory.create(Root, { logger: false });
         await app.init();
-        await app.get(PricingService).whenReady(10000);
-        for (let tries = 0; (await app.get(DataSource).query(listening))[0].n === 0; tries++) {
-          if (tries === 100) throw new Error('no LISTEN connection');
-          await new Promise((wait) => setTimeout(wait, 50));
-        }
-        console.log('prices loaded, LISTEN open');
+        await pricesAndListen(app);
         await app.listen(Number(process.argv[2]), '127.0.0.1');
       })().catch((error) => {
         console.log('start failed: ' + (error.code ?? error.message));
@@ -335,29 +345,14 @@ describe('PricingModule in a host of its own', () => {
   }, 30_000);
 
   it("a host that closes its app with nothing else to do sees close() finish: the pool and the LISTEN connection end, unref'd or not", async () => {
-    const root = resolve(__dirname, '..');
     // A script's last step is \`await app.close()\`: the pool's idle connections and the LISTEN
     // connection hold no reference on the event loop (above), but their goodbyes must still be
     // waited for, or the loop empties and close() never resolves.
     const script = `
-      require('reflect-metadata');
-      const { Module } = require('@nestjs/common');
-      const { NestFactory } = require('@nestjs/core');
-      const { DataSource } = require('typeorm');
-      const { DatabaseModule } = require('@app/database');
-      const { PricingModule, PricingService } = require('@app/pricing');
-      const { appDatabaseOptions } = require('${root}/apps/control-plane/src/database/app-database.ts');
-      class Root {}
-      Module({ imports: [DatabaseModule.forRoot(appDatabaseOptions(process.argv[1])), PricingModule.forRoot()] })(Root);
-      const listening = "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN %'";
+      ${HOST_ON_DATABASE}
       (async () => {
         const app = await NestFactory.createApplicationContext(Root, { logger: false });
-        await app.get(PricingService).whenReady(10000);
-        for (let tries = 0; (await app.get(DataSource).query(listening))[0].n === 0; tries++) {
-          if (tries === 100) throw new Error('no LISTEN connection');
-          await new Promise((wait) => setTimeout(wait, 50));
-        }
-        console.log('prices loaded, LISTEN open');
+        await pricesAndListen(app);
         await app.close();
         console.log('closed');
       })().catch((error) => {
