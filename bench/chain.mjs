@@ -42,9 +42,12 @@ function timedCli(args, url) {
 await runMain(async () => {
   const url = await scratchDatabase('bench_chain');
   const dataSource = await openDataSource(url);
-  await dataSource.undoLastMigration();
+  // Undone down to the chain's migration, that one included: later migrations come off first.
+  const chained = async () =>
+    (await dataSource.query(`SELECT 1 FROM migrations WHERE name = 'ChangeLogChain1764000010000'`)).length > 0;
+  while (await chained()) await dataSource.undoLastMigration();
   log(`writing ${RECORDS} records and their change-log rows, as before the chain`);
-  let started = performance.now();
+  const started = performance.now();
   await withClient(url, async (client) => {
     await client.query(`SET statement_timeout = 0`);
     await client.query(`
@@ -59,20 +62,18 @@ await runMain(async () => {
   });
   log(`written in ${seconds(performance.now() - started)}`);
 
-  started = performance.now();
   const migrated = timedCli(['migrate'], url);
   if (migrated.code !== 0) throw new Error(`migrate failed:\n${migrated.stderr}`);
-  const migrateMs = performance.now() - started;
   const verified = timedCli(['verify'], url);
   if (verified.code !== 0) throw new Error(`verify failed:\n${verified.stderr}`);
 
   const rows = [
-    `| ${RECORDS.toLocaleString('en')} | ${seconds(migrateMs)} | ${seconds(verified.ms)} | ` +
+    `| ${RECORDS.toLocaleString('en')} | ${seconds(migrated.ms)} | ${seconds(verified.ms)} | ` +
       `${verified.cpuS.toFixed(1)} s | ${verified.rssMiB.toFixed(0)} MiB |`,
   ];
   process.stdout.write(
     `${new Date().toISOString()}, Node.js ${process.version}, ${cpus().length} CPUs, load ${loadavg()[0].toFixed(2)}\n\n` +
-      `| entries and records | migrate (ChangeLogChain1764000010000) | verify | its CPU | its peak RSS |\n` +
+      `| entries and records | migrate (ChangeLogChain1764000010000 and the ones after it) | verify | its CPU | its peak RSS |\n` +
       `|---|---|---|---|---|\n${rows.join('\n')}\n\n${verified.stdout}\n`,
   );
 });
