@@ -23,7 +23,8 @@ export async function databaseCall<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
-function isAnswered(error: unknown): boolean {
+/** Whether PostgreSQL answered the call with an error (not one of a lost or refused connection). */
+export function isAnswered(error: unknown): boolean {
   const cause: unknown = error instanceof QueryFailedError ? error.driverError : error;
   if (!(cause instanceof DatabaseError)) return false;
   const state = cause.code ?? '';

@@ -1,4 +1,5 @@
-import type { DataSource, EntityManager } from 'typeorm';
+import { DatabaseError } from 'pg';
+import { QueryFailedError, type DataSource, type EntityManager } from 'typeorm';
 import { CommitOutcomeUnknownError, inTransaction } from './transaction';
 
 // inTransaction on a query runner that records what it is asked; the real commit cut off by a
@@ -48,11 +49,28 @@ describe('inTransaction', () => {
   });
 
   it('throws a COMMIT that PostgreSQL refused as it is: it was rolled back', async () => {
-    const serialization = Object.assign(new Error('could not serialize access'), { code: '40001' });
+    const serialization = Object.assign(new DatabaseError('could not serialize access', 0, 'error'), { code: '40001' });
     const { dataSource } = recordingDataSource(serialization);
     await expect(inTransaction(dataSource, () => Promise.resolve())).rejects.toBe(serialization);
-    const wrapped = Object.assign(new Error('query failed'), { driverError: { code: '40001' } });
+    const wrapped = new QueryFailedError('COMMIT', [], serialization);
     await expect(inTransaction(recordingDataSource(wrapped).dataSource, () => Promise.resolve())).rejects.toBe(wrapped);
+  });
+
+  it.each([
+    [
+      'a socket error whose code has the form of a SQLSTATE',
+      Object.assign(new Error('write EPIPE'), { code: 'EPIPE' }),
+    ],
+    [
+      'a lost connection’s SQLSTATE',
+      Object.assign(new DatabaseError('terminating connection', 0, 'error'), { code: '57P01' }),
+    ],
+  ])('says the outcome is unknown for %s', async (_, failure) => {
+    const error: unknown = await inTransaction(recordingDataSource(failure).dataSource, () => Promise.resolve()).catch(
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(CommitOutcomeUnknownError);
+    expect(error).toMatchObject({ cause: failure });
   });
 
   it('says the outcome is unknown when a COMMIT got no answer', async () => {

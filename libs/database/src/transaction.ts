@@ -1,4 +1,5 @@
 import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
+import { isAnswered } from './database-errors';
 
 /**
  * A COMMIT failed without an answer from PostgreSQL (the connection went away while it committed):
@@ -22,8 +23,8 @@ export interface TransactionOptions {
 /**
  * Runs `work` in one transaction on a connection of its own and commits it, or, with `commit:
  * false`, rolls it back once `work` is done. When `work` throws, the transaction is rolled back and
- * the error thrown on. A COMMIT that PostgreSQL refused (its answer has a SQLSTATE) was rolled back
- * and is thrown as it is; one that got no answer is CommitOutcomeUnknownError.
+ * the error thrown on. A COMMIT that PostgreSQL refused (isAnswered, database-errors.ts) was rolled
+ * back and is thrown as it is; one that got no answer is CommitOutcomeUnknownError.
  */
 export async function inTransaction<T>(
   dataSource: DataSource,
@@ -46,17 +47,13 @@ export async function inTransaction<T>(
   }
 }
 
-/** A SQLSTATE: PostgreSQL answered, so a failed COMMIT was rolled back. */
-const SQLSTATE = /^[0-9A-Z]{5}$/;
-
 async function commitOrSayUnknown(runner: QueryRunner): Promise<void> {
   try {
     await runner.commitTransaction();
   } catch (error) {
-    const code =
-      (error as { driverError?: { code?: unknown }; code?: unknown }).driverError?.code ??
-      (error as { code?: unknown }).code;
-    if (typeof code === 'string' && SQLSTATE.test(code)) throw error;
+    // PostgreSQL answered: the COMMIT failed and was rolled back. Anything else (a socket error
+    // such as EPIPE, a lost connection's SQLSTATE) leaves its outcome unknown.
+    if (isAnswered(error)) throw error;
     throw new CommitOutcomeUnknownError(error);
   }
 }
