@@ -38,9 +38,8 @@ export class PriceSnapshotReads {
       const head = await readHead(db);
       const records = await this.readRecords(db, listOnly ? 'organization_id IS NULL' : undefined);
       const availability = await readAvailability(db);
-      const listWrites = await readListWrites(db, '0');
       const listLog = await this.readListLog(db, '0');
-      return { records, availability, listWrites, listLog, ...head, listOnly };
+      return { records, availability, listWrites: writeInstants(listLog), listLog, ...head, listOnly };
     });
   }
 
@@ -69,13 +68,14 @@ export class PriceSnapshotReads {
       );
       const productKeys = keys.map((k) => k.product_key);
       const records = keys.length === 0 ? [] : await this.readRecords(db, `product_key = ANY($2::text[])`, productKeys);
+      const listLog = await this.readListLog(db, sinceChangeId);
       return {
         sinceChangeId,
         productKeys,
         records,
         availability: await readAvailability(db),
-        listWrites: await readListWrites(db, sinceChangeId),
-        listLog: await this.readListLog(db, sinceChangeId),
+        listWrites: writeInstants(listLog),
+        listLog,
         ...head,
         sinceChangedAt: summary.since_changed_at,
         writeCount: summary.writes,
@@ -163,15 +163,9 @@ async function readHead(db: EntityManager): Promise<PriceBookHead> {
   return { version: head.version, lastChangeId: head.last_change_id ?? '0', lastChangedAt: head.last_changed_at };
 }
 
-/** Instants (epoch ms) of list-price writes after the change `afterChangeId`, for `last_changed`. */
-async function readListWrites(db: EntityManager, afterChangeId: string): Promise<number[]> {
-  const writes = await rows<Pick<PriceChangeRow, 'changed_at'>>(
-    db,
-    `SELECT DISTINCT ${epochMs('changed_at')} FROM price_change
-      WHERE id > $1::bigint AND organization_id IS NULL AND change <> 'availability' ORDER BY changed_at`,
-    [afterChangeId],
-  );
-  return writes.map((w) => w.changed_at);
+/** The instants (epoch ms) of the list's writes in `listLog`, each once, ascending: for `last_changed`. */
+function writeInstants(listLog: readonly ListWrite[]): number[] {
+  return [...new Set(listLog.map((write) => write.at))].sort((a, b) => a - b);
 }
 
 /** A record of an entry's effect as the list's past needs it: its id and its end, in epoch ms. */

@@ -51,13 +51,12 @@ interface Parts {
   readonly prices: ReadonlyMap<string, ProductPrices>;
   readonly recordCount: number;
   readonly availability: ReadonlyMap<string, boolean>;
-  /** Every list write's instant, for a document before `publicList.from`. */
-  readonly listWrites: readonly number[];
   readonly publicList: PublicList;
   /** The list's answers prepared for consecutive instants, ascending: each expires as the next starts. */
   readonly lists: readonly PriceListResponse[];
-  /** What each write of list prices did, in log order; every list write's instant, ascending. */
+  /** What each write of list prices did, in log order. */
   readonly listLog: readonly ListWrite[];
+  /** Every list write's instant, ascending: `last_changed`, and a document before `publicList.from`. */
   readonly writes: readonly number[];
   /** Each list price as the list knew it over time, by product key. */
   readonly known: ReadonlyMap<string, readonly KnownPrice[]>;
@@ -84,17 +83,15 @@ export class PricingSnapshot {
   static async build(data: PricingData, now: number): Promise<PricingSnapshot> {
     const prices = new Map<string, ProductPrices>();
     await inSlices(addRecords(prices, data.records));
-    const listLog = data.listLog ?? [];
-    const known = await inSlices(knownPrices(listRecords(prices.values()), listLog));
+    const known = await inSlices(knownPrices(listRecords(prices.values()), data.listLog));
     const snapshot = new PricingSnapshot({
       lineage: ++lineages,
       prices,
       recordCount: data.records.length,
       availability: data.availability,
-      listWrites: data.listWrites,
       publicList: await inSlices(publicList(listRecords(prices.values()), data.listWrites, now)),
       lists: [],
-      listLog,
+      listLog: data.listLog,
       writes: [...data.listWrites].sort((a, b) => a - b),
       known,
       feed: await inSlices(feedOf(known, known.keys(), [])),
@@ -125,8 +122,7 @@ export class PricingSnapshot {
     await inSlices(addRecords(prices, changes.records));
     const changed = new Map(changes.productKeys.map((key) => [key, prices.get(key)?.list ?? []]));
     const from = Math.max(now, held.publicList.from);
-    const listWrites = [...held.listWrites, ...changes.listWrites];
-    const listLog = [...held.listLog, ...(changes.listLog ?? [])];
+    const listLog = [...held.listLog, ...changes.listLog];
     const known = await inSlices(copyWithout(held.known, new Set(changes.productKeys)));
     const changedKnown = await inSlices(knownPrices([...changed.values()].flat(), listLog));
     for (const [productKey, knownOfKey] of changedKnown) known.set(productKey, knownOfKey);
@@ -135,7 +131,6 @@ export class PricingSnapshot {
       prices,
       recordCount,
       availability: changes.availability,
-      listWrites,
       publicList: await inSlices(withProducts(held.publicList, changed, changes.listWrites, from)),
       lists: [],
       listLog,
@@ -276,8 +271,8 @@ export class PricingSnapshot {
 
   /** The public list at `at`: from what can still be listed, or, before that, from all of history. */
   private *listAt(at: number): Steps<ListAt> {
-    const { publicList: list, prices, listWrites } = this.parts;
-    return yield* listAt(at >= list.from ? list : yield* publicList(listRecords(prices.values()), listWrites, at), at);
+    const { publicList: list, prices, writes } = this.parts;
+    return yield* listAt(at >= list.from ? list : yield* publicList(listRecords(prices.values()), writes, at), at);
   }
 }
 
