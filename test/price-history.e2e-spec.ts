@@ -144,6 +144,16 @@ describe('the public list as it was: /v1/pricing/at/{instant} and /v1/pricing/ch
     expect((await send(app, 'POST', {}, path)).status).toBe(405);
   });
 
+  it.each([
+    ['POST', '/v1/pricing/changes'],
+    ['DELETE', '/v1/pricing/changes'],
+    ['PUT', '/v1/pricing/at/2026-03-01T00:00:00Z'],
+    ['OPTIONS', '/v1/pricing/at/2026-03-01T00:00:00Z'],
+  ])('%s %s: 405 with Allow: GET, HEAD, as GET /v1/pricing answers other methods', async (method, path) => {
+    const res = await send(app, method, {}, path);
+    expect([res.status, res.headers.allow, res.headers.etag]).toEqual([405, 'GET, HEAD', undefined]);
+  });
+
   it('before any price: the empty document, immutable once more than 10 minutes old', async () => {
     const past = await get('/v1/pricing/at/2024-01-01T00:00:00Z');
     expect(past.status).toBe(200);

@@ -143,7 +143,7 @@ function entryAt(prices: readonly KnownPrice[], at: number): PriceRecord | undef
 }
 
 /** The order of the change feed: by instant, then product keys in the list's order. */
-export function inFeedOrder(a: ListChange, b: ListChange): number {
+export function inFeedOrder(a: FeedPlace, b: FeedPlace): number {
   return (
     a.at - b.at ||
     a.family - b.family ||
@@ -151,6 +151,9 @@ export function inFeedOrder(a: ListChange, b: ListChange): number {
     compareCodePoints(a.productKey, b.productKey)
   );
 }
+
+/** Where a change stands in the feed. */
+type FeedPlace = Pick<ListChange, 'at' | 'family' | 'sortKey' | 'productKey'>;
 
 /** A place in the change feed: just after the change of `productKey` at `at` ('' for before every key). */
 export interface FeedPosition {
@@ -161,16 +164,13 @@ export interface FeedPosition {
 /** The index of the first change of `changes` (in feed order) after `position`. */
 export function indexAfter(changes: readonly ListChange[], position: FeedPosition): number {
   const parts = position.productKey === '' ? undefined : parseProductKey(position.productKey);
-  const family = parts ? parts.familyOrder : -1;
-  const sortKey = parts ? naturalKey(position.productKey).sortKey : '';
-  const after = (change: ListChange): boolean =>
-    change.at > position.at ||
-    (change.at === position.at &&
-      (change.family > family ||
-        (change.family === family &&
-          (compareCodePoints(change.sortKey, sortKey) > 0 ||
-            (change.sortKey === sortKey && compareCodePoints(change.productKey, position.productKey) > 0)))));
-  return firstIndexWhere(changes, after);
+  const place: FeedPlace = {
+    at: position.at,
+    productKey: position.productKey,
+    family: parts ? parts.familyOrder : -1,
+    sortKey: parts ? naturalKey(position.productKey).sortKey : '',
+  };
+  return firstIndexWhere(changes, (change) => inFeedOrder(change, place) > 0);
 }
 
 /** The index of the first of `sorted` (ascending) greater than `at`. */

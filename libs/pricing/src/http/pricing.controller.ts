@@ -244,16 +244,9 @@ export class PricingController {
   }
 
   /** Described once, in the description of GET. */
-  @All()
+  @All(['/', 'at/:instant', 'changes'])
   @ApiExcludeEndpoint()
   otherMethods(@Res() res: ServerResponse): void {
-    this.counts.send(res, METHOD_NOT_ALLOWED);
-  }
-
-  /** Described once, in the description of GET. */
-  @All(['at/:instant', 'changes'])
-  @ApiExcludeEndpoint()
-  otherMethodsOfThePast(@Res() res: ServerResponse): void {
     this.counts.send(res, METHOD_NOT_ALLOWED);
   }
 }
