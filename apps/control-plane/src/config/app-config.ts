@@ -35,6 +35,21 @@ const atLeast = (name: string, min: number, what = 'an integer') => {
 /** The variable `name`: whole seconds, at least `min`. */
 const seconds = (name: string, min = 1) => atLeast(name, min, 'an integer (seconds)');
 
+const POSTGRES_URL = /^postgres(ql)?:\/\/\S+$/;
+
+/**
+ * The variable `name` is a URL that `new URL` reads, as pg does: one it cannot parse (a port above
+ * 65535, an unclosed `[`) would fail every connection attempt, retried forever, rather than the start.
+ */
+const ParsableUrl = (name: string) =>
+  ValidateBy(
+    {
+      name: 'isParsableUrl',
+      validator: { validate: (value: unknown) => typeof value !== 'string' || URL.canParse(value) },
+    },
+    { message: `${name} is not a URL that can be parsed (check its port and brackets)` },
+  );
+
 const TOKEN_LIST = /^[A-Za-z0-9._~+/=-]{16,}(,[A-Za-z0-9._~+/=-]{16,})*$/;
 
 /** The validated configuration of the control plane (README, "Configuration"); nothing else reads `process.env`. */
@@ -45,21 +60,13 @@ export class AppConfig {
    */
   @Expose({ name: 'DATABASE_URL' })
   @ValidateIf((config: AppConfig) => config.databaseUrl !== undefined || config.nodeEnv === 'production')
-  @Matches(/^postgres(ql)?:\/\/\S+$/, {
+  @Matches(POSTGRES_URL, {
     message: ({ value }) =>
       value === undefined
         ? 'DATABASE_URL is required when NODE_ENV=production: the embedded PostgreSQL and its sample prices are for development only'
         : 'DATABASE_URL must be a postgres:// or postgresql:// URL',
   })
-  // pg reads it with `new URL`: a URL it cannot parse (a port above 65535, an unclosed `[`) would
-  // fail every connection attempt, retried forever, rather than the start.
-  @ValidateBy(
-    {
-      name: 'isParsableUrl',
-      validator: { validate: (value: unknown) => typeof value !== 'string' || URL.canParse(value) },
-    },
-    { message: 'DATABASE_URL is not a URL that can be parsed (check its port and brackets)' },
-  )
+  @ParsableUrl('DATABASE_URL')
   readonly databaseUrl?: string;
 
   /**
@@ -80,14 +87,8 @@ export class AppConfig {
         'DATABASE_MIGRATION_URL needs DATABASE_URL, the role the service runs as: without DATABASE_URL the embedded PostgreSQL makes its own two roles',
     },
   )
-  @Matches(/^postgres(ql)?:\/\/\S+$/, { message: 'DATABASE_MIGRATION_URL must be a postgres:// or postgresql:// URL' })
-  @ValidateBy(
-    {
-      name: 'isParsableUrl',
-      validator: { validate: (value: unknown) => typeof value !== 'string' || URL.canParse(value) },
-    },
-    { message: 'DATABASE_MIGRATION_URL is not a URL that can be parsed (check its port and brackets)' },
-  )
+  @Matches(POSTGRES_URL, { message: 'DATABASE_MIGRATION_URL must be a postgres:// or postgresql:// URL' })
+  @ParsableUrl('DATABASE_MIGRATION_URL')
   readonly databaseMigrationUrl?: string;
 
   /** `production` refuses the development defaults (the embedded PostgreSQL); any other value changes nothing. */

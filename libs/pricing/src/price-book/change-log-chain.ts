@@ -122,7 +122,8 @@ export function loggedInstant(ms: number): string {
 
 /**
  * The availability the schema starts with, before any entry: the first migration marks these
- * products not on sale (database/migrations/1764000000000-pricing-schema.ts).
+ * products not on sale (database/migrations/1764000000000-pricing-schema.ts;
+ * test/testing-support.e2e-spec.ts checks that the two agree).
  */
 export const INITIAL_AVAILABILITY: ReadonlyMap<string, boolean> = new Map([
   ['storage.io1', false],

@@ -1,18 +1,9 @@
 import type { PriceRecord } from '../core/price-record';
 import type { PricingData } from '../database/pricing-data';
 import { PriceBookRefusedError } from '../errors/pricing-error';
+import { INITIAL_AVAILABILITY } from '../price-book/change-log-chain';
 import { planImport } from '../price-book/plan-import';
 import { parsePriceBook } from '../price-book/price-book';
-
-/**
- * The availability a migrated database starts with: storage.io1 and storage.st1 are priced but not
- * on sale (migration 1764000000000-pricing-schema.ts; test/testing-support.e2e-spec.ts checks that
- * the two agree).
- */
-export const MIGRATED_AVAILABILITY: ReadonlyMap<string, boolean> = new Map([
-  ['storage.io1', false],
-  ['storage.st1', false],
-]);
 
 /**
  * What a migrated database holds once the price book `json` (the file format) is imported into it
@@ -23,7 +14,7 @@ export const MIGRATED_AVAILABILITY: ReadonlyMap<string, boolean> = new Map([
 export function pricingDataOfBook(json: unknown, nowMs: number): PricingData {
   const parsed = parsePriceBook(json);
   if ('errors' in parsed) throw new PriceBookRefusedError(parsed.errors);
-  const planned = planImport(parsed.book, [], MIGRATED_AVAILABILITY, nowMs);
+  const planned = planImport(parsed.book, [], INITIAL_AVAILABILITY, nowMs);
   if ('errors' in planned) throw new PriceBookRefusedError(planned.errors);
   const { inserts, availability } = planned.plan;
   // A record's id is its insert's position + 1, so that supersededBy (an insert's position) maps too.
@@ -42,7 +33,7 @@ export function pricingDataOfBook(json: unknown, nowMs: number): PricingData {
   return {
     records,
     availability: new Map([
-      ...MIGRATED_AVAILABILITY,
+      ...INITIAL_AVAILABILITY,
       ...availability.map((product): [string, boolean] => [product.productKey, product.onSale]),
     ]),
     listWrites: records.some((record) => record.organizationId === null) ? [nowMs] : [],
