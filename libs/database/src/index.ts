@@ -9,7 +9,6 @@ export {
   MIGRATION_LOCK,
   MigrationTimeoutError,
   type MigrationLimits,
-  type RuntimeGrant,
 } from './migrate';
 export { migrateDatabase } from './migrate-database';
 export { databaseCall, DatabaseUnavailableError } from './database-errors';

@@ -32,7 +32,7 @@ export interface LogChange {
 }
 
 /** The hash of the change log's last row: the chain's head (CHAIN_START for an empty log). */
-export async function chainHead(db: EntityManager): Promise<string> {
+async function chainHead(db: EntityManager): Promise<string> {
   const [last] = await rows<{ hash: string | null }>(db, `SELECT hash FROM price_change ORDER BY id DESC LIMIT 1`);
   return last?.hash ?? CHAIN_START;
 }

@@ -102,7 +102,7 @@ export const HELD_RECORD_COLUMNS = recordColumns('CASE WHEN organization_id IS N
  * A timestamp column as microsText where JavaScript cannot represent it (beyond a Date's range, or
  * not finite: a row written by hand), else NULL; beside its epochMs.
  */
-export const beyondDate = (column: string, alias: string): string =>
+const beyondDate = (column: string, alias: string): string =>
   `CASE WHEN isfinite(${column}) AND ${column} <= '275760-09-13 00:00:00+00' THEN NULL ELSE ${microsText(column)} END AS ${alias}`;
 
 /** A row of price_change, as CHANGE_COLUMNS reads it. */
@@ -126,7 +126,7 @@ export const CHANGE_COLUMNS = `price_change.id::float8 AS id, ${epochMs('changed
   price_record_id::float8 AS price_record_id, actor, reason, on_sale, effect`;
 
 /** A row of product_availability. */
-export interface AvailabilityRow {
+interface AvailabilityRow {
   readonly product_key: string;
   readonly on_sale: boolean;
 }

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { PRICE_FIELDS } from './price-book';
+import { isObject, PRICE_FIELDS } from './price-book';
 
 // The change log as evidence (docs/decisions.md, "A change log that proves itself"): each entry
 // holds what its write did, and a SHA-256 over its canonical bytes and the previous entry's hash.
@@ -148,9 +148,6 @@ export const EFFECT_OF: Readonly<Record<string, ReadonlySet<string>>> = {
   withdraw_end: new Set(['ends', 'before_chain']),
   availability: new Set(['on_sale', 'before_chain']),
 };
-
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** Whether `value` (read from anywhere: a hand-written row) is a record as an entry holds it. */
 export function isLoggedRecord(value: unknown): value is LoggedRecord {

@@ -1,6 +1,6 @@
 import { compareNatural } from '../catalogue/natural-order';
-import { formatMicros } from '../core/instant';
 import { escapeWord } from '../errors/bounded-text';
+import { storedInstant } from './format-history';
 import {
   CHAIN_START,
   entryHash,
@@ -244,6 +244,6 @@ export class ChainVerifier {
 
 /** `entry <id> (<instant>, <kind> <product key>)`, every part escaped. */
 export function entryName(id: string, entry: ChainEntry): string {
-  const at = formatMicros(entry.changedAt, 'iso') ?? escapeWord(entry.changedAt);
+  const at = storedInstant(entry.changedAt, 'iso');
   return `entry ${escapeWord(id)} (${at}, ${escapeWord(entry.change)} ${escapeWord(entry.productKey)})`;
 }

@@ -1,7 +1,7 @@
 import { formatInstant, parseInstant } from '../core/instant';
 import { quoteValue } from '../errors/bounded-text';
 import type { AtApply, ImportChange, PriceTerms } from './describe-import';
-import { PRICE_FIELDS } from './price-book';
+import { isObject, PRICE_FIELDS } from './price-book';
 
 // A reviewed plan (docs/price-book-cli.md, "Reviewed plans") is applied exactly as it reads. Its
 // changes are what the book makes, field by field; an instant that only the apply gives (an entry
@@ -174,10 +174,8 @@ function readTerms(terms: Record<string, unknown>, at: string): PlanTerms {
 }
 
 function objectAt(json: unknown, at: string): Record<string, unknown> {
-  if (typeof json !== 'object' || json === null || Array.isArray(json)) {
-    throw new NotAChange(`${at} is not an object`);
-  }
-  return json as Record<string, unknown>;
+  if (!isObject(json)) throw new NotAChange(`${at} is not an object`);
+  return json;
 }
 
 function onlyFields(json: Record<string, unknown>, fields: ReadonlySet<string>, at: string, what: string): void {
