@@ -3,6 +3,7 @@ import { withPriceBook } from '@app/pricing/cli';
 import type { DataSource } from 'typeorm';
 import { runCli, type CliResult } from './support/cli';
 import { TEST_ACTOR, useTestDatabase, type TestDatabase } from './support/database';
+import { inDays } from './support/price-book-cli';
 import { queryAt } from './support/sql';
 import { inOneTransaction, rewriteLog, rewriteRecords } from './support/tamper';
 
@@ -12,12 +13,7 @@ import { inOneTransaction, rewriteLog, rewriteRecords } from './support/tamper';
 // found only against a head recorded before.
 
 const resources = useTestDatabase({ beforeAll: false });
-const DAY = 86_400_000;
 const HEX64 = /^[0-9a-f]{64}$/;
-
-/** An instant `days` from now, to the second, in RFC 3339. */
-const inDays = (days: number): string =>
-  new Date(Math.floor((Date.now() + days * DAY) / 1000) * 1000).toISOString().replace('.000Z', 'Z');
 
 /** The migrations undone down to the one that adds the chain, that one included. */
 async function undoChain(dataSource: DataSource): Promise<void> {

@@ -1,10 +1,10 @@
 import { PricingService } from '@app/pricing';
 import { listPrice } from '@app/pricing/testing';
-import { Client } from 'pg';
 import { send, waitFor } from './support/http';
 import { RecordingLogger } from './support/recording-logger';
 import { applyBook, openDataSource } from './support/database';
-import { newDatabase } from './support/template-database';
+import { adminUrl, newDatabase, withDatabase } from './support/template-database';
+import { queryAt } from './support/sql';
 import { startTestApp, type TestApp } from './support/test-app';
 
 // Restores and failovers (docs/operations.md; docs/decisions.md, "Prices in memory"): an
@@ -23,19 +23,10 @@ const AFTER = { prices: [listPrice('compute.after.1', 'seconds', 3600, '0.7777',
 /** Well within the staleness limit: the instance's own checks, not a refresh by the test. */
 const SERVED_WITHIN_MS = 15_000;
 
-async function admin<T = unknown>(sql: string): Promise<T[]> {
-  const client = new Client({ connectionString: process.env.TEST_ADMIN_DATABASE_URL });
-  await client.connect();
-  try {
-    return (await client.query(sql)).rows as T[];
-  } finally {
-    await client.end();
-  }
-}
+/** One statement as the test server's superuser. */
+const admin = <T = unknown>(sql: string): Promise<T[]> => queryAt<T>(adminUrl(), sql);
 
 const nameOf = (url: string): string => new URL(url).pathname.slice(1);
-const withName = (url: string, name: string): string =>
-  Object.assign(new URL(url), { pathname: `/${name}` }).toString();
 
 /** Applies a book to the database at `url` on a connection of its own; the version it wrote. */
 async function write(url: string, book: unknown): Promise<string> {
@@ -148,7 +139,7 @@ describe('a restore of the database under a running instance', () => {
     await waitFor('the lost write', served, (now) => now.version === lostVersion, SERVED_WITHIN_MS);
     // The write after the restore lands before the instance looks: the same version, the same
     // number of records and change ids as the lost one, another price.
-    const after = await write(withName(db.url, saved), AFTER);
+    const after = await write(withDatabase(db.url, saved), AFTER);
     expect(after).toBe(lostVersion);
     await restore(saved);
 

@@ -59,13 +59,13 @@ async function migrate(url: string): Promise<void> {
   try {
     /* eslint-disable @typescript-eslint/no-require-imports -- loaded once the aliases resolve */
     const { appDatabaseOptions } = require('../../apps/control-plane/src/database/app-database') as typeof AppDatabase;
-    const { dataSourceOptions, migrateUnderLock, migrationLimits } = require('@app/database') as typeof Database;
+    const { dataSourceOptions, migrateDatabase } = require('@app/database') as typeof Database;
     /* eslint-enable @typescript-eslint/no-require-imports */
     const options = appDatabaseOptions(url);
     const dataSource = new DataSource({ ...dataSourceOptions(options), logging: false });
     await dataSource.initialize();
     try {
-      await migrateUnderLock(dataSource, migrationLimits(options));
+      await migrateDatabase(dataSource, options);
     } finally {
       await dataSource.destroy();
     }

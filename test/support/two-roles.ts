@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { withDatabase } from './template-database';
+import { adminUrl, withDatabase } from './template-database';
 import { queryAt } from './sql';
 
 /**
@@ -25,8 +25,7 @@ export interface TwoRoleDatabase {
 }
 
 export async function createTwoRoleDatabase(): Promise<TwoRoleDatabase> {
-  const admin = process.env.TEST_ADMIN_DATABASE_URL;
-  if (!admin) throw new Error('TEST_ADMIN_DATABASE_URL is set by the global setup');
+  const admin = adminUrl();
   const suffix = randomBytes(4).toString('hex');
   const name = `pricing_roles_${suffix}`;
   const owner = `pricing_owner_${suffix}`;
