@@ -8,33 +8,13 @@
 //   code, GC included, held it), and of the longest gap between two turns, `gapMs` (wall time)
 //   and `waitingMs`, the part the thread spent waiting for a CPU (what other processes cost it).
 //   The first ask starts the sampler and answers zeros.
-import { readFileSync } from 'node:fs';
-import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
-import { setInterval } from 'node:timers';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { holdSampler } from './schedstat.mjs';
 
 const histogram = monitorEventLoopDelay({ resolution: 10 });
 histogram.enable();
 
-/** The main thread's time on a CPU and waiting for one (ms): /proc/<pid>/task/<pid>/schedstat. */
-function schedstat() {
-  const [running, waiting] = readFileSync(`/proc/${process.pid}/task/${process.pid}/schedstat`, 'utf8').split(' ');
-  return { wall: performance.now(), running: Number(running) / 1e6, waiting: Number(waiting) / 1e6 };
-}
-
 let holds;
-function sampleHolds() {
-  holds = { holdMs: 0, gapMs: 0, waitingMs: 0 };
-  let last = schedstat();
-  setInterval(() => {
-    const now = schedstat();
-    holds.holdMs = Math.max(holds.holdMs, now.running - last.running);
-    if (now.wall - last.wall > holds.gapMs) {
-      holds.gapMs = now.wall - last.wall;
-      holds.waitingMs = now.waiting - last.waiting;
-    }
-    last = now;
-  }, 1).unref();
-}
 
 if (process.send) {
   process.on('message', (message) => {
@@ -45,9 +25,8 @@ if (process.send) {
       process.send({ type: 'event-loop', value: histogram.max / 1e6 });
       histogram.reset();
     } else if (message?.type === 'cpu-hold') {
-      if (holds === undefined) sampleHolds();
-      process.send({ type: 'cpu-hold', value: holds });
-      holds = { holdMs: 0, gapMs: 0, waitingMs: 0 };
+      holds ??= holdSampler();
+      process.send({ type: 'cpu-hold', value: holds.take() });
     }
   });
   process.channel?.unref();

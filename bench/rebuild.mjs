@@ -20,7 +20,6 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
-import { clearInterval, setInterval } from 'node:timers';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib';
 import {
@@ -32,7 +31,6 @@ import {
   largeBook,
   load,
   log,
-  mainThreadTimes,
   openDataSource,
   MiB,
   requireFromRoot,
@@ -42,6 +40,7 @@ import {
   startApp,
   median,
 } from './support.mjs';
+import { holdSampler } from './schedstat.mjs';
 
 const PRICES = intEnv('BENCH_LARGE_PRICES', 100_000);
 const ROUNDS = intEnv('BENCH_REBUILD_ROUNDS', 3);
@@ -96,24 +95,16 @@ await runMain(async () => {
  */
 async function watched(work) {
   const histogram = monitorEventLoopDelay({ resolution: 1 });
-  let longestRunMs = 0;
-  let longestGap = { ms: 0, waitingMs: 0 };
-  let last = { wall: performance.now(), ...mainThreadTimes() };
-  const probe = setInterval(() => {
-    const now = { wall: performance.now(), ...mainThreadTimes() };
-    longestRunMs = Math.max(longestRunMs, now.running - last.running);
-    if (now.wall - last.wall > longestGap.ms)
-      longestGap = { ms: now.wall - last.wall, waitingMs: now.waiting - last.waiting };
-    last = now;
-  }, 1);
+  const sampler = holdSampler();
   histogram.enable();
   const started = performance.now();
   const result = await work();
   const ms = performance.now() - started;
   await sleep(20); // the turn that ended the work is counted
-  clearInterval(probe);
+  const holds = sampler.take();
+  sampler.stop();
   histogram.disable();
-  return { ms, worstDelayMs: histogram.max / 1e6, longestRunMs, waitingMs: longestGap.waitingMs, result };
+  return { ms, worstDelayMs: histogram.max / 1e6, longestRunMs: holds.holdMs, waitingMs: holds.waitingMs, result };
 }
 
 /** Median of each figure over the rounds. */

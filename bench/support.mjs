@@ -323,10 +323,4 @@ export function cpuMs(pid = process.pid) {
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
-/** A process's main thread: its time on a CPU and waiting for one (ms, /proc schedstat). */
-export function mainThreadTimes(pid = process.pid) {
-  const [running, waiting] = readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8').split(' ');
-  return { running: Number(running) / 1e6, waiting: Number(waiting) / 1e6 };
-}
-
 export const MiB = (bytes) => (bytes / 1024 / 1024).toFixed(1);
