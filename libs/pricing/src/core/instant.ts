@@ -56,9 +56,8 @@ export function formatHttpDate(instant: Date): string {
   return instant.toUTCString();
 }
 
-const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d{1,3})?([Zz]|[+-]\d{2}:\d{2})$/;
-/** RFC 3339 with any number of fraction digits (at most what a request-target can hold). */
-const RFC3339_ANY_FRACTION = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
+/** RFC 3339 with an offset, any number of fraction digits (at most what its text can hold). */
+const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
 
 /**
  * Parses an RFC 3339 timestamp with an offset. Fractions are limited to milliseconds so that
@@ -66,9 +65,12 @@ const RFC3339_ANY_FRACTION = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2}
  * for an instant in a URL). Returns `undefined` when the text is not such a timestamp.
  */
 export function parseInstant(text: string, { cutFraction = false } = {}): Date | undefined {
-  const m = (cutFraction ? RFC3339_ANY_FRACTION : RFC3339).exec(text);
+  const m = RFC3339.exec(text);
   if (!m) return undefined;
-  if (m[7] !== undefined && m[7].length > 4) text = text.replace(m[7], m[7].slice(0, 4));
+  if (m[7] !== undefined && m[7].length > 4) {
+    if (!cutFraction) return undefined;
+    text = text.replace(m[7], m[7].slice(0, 4));
+  }
   const [, year, month, day, hour, minute, second] = m.map(Number);
   if (month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 59) return undefined;
   if (day > daysInMonth(year, month - 1)) return undefined;
