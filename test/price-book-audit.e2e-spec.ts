@@ -8,35 +8,21 @@ import { NestFactory } from '@nestjs/core';
 import { PriceBookService, PricingErrorCode } from '@app/pricing';
 import { parsePriceBook, PriceBookCliModule, type PriceBook, type WriteOptions } from '@app/pricing/cli';
 import { Client } from 'pg';
-import { CLI, REGISTER, runCli, runCommand, type CliResult } from './support/cli';
-import { dumpDatabase, useTestDatabase } from './support/database';
-import { useTempDir } from './support/temp-dir';
+import { CLI, REGISTER, runCommand, type CliResult } from './support/cli';
+import { dumpDatabase } from './support/database';
+import { price, useCliDatabase, versionOf } from './support/price-book-cli';
 
 // Who changed a price, and why (docs/price-book-cli.md, "Who and why", "Reviewed plans" and
 // "changes"), through the CLI against a database of its own: actors and reasons on every
 // write, a change log the database keeps append-only, and plans applied exactly as reviewed.
 
-const test = useTestDatabase();
-const temp = useTempDir('price-book-audit');
+const test = useCliDatabase();
+const { cli, bookFile, expectRefused } = test;
 let fileCount = 0;
 
-function cli(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
-  return runCli(args, { DATABASE_URL: test.url, ...env });
-}
-
-const bookFile = (book: unknown): Promise<string> => temp.write(`book-${++fileCount}.json`, book);
-
 function planPath(): string {
-  return join(temp.path, `plan-${++fileCount}.json`);
+  return join(test.dir, `plan-${++fileCount}.json`);
 }
-
-const hour = (key: string, amount: string, extra: Record<string, unknown> = {}) => ({
-  product_key: key,
-  unit_type: 'seconds',
-  unit_count: 3600,
-  amount,
-  ...extra,
-});
 
 interface ChangeRow {
   change: string;
@@ -60,29 +46,8 @@ async function lastChangeId(): Promise<string> {
   return rows[0].id ?? '0';
 }
 
-async function version(): Promise<string> {
-  const rows: { version: string }[] = await test.dataSource.query(`SELECT version::text FROM price_book_version`);
-  return rows[0].version;
-}
-
 function expectOk(result: CliResult): void {
   expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
-}
-
-/** Runs the CLI expecting exit `code`, the message on stderr, nothing on stdout, and no row changed. */
-async function expectRefused(
-  args: string[],
-  code: 1 | 2,
-  message: string | RegExp,
-  env: Record<string, string> = {},
-): Promise<CliResult> {
-  const before = await dumpDatabase(test.dataSource);
-  const result = await cli(args, env);
-  expect({ code: result.code, stdout: result.stdout }).toEqual({ code, stdout: '' });
-  if (typeof message === 'string') expect(result.stderr).toContain(message);
-  else expect(result.stderr).toMatch(message);
-  expect(await dumpDatabase(test.dataSource)).toBe(before);
-  return result;
 }
 
 describe('actor and reason on every write', () => {
@@ -90,9 +55,9 @@ describe('actor and reason on every write', () => {
     const since = await lastChangeId();
     const file = await bookFile({
       products: [{ product_key: 'storage.st1', on_sale: true }],
-      prices: [hour('compute.a1.1', '0.0100'), hour('compute.a1.2', '0.0200')],
+      prices: [price('compute.a1.1', '0.0100'), price('compute.a1.2', '0.0200')],
     });
-    expectOk(await cli(['import', file, '--actor', 'ana@example.com', '--reason', 'Q3 list: "a1" family']));
+    expectOk(await cli('import', file, '--actor', 'ana@example.com', '--reason', 'Q3 list: "a1" family'));
     expect(await changesAfter(since)).toEqual([
       { change: 'set', product_key: 'compute.a1.1', actor: 'ana@example.com', reason: 'Q3 list: "a1" family' },
       { change: 'set', product_key: 'compute.a1.2', actor: 'ana@example.com', reason: 'Q3 list: "a1" family' },
@@ -109,8 +74,8 @@ describe('actor and reason on every write', () => {
     ];
     for (const [index, [env, flags, actor]] of runs.entries()) {
       const since = await lastChangeId();
-      const file = await bookFile({ prices: [hour('compute.a2.1', `0.0${index + 1}00`)] });
-      expectOk(await cli(['import', file, ...flags], env));
+      const file = await bookFile({ prices: [price('compute.a2.1', `0.0${index + 1}00`)] });
+      expectOk(await cli('import', file, ...flags, env));
       expect(await changesAfter(since)).toEqual([
         expect.objectContaining({ change: 'set', actor, reason: null }),
         ...(index === 0 ? [] : [expect.objectContaining({ change: 'end', actor, reason: null })]),
@@ -120,9 +85,9 @@ describe('actor and reason on every write', () => {
 
   it('withdraw records its actor and reason', async () => {
     const at = new Date(Date.now() + 30 * 86_400_000).toISOString().replace(/\.\d+Z$/, 'Z');
-    expectOk(await cli(['import', await bookFile({ prices: [hour('compute.a3.1', '0.5000', { valid_from: at })] })]));
+    expectOk(await cli('import', await bookFile({ prices: [price('compute.a3.1', '0.5000', { valid_from: at })] })));
     const since = await lastChangeId();
-    const result = await cli(['withdraw', 'compute.a3.1', '--valid-from', at, '--reason', 'entered by mistake'], {
+    const result = await cli('withdraw', 'compute.a3.1', '--valid-from', at, '--reason', 'entered by mistake', {
       PRICING_ACTOR: 'carla',
     });
     expectOk(result);
@@ -140,25 +105,23 @@ describe('actor and reason on every write', () => {
     ['a reason of 501 characters', ['--reason', 'r'.repeat(501)], {}, '--reason "'],
     ['a blank reason', ['--reason', '   '], {}, '--reason "   ": '],
   ])('refuses %s on import, withdraw and apply: exit 2, nothing written', async (_what, flags, env, message) => {
-    const file = await bookFile({ prices: [hour('compute.a4.1', '0.9000')] });
-    const result = await expectRefused(['import', file, ...flags], 2, message, env);
+    const file = await bookFile({ prices: [price('compute.a4.1', '0.9000')] });
+    const result = await expectRefused(['import', file, ...flags], message, { code: 2, env });
     expect(result.stderr).toContain('usage: npm run -s pricing -- <command>');
-    await expectRefused(
-      ['withdraw', 'compute.a4.1', '--valid-from', '2030-01-01T00:00:00Z', ...flags],
-      2,
-      message,
+    await expectRefused(['withdraw', 'compute.a4.1', '--valid-from', '2030-01-01T00:00:00Z', ...flags], message, {
+      code: 2,
       env,
-    );
+    });
     // apply too, with a plan it would otherwise apply.
     const plan = planPath();
-    expectOk(await cli(['import', '--dry-run', '--plan-out', plan, file]));
-    await expectRefused(['apply', plan, file, ...flags], 2, message, env);
+    expectOk(await cli('import', '--dry-run', '--plan-out', plan, file));
+    await expectRefused(['apply', plan, file, ...flags], message, { code: 2, env });
   });
 
   it('takes a reason of exactly 500 characters, any script', async () => {
     const reason = 'é'.repeat(250) + '价'.repeat(250);
     const since = await lastChangeId();
-    expectOk(await cli(['import', await bookFile({ prices: [hour('compute.a5.1', '0.1')] }), '--reason', reason]));
+    expectOk(await cli('import', await bookFile({ prices: [price('compute.a5.1', '0.1')] }), '--reason', reason));
     expect(await changesAfter(since)).toEqual([expect.objectContaining({ reason })]);
   });
 });
@@ -181,14 +144,17 @@ describe('PriceBookService: who and why, from code', () => {
 
   it('records the actor and reason of apply, applyBook and withdraw; history shows them', async () => {
     const at = inAMonth();
-    await service().apply({ prices: [hour('compute.s1.1', '0.1000')] }, { actor: 'billing-sync', reason: 'sync "s1"' });
-    const scheduled = checked({ prices: [hour('compute.s1.1', '0.2000', { valid_from: at.toISOString() })] });
+    await service().apply(
+      { prices: [price('compute.s1.1', '0.1000')] },
+      { actor: 'billing-sync', reason: 'sync "s1"' },
+    );
+    const scheduled = checked({ prices: [price('compute.s1.1', '0.2000', { valid_from: at.toISOString() })] });
     await service().applyBook(scheduled, { actor: 'billing-sync', reason: 'scheduled rise' });
     await service().withdraw(
       { productKey: 'compute.s1.1', organizationId: null, validFrom: at.getTime() },
       { actor: 'ops@example.com', reason: 'rise dropped' },
     );
-    const history = await cli(['history', 'compute.s1.1', '--json']);
+    const history = await cli('history', 'compute.s1.1', '--json');
     expectOk(history);
     const authored = (change: string, actor: string, reason: string): unknown =>
       expect.objectContaining({ change, actor, reason });
@@ -198,7 +164,7 @@ describe('PriceBookService: who and why, from code', () => {
       authored('end', 'billing-sync', 'scheduled rise'),
       authored('withdraw_price', 'ops@example.com', 'rise dropped'),
     ]);
-    const text = await cli(['history', 'compute.s1.1']);
+    const text = await cli('history', 'compute.s1.1');
     expect(text.stdout.split('\n').filter((line) => / {2}set {2}/.test(line))).toEqual([
       expect.stringMatching(/ {2}billing-sync {2}"sync \\"s1\\""$/),
       expect.stringMatching(/ {2}billing-sync {2}"scheduled rise"$/),
@@ -208,7 +174,7 @@ describe('PriceBookService: who and why, from code', () => {
   it('records the user name of the process when no actor is given, and no reason', async () => {
     const since = await lastChangeId();
     const at = inAMonth();
-    await service().apply({ prices: [hour('compute.s2.1', '0.1000', { valid_from: at.toISOString() })] });
+    await service().apply({ prices: [price('compute.s2.1', '0.1000', { valid_from: at.toISOString() })] });
     await service().withdraw({ productKey: 'compute.s2.1', organizationId: null, validFrom: at.getTime() });
     expect(await changesAfter(since)).toEqual([
       { change: 'set', product_key: 'compute.s2.1', actor: userInfo().username, reason: null },
@@ -220,9 +186,9 @@ describe('PriceBookService: who and why, from code', () => {
     const at = inAMonth();
     beforeAll(async () => {
       // Something each write would change, were its author right: a scheduled price to withdraw.
-      await service().apply({ prices: [hour('compute.s3.1', '0.1000', { valid_from: at.toISOString() })] });
+      await service().apply({ prices: [price('compute.s3.1', '0.1000', { valid_from: at.toISOString() })] });
     });
-    const book = { prices: [hour('compute.s3.2', '0.1000')] };
+    const book = { prices: [price('compute.s3.2', '0.1000')] };
     const writes: [string, (options: WriteOptions) => Promise<unknown>][] = [
       ['apply', (options) => service().apply(book, options)],
       ['apply --dry-run', (options) => service().apply(book, { ...options, dryRun: true })],
@@ -269,7 +235,7 @@ describe('the change log is append-only', () => {
   const role = `pricing_app_${randomBytes(4).toString('hex')}`;
   let app: Client;
   beforeAll(async () => {
-    expectOk(await cli(['import', await bookFile({ prices: [hour('compute.z0.1', '0.1')] })]));
+    expectOk(await cli('import', await bookFile({ prices: [price('compute.z0.1', '0.1')] })));
     await test.dataSource.query(`CREATE ROLE ${role} LOGIN PASSWORD 'app'`);
     await test.dataSource.query(`GRANT ALL ON price_change TO ${role}`);
     const url = new URL(test.url);
@@ -335,32 +301,32 @@ describe('reading the log', () => {
   let to: string;
   beforeAll(async () => {
     // A quarter of changes to compute.g9.4: one before the window, two in it, one after.
-    await cli(['import', await bookFile({ prices: [hour('compute.g9.4', '1.00')] }), '--actor', 'early']);
+    await cli('import', await bookFile({ prices: [price('compute.g9.4', '1.00')] }), '--actor', 'early');
     await new Promise((done) => setTimeout(done, 20));
     from = new Date().toISOString();
     expectOk(
-      await cli(['import', await bookFile({ prices: [hour('compute.g9.4', '1.10')] }), '--reason', 'cost up 10%'], {
+      await cli('import', await bookFile({ prices: [price('compute.g9.4', '1.10')] }), '--reason', 'cost up 10%', {
         PRICING_ACTOR: 'ana@example.com',
       }),
     );
     expectOk(
-      await cli([
+      await cli(
         'import',
-        await bookFile({ prices: [hour('compute.g9.4', '0.80', { organization_id: 'org_9' })] }),
+        await bookFile({ prices: [price('compute.g9.4', '0.80', { organization_id: 'org_9' })] }),
         '--actor',
         'bea',
         '--reason',
         'contract 2026-117',
-      ]),
+      ),
     );
     await new Promise((done) => setTimeout(done, 20));
     to = new Date().toISOString();
     await new Promise((done) => setTimeout(done, 20));
-    expectOk(await cli(['import', await bookFile({ prices: [hour('compute.g9.8', '2.00')] }), '--actor', 'late']));
+    expectOk(await cli('import', await bookFile({ prices: [price('compute.g9.8', '2.00')] }), '--actor', 'late'));
   });
 
   it('history shows who made each change and why', async () => {
-    const result = await cli(['history', 'compute.g9.4']);
+    const result = await cli('history', 'compute.g9.4');
     expectOk(result);
     const lines = result.stdout.split('\n');
     const changeLines = lines.slice(lines.indexOf('changes, oldest first:') + 1, -1);
@@ -372,7 +338,7 @@ describe('reading the log', () => {
   });
 
   it('history --json has the records and the changes with actor and reason', async () => {
-    const result = await cli(['history', 'compute.g9.4', '--organization', 'org_9', '--json']);
+    const result = await cli('history', 'compute.g9.4', '--organization', 'org_9', '--json');
     expectOk(result);
     expect(JSON.parse(result.stdout)).toEqual({
       product_key: 'compute.g9.4',
@@ -401,7 +367,7 @@ describe('reading the log', () => {
   });
 
   it('changes --since --until prints the window, oldest first, in columns awk can pick', async () => {
-    const result = await cli(['changes', '--since', from, '--until', to]);
+    const result = await cli('changes', '--since', from, '--until', to);
     expectOk(result);
     const lines = result.stdout.split('\n');
     expect(lines.pop()).toBe('');
@@ -436,7 +402,7 @@ describe('reading the log', () => {
   });
 
   it('changes --json gives the same changes as JSON, and every change without a window', async () => {
-    const json = await cli(['changes', '--json', '--since', from, '--until', to]);
+    const json = await cli('changes', '--json', '--since', from, '--until', to);
     expectOk(json);
     const document = JSON.parse(json.stdout);
     expect(document).toEqual({
@@ -465,7 +431,7 @@ describe('reading the log', () => {
         }),
       ],
     });
-    const all = await cli(['changes']);
+    const all = await cli('changes');
     expectOk(all);
     const rows: { n: number }[] = await test.dataSource.query(`SELECT count(*)::int AS n FROM price_change`);
     expect(all.stdout.split('\n')).toHaveLength(rows[0].n + 1);
@@ -495,21 +461,21 @@ describe('reading the log', () => {
     ],
     ['apply with one file', ['apply', 'plan.json'], 'apply takes a plan file and a book file'],
   ])('refuses %s with a usage error', async (_what, args, message) => {
-    await expectRefused(args, 2, message);
+    await expectRefused(args, message, { code: 2 });
   });
 });
 
 describe('reviewed plans', () => {
   const book = {
     products: [{ product_key: 'storage.io1', on_sale: true }],
-    prices: [hour('compute.p1.1', '0.3000'), hour('compute.p1.2', '0.4000', { organization_id: 'org_p' })],
+    prices: [price('compute.p1.1', '0.3000'), price('compute.p1.2', '0.4000', { organization_id: 'org_p' })],
   };
 
   /** The plan of the book in `file`, written by a dry run; the database is as it was. */
   async function plan(file: string): Promise<{ path: string; result: CliResult }> {
     const path = planPath();
     const before = await dumpDatabase(test.dataSource);
-    const result = await cli(['import', '--dry-run', '--plan-out', path, file]);
+    const result = await cli('import', '--dry-run', '--plan-out', path, file);
     expectOk(result);
     expect(await dumpDatabase(test.dataSource)).toBe(before);
     return { path, result };
@@ -525,7 +491,7 @@ describe('reviewed plans', () => {
       format: 'pricing-plan/2',
       book_sha256: createHash('sha256').update(bytes).digest('hex'),
       planned_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
-      version: await version(),
+      version: await versionOf(test.dataSource),
       changes: [
         { change: 'availability', product_key: 'storage.io1', on_sale: true },
         expect.objectContaining({
@@ -543,7 +509,7 @@ describe('reviewed plans', () => {
       ],
     });
 
-    const applied = await cli(['apply', path, file, '--actor', 'dan', '--reason', 'reviewed in CHG-42']);
+    const applied = await cli('apply', path, file, '--actor', 'dan', '--reason', 'reviewed in CHG-42');
     expectOk(applied);
     // What apply prints is what the dry run printed, but for the summary and the instant of the
     // run, where entries without valid_from start.
@@ -553,44 +519,43 @@ describe('reviewed plans', () => {
       /\n\S+ at \S+Z: 2 prices set, 0 ended, 1 availability changes, 0 unchanged \(version \d+\)\n$/,
     );
 
-    const history = await cli(['history', 'compute.p1.1', '--json']);
+    const history = await cli('history', 'compute.p1.1', '--json');
     expect(JSON.parse(history.stdout).changes).toEqual([
       expect.objectContaining({ change: 'set', actor: 'dan', reason: 'reviewed in CHG-42' }),
     ]);
     // Applied once: the same plan again is refused, the version having moved.
     await expectRefused(
       ['apply', path, file],
-      1,
       /the price book moved since the plan: it was at version \d+, it is at version \d+ now/,
     );
   });
 
   it('apply --json prints what import --json prints', async () => {
     const from = new Date(Date.now() + 86_400_000).toISOString().replace(/\.\d+Z$/, 'Z');
-    const file = await bookFile({ prices: [hour('compute.p2.1', '0.1000', { valid_from: from })] });
+    const file = await bookFile({ prices: [price('compute.p2.1', '0.1000', { valid_from: from })] });
     const { path } = await plan(file);
-    const dryRun = JSON.parse((await cli(['import', '--dry-run', '--json', file])).stdout);
-    const applied = await cli(['apply', '--json', path, file]);
+    const dryRun = JSON.parse((await cli('import', '--dry-run', '--json', file)).stdout);
+    const applied = await cli('apply', '--json', path, file);
     expectOk(applied);
     expect(JSON.parse(applied.stdout).changes).toEqual(dryRun.changes);
     expect(dryRun.changes).toEqual([expect.objectContaining({ change: 'new', valid_from: from })]);
   });
 
   it("starts an entry without valid_from at the apply instant, not at the plan's", async () => {
-    const file = await bookFile({ prices: [hour('compute.p5.1', '0.1000')] });
+    const file = await bookFile({ prices: [price('compute.p5.1', '0.1000')] });
     const { path } = await plan(file);
     const plannedAt = Date.parse(JSON.parse(await readFile(path, 'utf8')).planned_at);
     // The instant is the database's clock when the lock was granted, rounded up to the
     // millisecond (docs/decisions.md, "The write instant"): within the apply call.
     const before = Date.now();
-    const applied = await cli(['apply', '--json', path, file]);
+    const applied = await cli('apply', '--json', path, file);
     const after = Date.now();
     expectOk(applied);
     const instant = Date.parse(JSON.parse(applied.stdout).instant);
     expect(instant).toBeGreaterThan(plannedAt);
     expect(instant).toBeGreaterThanOrEqual(before);
     expect(instant).toBeLessThanOrEqual(after + 1);
-    const history = JSON.parse((await cli(['history', 'compute.p5.1', '--json'])).stdout) as {
+    const history = JSON.parse((await cli('history', 'compute.p5.1', '--json')).stdout) as {
       records: { valid_from: string }[];
     };
     expect(history.records.map((record) => Date.parse(record.valid_from))).toEqual([instant]);
@@ -602,49 +567,43 @@ describe('reviewed plans', () => {
     const edited = await bookFile(JSON.stringify(book, null, 2) + '\n');
     const result = await expectRefused(
       ['apply', path, edited],
-      1,
       `${edited} is not the book ${path} was planned from: its SHA-256 is `,
     );
     expect(result.stderr).toContain('refused, nothing was written');
   });
 
   it('refuses a plan when the price book moved since it was made', async () => {
-    const file = await bookFile({ prices: [hour('compute.p3.1', '0.1000')] });
+    const file = await bookFile({ prices: [price('compute.p3.1', '0.1000')] });
     const { path } = await plan(file);
-    expectOk(await cli(['import', await bookFile({ prices: [hour('compute.p3.9', '9.0000')] })]));
-    await expectRefused(['apply', path, file], 1, 'the price book moved since the plan');
+    expectOk(await cli('import', await bookFile({ prices: [price('compute.p3.9', '9.0000')] })));
+    await expectRefused(['apply', path, file], 'the price book moved since the plan');
   });
 
   it('refuses a plan whose changes are not what the book would do (an edited plan)', async () => {
-    const file = await bookFile({ prices: [hour('compute.p4.1', '0.1000')] });
+    const file = await bookFile({ prices: [price('compute.p4.1', '0.1000')] });
     const { path } = await plan(file);
     const planFile = JSON.parse(await readFile(path, 'utf8'));
     planFile.changes[0].amount = '0.0100';
     await writeFile(path, JSON.stringify(planFile));
     await expectRefused(
       ['apply', path, file],
-      1,
       /the changes the book would make now differ from the plan's, from change 1 on/,
     );
     planFile.changes = [];
     await writeFile(path, JSON.stringify(planFile));
-    await expectRefused(
-      ['apply', path, file],
-      1,
-      /from change 1 on: the plan has 0 \(none\), the book would now make 1/,
-    );
+    await expectRefused(['apply', path, file], /from change 1 on: the plan has 0 \(none\), the book would now make 1/);
   });
 
   it('writes a plan only to a new or regular file that is not the book: a link or the book itself is refused', async () => {
     const file = await bookFile(book);
-    const link = join(temp.path, `link-${++fileCount}.json`);
+    const link = join(test.dir, `link-${++fileCount}.json`);
     await symlink(file, link);
-    await expectRefused(
-      ['import', '--dry-run', '--plan-out', link, file],
-      2,
-      `--plan-out "${link}": not a regular file`,
-    );
-    await expectRefused(['import', '--dry-run', '--plan-out', file, file], 2, `--plan-out "${file}": that is the book`);
+    await expectRefused(['import', '--dry-run', '--plan-out', link, file], `--plan-out "${link}": not a regular file`, {
+      code: 2,
+    });
+    await expectRefused(['import', '--dry-run', '--plan-out', file, file], `--plan-out "${file}": that is the book`, {
+      code: 2,
+    });
     expect(await readFile(file, 'utf8')).toBe(JSON.stringify(book, null, 2));
     expect((await lstat(link)).isSymbolicLink()).toBe(true);
   });
@@ -652,7 +611,7 @@ describe('reviewed plans', () => {
   it('says which prices start when the plan is applied: "at apply", not the dry run\'s instant', async () => {
     const from = new Date(Math.ceil(Date.now() / 1000) * 1000 + 86_400_000).toISOString().replace('.000Z', 'Z');
     const file = await bookFile({
-      prices: [hour('compute.p6.1', '0.1000'), hour('compute.p6.2', '0.2000', { valid_from: from })],
+      prices: [price('compute.p6.1', '0.1000'), price('compute.p6.2', '0.2000', { valid_from: from })],
     });
     const { path } = await plan(file);
     const planFile = JSON.parse(await readFile(path, 'utf8')) as { planned_at: string; changes: unknown[] };
@@ -662,7 +621,7 @@ describe('reviewed plans', () => {
     ]);
     // The dry run's instant is the plan's planned_at, and nowhere else.
     expect(JSON.stringify(planFile.changes)).not.toContain(planFile.planned_at.slice(0, 19));
-    expectOk(await cli(['apply', path, file]));
+    expectOk(await cli('apply', path, file));
   });
 
   /** `json` with every string in `from` replaced by `to`, at any depth. */
@@ -675,7 +634,7 @@ describe('reviewed plans', () => {
 
   /** The records of an organization's price, as history --json gives them. */
   async function records(key: string, organization: string): Promise<unknown[]> {
-    const history = await cli(['history', key, '--organization', organization, '--json']);
+    const history = await cli('history', key, '--organization', organization, '--json');
     expectOk(history);
     return (JSON.parse(history.stdout) as { records: unknown[] }).records;
   }
@@ -686,7 +645,7 @@ describe('reviewed plans', () => {
     let path: string;
     let honest: { planned_at: string; changes: unknown[] };
     beforeAll(async () => {
-      file = await bookFile({ prices: [hour('compute.f1.1', '0.2000', { organization_id: 'org_f' })] });
+      file = await bookFile({ prices: [price('compute.f1.1', '0.2000', { organization_id: 'org_f' })] });
       ({ path } = await plan(file));
       honest = JSON.parse(await readFile(path, 'utf8'));
     });
@@ -700,7 +659,6 @@ describe('reviewed plans', () => {
       await writeFile(path, JSON.stringify(replaced(honest, instants, FORGED), null, 2));
       const { stderr } = await expectRefused(
         ['apply', path, file, '--actor', 'mallory'],
-        1,
         new RegExp(`the plan says it was made at ${FORGED}, later than this apply's instant \\S+Z`),
       );
       expect(stderr).toContain('plan again (import --dry-run --plan-out)');
@@ -709,14 +667,13 @@ describe('reviewed plans', () => {
     it('refuses it with "at apply" moved too', async () => {
       const instants = [honest.planned_at, 'at apply'];
       await writeFile(path, JSON.stringify(replaced(honest, instants, FORGED), null, 2));
-      await expectRefused(['apply', path, file], 1, `the plan says it was made at ${FORGED}, later than`);
+      await expectRefused(['apply', path, file], `the plan says it was made at ${FORGED}, later than`);
     });
 
     it('refuses it with "at apply" moved and planned_at left as it was', async () => {
       await writeFile(path, JSON.stringify(replaced(honest, ['at apply'], FORGED), null, 2));
       await expectRefused(
         ['apply', path, file],
-        1,
         `change 1's valid_from is "${FORGED}" in the plan, "at apply" (the apply's instant: the book's entry has ` +
           `no valid_from) by the book; plan again`,
       );
@@ -726,7 +683,7 @@ describe('reviewed plans', () => {
   it('refuses a plan whose planned_at is later than the apply instant, naming both; applies it as it was made', async () => {
     // Every instant of the book is its own: planned_at is the only one edited.
     const from = new Date(Math.ceil(Date.now() / 1000) * 1000 + 86_400_000).toISOString().replace('.000Z', 'Z');
-    const file = await bookFile({ prices: [hour('compute.p7.1', '0.1000', { valid_from: from })] });
+    const file = await bookFile({ prices: [price('compute.p7.1', '0.1000', { valid_from: from })] });
     const { path } = await plan(file);
     const honest = await readFile(path, 'utf8');
     const planFile = JSON.parse(honest);
@@ -734,11 +691,10 @@ describe('reviewed plans', () => {
     await writeFile(path, JSON.stringify({ ...planFile, planned_at: later }));
     await expectRefused(
       ['apply', path, file],
-      1,
       new RegExp(`the plan says it was made at ${later}, later than this apply's instant \\d{4}-\\S+Z: `),
     );
     await writeFile(path, honest);
-    expectOk(await cli(['apply', path, file]));
+    expectOk(await cli('apply', path, file));
   });
 
   it.each<[string, Record<string, unknown>, (change: Record<string, unknown>, plannedAt: string) => void, string]>([
@@ -768,16 +724,12 @@ describe('reviewed plans', () => {
       `change 1's valid_until is "at apply" (the apply's instant: the book's entry has no valid_from) in the plan, null`,
     ],
   ])("refuses an instant of an entry that is not the book's: %s", async (_what, fields, edit, message) => {
-    const file = await bookFile({ prices: [hour(`compute.p8.${++fileCount}`, '0.1000', fields)] });
+    const file = await bookFile({ prices: [price(`compute.p8.${++fileCount}`, '0.1000', fields)] });
     const { path } = await plan(file);
     const planFile = JSON.parse(await readFile(path, 'utf8'));
     edit(planFile.changes[0], planFile.planned_at);
     await writeFile(path, JSON.stringify(planFile, null, 2));
-    const { stderr } = await expectRefused(
-      ['apply', path, file],
-      1,
-      message.replace('<planned_at>', planFile.planned_at),
-    );
+    const { stderr } = await expectRefused(['apply', path, file], message.replace('<planned_at>', planFile.planned_at));
     expect(stderr).toContain("the changes the book would make now differ from the plan's, from change 1 on");
   });
 
@@ -799,7 +751,7 @@ describe('reviewed plans', () => {
       const path = planPath();
       await writeFile(path, 'the old plan', { mode: 0o644 });
       expect(await modeOf(path)).toBe('644');
-      expectOk(await cli(['import', '--dry-run', '--plan-out', path, file]));
+      expectOk(await cli('import', '--dry-run', '--plan-out', path, file));
       expect(await modeOf(path)).toBe('600');
       expect(JSON.parse(await readFile(path, 'utf8'))).toMatchObject({ format: 'pricing-plan/2' });
     });
@@ -811,8 +763,8 @@ describe('reviewed plans', () => {
       await chmod(path, 0o400);
       await expectRefused(
         ['import', '--dry-run', '--plan-out', path, file],
-        2,
         `--plan-out "${path}": a file of mode 0400, which a plan (mode 0600) would make more open`,
+        { code: 2 },
       );
       expect(await readFile(path, 'utf8')).toBe('kept');
       expect(await modeOf(path)).toBe('400');
@@ -821,21 +773,19 @@ describe('reviewed plans', () => {
 
   it('refuses a FIFO or a link to nowhere at --plan-out: exit 2, nothing written there or through it', async () => {
     const file = await bookFile(book);
-    const fifo = join(temp.path, `fifo-${++fileCount}.json`);
+    const fifo = join(test.dir, `fifo-${++fileCount}.json`);
     execFileSync('mkfifo', [fifo]);
-    await expectRefused(
-      ['import', '--dry-run', '--plan-out', fifo, file],
-      2,
-      `--plan-out "${fifo}": not a regular file`,
-    );
+    await expectRefused(['import', '--dry-run', '--plan-out', fifo, file], `--plan-out "${fifo}": not a regular file`, {
+      code: 2,
+    });
     expect((await lstat(fifo)).isFIFO()).toBe(true);
-    const nowhere = join(temp.path, `nowhere-${++fileCount}.json`);
-    const dangling = join(temp.path, `dangling-${fileCount}.json`);
+    const nowhere = join(test.dir, `nowhere-${++fileCount}.json`);
+    const dangling = join(test.dir, `dangling-${fileCount}.json`);
     await symlink(nowhere, dangling);
     await expectRefused(
       ['import', '--dry-run', '--plan-out', dangling, file],
-      2,
       `--plan-out "${dangling}": not a regular file`,
+      { code: 2 },
     );
     expect(await readlink(dangling)).toBe(nowhere);
     await expect(lstat(nowhere)).rejects.toThrow(/ENOENT/);
@@ -857,7 +807,7 @@ describe('reviewed plans', () => {
   ])('refuses %s', async (_what, content, message) => {
     const path = planPath();
     await writeFile(path, JSON.stringify(content));
-    await expectRefused(['apply', path, await bookFile(book)], 1, message);
+    await expectRefused(['apply', path, await bookFile(book)], message);
   });
 });
 
@@ -865,20 +815,20 @@ describe('availability changes in the log', () => {
   it('say what they set: on sale or off, in changes and changes --json', async () => {
     const products = (onSale: boolean) => ({ products: [{ product_key: 'storage.io1', on_sale: onSale }] });
     // Off sale first, whatever the tests above left: an import writes only what changes.
-    expectOk(await cli(['import', await bookFile(products(false))]));
+    expectOk(await cli('import', await bookFile(products(false))));
     // Just after that write, by the database's clock, which stamps the changes.
     const [{ from }] = await test.dataSource.query<{ from: string }[]>(
       `SELECT to_char((max(changed_at) + interval '1 millisecond') AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS from
          FROM price_change`,
     );
-    expectOk(await cli(['import', await bookFile(products(true)), '--actor', 'ana', '--reason', 'io1 launch']));
-    expectOk(await cli(['import', await bookFile(products(false)), '--actor', 'bea']));
-    const lines = (await cli(['changes', '--since', from])).stdout.split('\n').slice(0, -1);
+    expectOk(await cli('import', await bookFile(products(true)), '--actor', 'ana', '--reason', 'io1 launch'));
+    expectOk(await cli('import', await bookFile(products(false)), '--actor', 'bea'));
+    const lines = (await cli('changes', '--since', from)).stdout.split('\n').slice(0, -1);
     expect(lines.map((line) => line.split(/ {2,}/).slice(1))).toEqual([
       ['availability', 'storage.io1', '-', 'on-sale', 'ana', '"io1 launch"'],
       ['availability', 'storage.io1', '-', 'off-sale', 'bea'],
     ]);
-    const document = JSON.parse((await cli(['changes', '--since', from, '--json'])).stdout);
+    const document = JSON.parse((await cli('changes', '--since', from, '--json')).stdout);
     expect(document.changes).toEqual([
       expect.objectContaining({ change: 'availability', product_key: 'storage.io1', price: null, on_sale: true }),
       expect.objectContaining({ change: 'availability', product_key: 'storage.io1', price: null, on_sale: false }),

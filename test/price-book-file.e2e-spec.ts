@@ -1,31 +1,19 @@
 import { execFileSync } from 'node:child_process';
 import { constants } from 'node:fs';
-import { mkdtemp, open, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { runCli, type CliResult } from './support/cli';
-import { dumpDatabase, useTestDatabase } from './support/database';
+import { open, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { dumpDatabase } from './support/database';
+import { sampleBook, useCliDatabase } from './support/price-book-cli';
 
 // Hostile price book files and values through the CLI (docs/price-book-cli.md, "Large books and hostile files"): only a
 // regular file within PRICE_BOOK_MAX_BYTES is read, and messages quote values within bounds.
 // Every refusal is checked to leave the database as it was.
 
-const SAMPLE = resolve(__dirname, '../apps/control-plane/sample/price-book.json');
 /** The longest line a refusal may print: a problem's text with at most 80 characters quoted. */
 const MAX_LINE = 400;
 
-let workDir: string;
-const db = useTestDatabase({ book: async () => JSON.parse(await readFile(SAMPLE, 'utf8')) as unknown });
-
-beforeAll(async () => {
-  workDir = await mkdtemp(join(tmpdir(), 'price-book-file-'));
-});
-
-afterAll(async () => {
-  if (workDir) await rm(workDir, { recursive: true, force: true });
-});
-
-const cli = (args: string[], env: Record<string, string> = {}) => runCli(args, { DATABASE_URL: db.url, ...env });
+const db = useCliDatabase(sampleBook);
+const { cli, bookFile, expectRefused } = db;
 
 /** A good book: one price of a product the sample does not have, a year from now. */
 function goodBook(key: string): string {
@@ -35,28 +23,13 @@ function goodBook(key: string): string {
   });
 }
 
-async function bookFile(name: string, text: string): Promise<string> {
-  const path = join(workDir, name);
-  await writeFile(path, text);
-  return path;
-}
-
-/** Runs the CLI, expects exit 1, nothing on stdout and the database exactly as before. */
-async function expectRefused(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
-  const before = await dumpDatabase(db.dataSource);
-  const result = await cli(args, env);
-  expect({ code: result.code, stdout: result.stdout }).toEqual({ code: 1, stdout: '' });
-  expect(await dumpDatabase(db.dataSource)).toBe(before);
-  return result;
-}
-
 function longestLine(text: string): number {
   return Math.max(...text.split('\n').map((line) => line.length));
 }
 
 describe('price book files the CLI does not read', () => {
   it('refuses a FIFO at once, without waiting for a writer: exit 1, nothing written', async () => {
-    const fifo = join(workDir, 'fifo.json');
+    const fifo = join(db.dir, 'fifo.json');
     execFileSync('mkfifo', [fifo]);
     // Should the CLI block on the FIFO, a writer comes after 10 s with an empty book, so that
     // the test fails on what the CLI then does rather than hanging.
@@ -80,28 +53,30 @@ describe('price book files the CLI does not read', () => {
 
   it('refuses a book over PRICE_BOOK_MAX_BYTES without reading it, and reads one exactly at the bound', async () => {
     const text = goodBook('compute.z9.1');
-    const file = await bookFile('exactly.json', text);
+    const file = await bookFile(text);
     const size = Buffer.byteLength(text);
-    const refused = await expectRefused(['import', file], { PRICE_BOOK_MAX_BYTES: String(size - 1) });
+    const refused = await expectRefused(['import', file], undefined, {
+      env: { PRICE_BOOK_MAX_BYTES: String(size - 1) },
+    });
     expect(refused.stderr).toBe(
       `${file} is ${size} bytes, more than PRICE_BOOK_MAX_BYTES (${size - 1} bytes): refused, nothing was written\n`,
     );
-    const dryRun = await cli(['import', '--dry-run', file], { PRICE_BOOK_MAX_BYTES: String(size) });
+    const dryRun = await cli('import', '--dry-run', file, { PRICE_BOOK_MAX_BYTES: String(size) });
     expect({ code: dryRun.code, stderr: dryRun.stderr }).toEqual({ code: 0, stderr: '' });
     expect(dryRun.stdout).toMatch(/^new +compute\.z9\.1 +list /);
   });
 
   it('checks PRICE_BOOK_MAX_BYTES before reading a book, but after the command line; --help needs no configuration', async () => {
-    const file = await bookFile('small.json', goodBook('compute.z9.2'));
+    const file = await bookFile(goodBook('compute.z9.2'));
     const bad = { PRICE_BOOK_MAX_BYTES: '0' };
-    const refused = await expectRefused(['import', file], bad);
+    const refused = await expectRefused(['import', file], undefined, { env: bad });
     expect(refused.stderr).toBe(
       'invalid configuration:\n  PRICE_BOOK_MAX_BYTES must be a positive integer (bytes) of at least 1\n',
     );
-    const usage = await cli(['import', file, 'another.json'], bad);
+    const usage = await cli('import', file, 'another.json', bad);
     expect(usage.code).toBe(2);
     expect(usage.stderr).toMatch(/^import takes one file\n/);
-    const help = await cli(['--help'], bad);
+    const help = await cli('--help', bad);
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('usage: npm run -s pricing -- <command>');
   });
@@ -120,7 +95,7 @@ describe('messages quote values of the book and the command line within bounds',
         amount: `-${'9'.repeat(5000)}`,
       })),
     ];
-    const file = await bookFile('hostile.json', JSON.stringify({ prices }));
+    const file = await bookFile(JSON.stringify({ prices }));
     const { stderr } = await expectRefused(['import', file]);
     const lines = stderr.split('\n');
     expect(lines[0]).toBe(`${file}: refused, nothing was written:`);
@@ -145,7 +120,7 @@ describe('messages quote values of the book and the command line within bounds',
   ])(
     'refuses a book with %s, naming the key and its line, on a dry run and an import',
     async (_what, text, key, line) => {
-      const file = await bookFile(`duplicate-${key}.json`, text);
+      const file = await bookFile(text);
       for (const args of [
         ['import', '--dry-run', file],
         ['import', file],
@@ -157,9 +132,9 @@ describe('messages quote values of the book and the command line within bounds',
   );
 
   it('refuses a plan file with a key twice, and applies nothing', async () => {
-    const book = await bookFile('planned.json', goodBook('compute.z9.2'));
-    const plan = join(workDir, 'planned.plan.json');
-    const planned = await cli(['import', '--dry-run', '--plan-out', plan, book]);
+    const book = await bookFile(goodBook('compute.z9.2'));
+    const plan = join(db.dir, 'planned.plan.json');
+    const planned = await cli('import', '--dry-run', '--plan-out', plan, book);
     expect(planned.code).toBe(0);
     const edited = (await readFile(plan, 'utf8')).replace('"changes":', '"changes": [],\n  "changes":');
     await writeFile(plan, edited);
@@ -168,7 +143,7 @@ describe('messages quote values of the book and the command line within bounds',
   });
 
   it('does not repeat the text of a book that is not JSON', async () => {
-    const file = await bookFile('garbage.json', `{"prices": ${'\u001b[2J'.repeat(100_000)}`);
+    const file = await bookFile(`{"prices": ${'\u001b[2J'.repeat(100_000)}`);
     const { stderr } = await expectRefused(['import', file]);
     expect(stderr).toMatch(new RegExp(`^${file.replace(/[.]/g, '\\.')} is not valid JSON: `));
     expect(stderr).not.toContain('\u001b');
@@ -191,7 +166,7 @@ describe('messages quote values of the book and the command line within bounds',
     ['a long unknown option', [`--${'y'.repeat(10_000)}`], `Unknown option '--${'y'.repeat(78)}… (10002 characters)'`],
   ])('a usage error quotes 80 characters of an argument: %s', async (_what, args, message) => {
     const before = await dumpDatabase(db.dataSource);
-    const result = await cli(args);
+    const result = await cli(...args);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(message);
     expect(longestLine(result.stderr)).toBeLessThan(MAX_LINE);

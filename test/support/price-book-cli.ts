@@ -85,18 +85,30 @@ export function price(
   return { product_key: productKey, ...unit, amount, ...extra };
 }
 
+/** Environment variables for one run of the CLI, over its DATABASE_URL. */
+export type CliEnv = Record<string, string>;
+
+export interface RefusalOptions {
+  /** The exit code expected: 1 (refused, the default) or 2 (a usage error). */
+  readonly code?: 1 | 2;
+  readonly env?: CliEnv;
+}
+
 /** A test database with the CLI run against it. */
 export interface CliDatabase {
   readonly url: string;
   readonly dataSource: DataSource;
-  /** The CLI run in this process (support/cli.ts). */
-  cli(...args: string[]): Promise<CliResult>;
+  /** The CLI run in this process (support/cli.ts); an object after the arguments is more environment. */
+  cli(...args: string[] | [...string[], CliEnv]): Promise<CliResult>;
   /** The CLI in a process of its own, for what only a process shows (exit, pipes). */
   spawned(...args: string[]): Promise<CliResult>;
   /** Imports `book` (an object as JSON, or raw text) from a file of its own. */
   import(book: unknown): Promise<CliResult>;
-  /** Runs the CLI, expects exit code 1 and the message, and the database exactly as before. */
-  expectRefused(args: string[], message: string | RegExp): Promise<CliResult>;
+  /**
+   * Runs the CLI (with `env`, if given), expects exit `code` (1 unless given), nothing on stdout,
+   * the message on stderr (if given), and the database exactly as before.
+   */
+  expectRefused(args: string[], message?: string | RegExp, options?: RefusalOptions): Promise<CliResult>;
   /** Drops it before the describe's end. */
   close(): Promise<void>;
 }
@@ -121,7 +133,11 @@ export function useCliDatabase(book?: TestDatabaseOptions['book']): CliFixture {
   let files = 0;
   const bookFile = (content: unknown): Promise<string> => dir.write(`book-${++files}.json`, content);
   const on = (db: TestDatabase): CliDatabase => {
-    const cli = (...args: string[]) => runCli(args, { DATABASE_URL: db.url });
+    const cli = (...args: string[] | [...string[], CliEnv]) => {
+      const last = args[args.length - 1];
+      const [argv, env] = typeof last === 'object' ? [args.slice(0, -1) as string[], last] : [args as string[], {}];
+      return runCli(argv, { DATABASE_URL: db.url, ...env });
+    };
     return {
       get url() {
         return db.url;
@@ -132,12 +148,12 @@ export function useCliDatabase(book?: TestDatabaseOptions['book']): CliFixture {
       cli,
       spawned: (...args: string[]) => spawnCli(args, { DATABASE_URL: db.url }),
       import: async (content: unknown) => cli('import', await bookFile(content)),
-      async expectRefused(args, message) {
+      async expectRefused(args, message, { code = 1, env = {} } = {}) {
         const before = await dumpDatabase(db.dataSource);
-        const result = await cli(...args);
-        expect({ code: result.code, stdout: result.stdout }).toEqual({ code: 1, stdout: '' });
+        const result = await cli(...args, env);
+        expect({ code: result.code, stdout: result.stdout }).toEqual({ code, stdout: '' });
         if (typeof message === 'string') expect(result.stderr).toContain(message);
-        else expect(result.stderr).toMatch(message);
+        else if (message) expect(result.stderr).toMatch(message);
         expect(await dumpDatabase(db.dataSource)).toBe(before);
         return result;
       },
