@@ -37,20 +37,23 @@ const record = {
 
 beforeAll(async () => {
   // A superuser sets the log's rules on actors and reasons aside (as NOT VALID they come back,
-  // without checking these rows), and writes what it likes.
+  // without checking these rows) and the trigger that dates and hashes every row, and writes what
+  // it likes.
   await inOneTransaction(test.url, [
     `ALTER TABLE price_change DROP CONSTRAINT price_change_actor_shape, DROP CONSTRAINT price_change_reason_shape`,
-    `INSERT INTO price_change (changed_at, product_key, organization_id, change, price_record_id, actor, reason, effect, hash, on_sale)
+    `ALTER TABLE price_change DISABLE TRIGGER price_change_seal`,
+    `INSERT INTO price_change (id, changed_at, product_key, organization_id, change, price_record_id, actor, reason, effect, hash, on_sale)
      VALUES
-       ('infinity', E'compute.g2.4\\x1b[2K\\rcompute.g2.8  list', E'org\\u202e24_gro', 'set', 1, E'ana\\nmallory',
+       (nextval('price_change_id'), 'infinity', E'compute.g2.4\\x1b[2K\\rcompute.g2.8  list', E'org\\u202e24_gro', 'set', 1, E'ana\\nmallory',
         E'approved \\u0085\\u2028by cfo', ${effect({ record })}, repeat('a', 64), NULL),
-       ('-infinity', 'compute.g2.4', NULL, 'end', 1, E'\\x1b]0;owned\\x07', NULL, '{}', repeat('b', 64), NULL),
-       ('${LAST_INSTANT}', E'storage.io1\\u2029', NULL, 'availability', NULL, 'ops', NULL, ${effect({ on_sale: true })},
+       (nextval('price_change_id'), '-infinity', 'compute.g2.4', NULL, 'end', 1, E'\\x1b]0;owned\\x07', NULL, '{}', repeat('b', 64), NULL),
+       (nextval('price_change_id'), '${LAST_INSTANT}', E'storage.io1\\u2029', NULL, 'availability', NULL, 'ops', NULL, ${effect({ on_sale: true })},
         repeat('c', 64), true),
-       ('2026-06-01T00:00:00Z', '', '', 'withdraw_end', NULL, 'ops', NULL, ${effect({ ends: 7 })}, repeat('d', 64), NULL)`,
+       (nextval('price_change_id'), '2026-06-01T00:00:00Z', '', '', 'withdraw_end', NULL, 'ops', NULL, ${effect({ ends: 7 })}, repeat('d', 64), NULL)`,
     `ALTER TABLE price_change
        ADD CONSTRAINT price_change_actor_shape CHECK (actor ~ '^[A-Za-z0-9._@+-]{1,100}$') NOT VALID,
        ADD CONSTRAINT price_change_reason_shape CHECK (char_length(reason) <= 500 AND reason ~ '[^[:space:]]' AND reason !~ '[[:cntrl:]]') NOT VALID`,
+    `ALTER TABLE price_change ENABLE ALWAYS TRIGGER price_change_seal`,
     // A record whose end is PostgreSQL's last instant: every rule of price_record allows it.
     `INSERT INTO price_record (product_key, organization_id, unit_type, unit_count, amount, valid_from, valid_until)
      VALUES ('compute.g2.4', 'org_9', 'seconds', 3600, 0.0590, now() + interval '1 year', '${LAST_INSTANT}')`,

@@ -118,8 +118,8 @@ describe('the app through a partition', () => {
   async function listenerPort(): Promise<number | undefined> {
     const sessions: { client_port: number }[] = await direct.query(
       `SELECT client_port FROM pg_stat_activity
-        WHERE datname = current_database() AND application_name = 'control-plane'
-          AND query IN ('LISTEN pricing_price_book_changed', 'SELECT 1') AND client_port = ANY($1::int[])`,
+        WHERE datname = current_database() AND application_name = 'control-plane listener'
+          AND client_port = ANY($1::int[])`,
       [proxy.forwardingPorts()],
     );
     return sessions.length === 1 ? sessions[0].client_port : undefined;

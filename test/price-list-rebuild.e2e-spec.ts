@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { DataSource } from 'typeorm';
 import { spawnCli } from './support/cli';
-import { applyBook, useTestDatabase, withdrawScheduledListPrice } from './support/database';
+import { applyBook, untilWritesPublished, useTestDatabase, withdrawScheduledListPrice } from './support/database';
 import { watchEventLoop, type EventLoopHolds } from './support/event-loop';
 import { RecordingLogger } from './support/recording-logger';
 import { send, waitFor } from './support/http';
@@ -29,18 +29,24 @@ const LARGE = 100_000;
  * `count` list prices (compute.rebuildN.M, 0.000001 upwards) written by SQL, as a book imported by
  * hand would be: the import's planning is not what these tests measure, and the statements take
  * about a third of the library's time. In statements of 10,000 rows, each well within the
- * DataSource's per-query timeout while the other test files load the machine.
+ * DataSource's per-query timeout while the other test files load the machine; in one transaction
+ * whose publication instant is checked at once (a superuser's SET CONSTRAINTS: a write by hand that
+ * may commit after it), then waited for.
  */
 async function writeLargeBook(dataSource: DataSource, count: number): Promise<void> {
-  for (let first = 0; first < count; first += 10_000) {
-    await dataSource.query(
-      `INSERT INTO price_record (product_key, unit_type, unit_count, amount, valid_from)
-       SELECT 'compute.rebuild' || (i / 1000) || '.' || (i % 1000), 'seconds', 3600,
-              ('0.' || lpad((i + 1)::text, 6, '0'))::numeric, '2026-01-01T00:00:00Z'
-         FROM generate_series($1::int, least($1::int + 10000, $2::int) - 1) AS i`,
-      [first, count],
-    );
-  }
+  await dataSource.transaction(async (db) => {
+    await db.query(`SET CONSTRAINTS ALL IMMEDIATE`);
+    for (let first = 0; first < count; first += 10_000) {
+      await db.query(
+        `INSERT INTO price_record (product_key, unit_type, unit_count, amount, valid_from)
+         SELECT 'compute.rebuild' || (i / 1000) || '.' || (i % 1000), 'seconds', 3600,
+                ('0.' || lpad((i + 1)::text, 6, '0'))::numeric, '2026-01-01T00:00:00Z'
+           FROM generate_series($1::int, least($1::int + 10000, $2::int) - 1) AS i`,
+        [first, count],
+      );
+    }
+  });
+  await untilWritesPublished(dataSource);
 }
 
 async function storedVersion(dataSource: DataSource): Promise<string> {
@@ -165,6 +171,7 @@ describe('rebuilding the price list', () => {
       await dataSource.query(`UPDATE price_record SET valid_until = '2032-01-01' WHERE product_key = 'storage.gp1'
                                  AND organization_id IS NULL AND valid_until IS NULL`);
       const version = await moveVersion(dataSource);
+      await untilWritesPublished(dataSource);
       expect(await reload(running)).toBe(version);
       const served = await answers(running);
       expect(JSON.stringify(served)).toContain('2032-01-01');

@@ -107,7 +107,7 @@ async function untilListening(dataSource: DataSource): Promise<void> {
     async () => {
       const rows: { n: number }[] = await dataSource.query(
         `SELECT count(*)::int AS n FROM pg_stat_activity
-          WHERE datname = current_database() AND query ILIKE 'LISTEN %'`,
+          WHERE datname = current_database() AND application_name LIKE '% listener' AND query <> ''`,
       );
       return rows[0].n;
     },

@@ -171,7 +171,7 @@ const HOST_ON_DATABASE = `
   const { appDatabaseOptions } = require('${resolve(__dirname, '..')}/apps/control-plane/src/database/app-database.ts');
   class Root {}
   Module({ imports: [DatabaseModule.forRoot(appDatabaseOptions(process.argv[1])), PricingModule.forRoot()] })(Root);
-  const listening = "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN %'";
+  const listening = "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name LIKE '% listener' AND query <> ''";
   async function pricesAndListen(app) {
     await app.get(PricingService).whenReady(10000);
     for (let tries = 0; (await app.get(DataSource).query(listening))[0].n === 0; tries++) {

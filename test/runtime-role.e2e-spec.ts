@@ -101,7 +101,7 @@ describe('two roles: the owner migrates, the service and the CLI run as the runt
       db.adminUrl,
       `SELECT count(*)::int AS tables FROM pg_tables WHERE schemaname = 'public'`,
     );
-    expect(tables).toBe(6);
+    expect(tables).toBe(8);
   });
 
   it('grants the runtime role exactly what the service and the CLI need, on every relation, and nothing to PUBLIC', async () => {
@@ -109,9 +109,12 @@ describe('two roles: the owner migrates, the service and the CLI run as the runt
     expect(await privilegesOf(db.adminUrl, db.runtime)).toEqual({
       migrations: 'SELECT',
       migrations_id_seq: '',
+      price_book_clock: 'SELECT',
       price_book_version: 'SELECT; UPDATE(version)',
+      price_book_write: '',
+      price_book_write_id_seq: '',
       price_change: 'INSERT,SELECT',
-      price_change_id_seq: '',
+      price_change_id: '',
       price_record: 'DELETE,INSERT,SELECT; UPDATE(superseded_by,valid_until)',
       price_record_id_seq: '',
       product_availability: 'INSERT,SELECT; UPDATE(on_sale,updated_at)',
@@ -130,6 +133,8 @@ describe('two roles: the owner migrates, the service and the CLI run as the runt
               has_schema_privilege('${db.runtime}', 'public', 'CREATE') AS create_in_public,
               has_function_privilege('${db.runtime}', 'pricing_grant_runtime(name)', 'EXECUTE') AS pricing_grants,
               has_function_privilege('${db.runtime}', 'volumes_grant_runtime(name)', 'EXECUTE') AS volumes_grants,
+              has_function_privilege('${db.runtime}', 'pricing_publication_instant(interval, interval)', 'EXECUTE')
+                AS dates_its_writes,
               rolsuper, rolcreatedb, rolcreaterole
          FROM pg_roles WHERE rolname = '${db.runtime}'`,
     );
@@ -139,6 +144,7 @@ describe('two roles: the owner migrates, the service and the CLI run as the runt
       create_in_public: false,
       pricing_grants: false,
       volumes_grants: false,
+      dates_its_writes: true,
       rolsuper: false,
       rolcreatedb: false,
       rolcreaterole: false,

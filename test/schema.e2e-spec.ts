@@ -381,12 +381,16 @@ describe('history is never rewritten (trigger)', () => {
     });
   });
 
-  it('refuses setting an end in the past', async () => {
+  it('refuses setting an end in the past, or before the write takes effect', async () => {
     const id = await insert({ valid_from: '2020-01-01T00:00:00Z' });
     await expectRefused(update(id, `valid_until = '2021-01-01T00:00:00Z'`), INTEGRITY, {
       message: /an end may be set to now or later/,
     });
     await expectRefused(update(id, `valid_until = now() - interval '1 second'`), INTEGRITY, {
+      message: /an end may be set to now or later/,
+    });
+    // Now is before the write's publication instant: the list could not show that end in time.
+    await expectRefused(update(id, `valid_until = clock_timestamp()`), INTEGRITY, {
       message: /an end may be set to now or later/,
     });
     const rows: { valid_until: Date | null }[] = await dataSource.query(
@@ -396,19 +400,21 @@ describe('history is never rewritten (trigger)', () => {
     expect(rows).toEqual([{ valid_until: null }]);
   });
 
-  it('allows setting an open end to now or later, moving a future end, and reopening it', async () => {
+  it('allows setting an open end to the write’s instant or later, moving a future end, and reopening it; keeps each change’s instant', async () => {
     const id = await insert({ valid_from: '2020-01-01T00:00:00Z' });
     await update(id, `valid_until = '2099-01-01T00:00:00Z'`);
     await update(id, `valid_until = '2098-01-01T00:00:00Z'`);
     await update(id, `valid_until = NULL`);
     const other = await insert({ product_key: 'compute.g2.8', valid_from: '2020-01-01T00:00:00Z' });
-    await update(other, `valid_until = now()`);
-    const rows: { id: string; ended_now: boolean | null }[] = await dataSource.query(
-      `SELECT id::text, valid_until <= now() AS ended_now FROM price_record ORDER BY id`,
-    );
+    await update(other, `valid_until = pricing_publication_instant()`);
+    const rows: { id: string; ended_at_its_write: boolean | null; end_changes: number; end_before: Date | null }[] =
+      await dataSource.query(
+        `SELECT id::text, valid_until = end_set_at AS ended_at_its_write, end_changes, end_before
+           FROM price_record ORDER BY id`,
+      );
     expect(rows).toEqual([
-      { id, ended_now: null },
-      { id: other, ended_now: true },
+      { id, ended_at_its_write: null, end_changes: 3, end_before: new Date('2098-01-01T00:00:00Z') },
+      { id: other, ended_at_its_write: true, end_changes: 1, end_before: null },
     ]);
   });
 
@@ -429,21 +435,34 @@ describe('what an insert may record (trigger)', () => {
     await dataSource.query(`TRUNCATE price_record`);
   });
 
-  it('records recorded_at from the database clock: the transaction start, and no other value', async () => {
-    const [{ matches }] = await dataSource.transaction(async (db) => {
+  it('records recorded_at at the write’s publication instant, after the transaction’s clock, and no other value', async () => {
+    const [{ matches, after }] = await dataSource.transaction(async (db) => {
       const id = await insert({}, db);
-      return db.query<{ matches: boolean }[]>(`SELECT recorded_at = now() AS matches FROM price_record WHERE id = $1`, [
-        id,
-      ]);
+      return db.query<{ matches: boolean; after: boolean }[]>(
+        `SELECT recorded_at = (SELECT published_at FROM price_book_write WHERE xid = pg_current_xact_id()) AS matches,
+                recorded_at > clock_timestamp() AS after
+           FROM price_record WHERE id = $1`,
+        [id],
+      );
     });
-    expect(matches).toBe(true);
+    expect({ matches, after }).toEqual({ matches: true, after: true });
+    for (const column of ['recorded_at', 'end_set_at', 'end_before']) {
+      await expectRefused(
+        dataSource.query(
+          `INSERT INTO price_record (product_key, unit_type, unit_count, amount, valid_from, ${column})
+           VALUES ('compute.g2.8', 'seconds', 3600, 1, '2020-01-01T00:00:00Z', now() - interval '1 day')`,
+        ),
+        INTEGRITY,
+        { message: /(recorded_at is the write's publication instant|are kept by the database)/ },
+      );
+    }
     await expectRefused(
       dataSource.query(
-        `INSERT INTO price_record (product_key, unit_type, unit_count, amount, valid_from, recorded_at)
-         VALUES ('compute.g2.8', 'seconds', 3600, 1, '2020-01-01T00:00:00Z', now() - interval '1 day')`,
+        `INSERT INTO price_record (product_key, unit_type, unit_count, amount, valid_from, end_changes)
+         VALUES ('compute.g2.8', 'seconds', 3600, 1, '2020-01-01T00:00:00Z', 7)`,
       ),
       INTEGRITY,
-      { message: /recorded_at is set by the database/ },
+      { message: /are kept by the database/ },
     );
     expect(await count()).toBe(1);
   });
@@ -451,7 +470,8 @@ describe('what an insert may record (trigger)', () => {
   it('refuses a valid_from in the past where the key and scope already have records', async () => {
     await insert({ valid_from: '2020-01-01T00:00:00Z', valid_until: '2021-01-01T00:00:00Z' });
     await expectRefused(insert({ valid_from: '2022-01-01T00:00:00Z' }), INTEGRITY, {
-      message: /valid_from .* is in the past and the list of compute\.g2\.4 already has records/,
+      message:
+        /valid_from .* is before the write's publication instant and the list of compute\.g2\.4 already has records/,
     });
     await expectRefused(
       insert({ valid_from: '2019-01-01T00:00:00Z', valid_until: '2020-01-01T00:00:00Z' }),
@@ -486,7 +506,7 @@ describe('what an insert may record (trigger)', () => {
     await insert({ valid_from: '2099-01-01T00:00:00Z' });
     await dataSource.query(
       `INSERT INTO price_record (product_key, unit_type, unit_count, amount, valid_from, valid_until)
-       VALUES ('compute.g2.4', 'seconds', 3600, 1, now(), '2099-01-01T00:00:00Z')`,
+       VALUES ('compute.g2.4', 'seconds', 3600, 1, pricing_publication_instant(), '2099-01-01T00:00:00Z')`,
     );
     // Another scope of the same key has no records yet: it may start in the past.
     await insert({ organization_id: 'org_42', valid_from: '2020-01-01T00:00:00Z' });

@@ -221,31 +221,33 @@ describe('scheduled price changes', () => {
 describe('an omitted valid_from means now', () => {
   const f = useCliDatabase({ prices: [price('compute.n2.1', '1.00', { valid_from: '2020-01-01T00:00:00Z' })] });
 
-  it('a first price without valid_from starts within the CLI run; restating it changes nothing', async () => {
+  /** The instant a run says it applied at: the write's publication instant, after the CLI exits. */
+  const appliedAt = (stdout: string): number => Date.parse(/applied at (\S+):/.exec(stdout)![1]);
+
+  it('a first price without valid_from starts at the write’s publication instant, after the run; restating it changes nothing', async () => {
     const book = { prices: [price('compute.n1.1', '0.70')] };
     const start = Date.now();
-    expectApplied(await f.import(book));
-    const end = Date.now();
+    const result = await f.import(book);
+    expectApplied(result);
     const rows = await recordsOf(f.dataSource, 'compute.n1.1');
     expect(rows).toHaveLength(1);
-    expect(rows[0].valid_from.getTime()).toBeGreaterThanOrEqual(start - 1);
-    expect(rows[0].valid_from.getTime()).toBeLessThanOrEqual(end);
+    expect(rows[0].valid_from.getTime()).toBe(appliedAt(result.stdout));
+    expect(rows[0].valid_from.getTime()).toBeGreaterThan(start);
     expect(rows[0].valid_until).toBeNull();
 
     await expectImportsChangeNothing(f, book);
   });
 
-  it('a change of an existing price without valid_from starts now and ends the price in force now', async () => {
+  it('a change of an existing price without valid_from starts at the write’s instant and ends the price in force then', async () => {
     const book = { prices: [price('compute.n2.1', '1.25')] };
     const start = Date.now();
     const result = await f.import(book);
-    const end = Date.now();
     expectApplied(result);
     expect(result.stdout).toContain(': 1 prices set, 1 ended, 0 availability changes');
     const rows = await recordsOf(f.dataSource, 'compute.n2.1');
     expect(rows).toHaveLength(2);
-    expect(rows[1].valid_from.getTime()).toBeGreaterThanOrEqual(start - 1);
-    expect(rows[1].valid_from.getTime()).toBeLessThanOrEqual(end);
+    expect(rows[1].valid_from.getTime()).toBe(appliedAt(result.stdout));
+    expect(rows[1].valid_from.getTime()).toBeGreaterThan(start);
     expect(rows[0]).toMatchObject({ amount: '1.00', valid_until: rows[1].valid_from, superseded_by: rows[1].id });
     expect(rows[1]).toMatchObject({ amount: '1.25', valid_until: null });
 

@@ -63,8 +63,8 @@ describe('progress of a large book', () => {
           DATABASE_URL: f.url,
         },
       );
-      expect(result.code).toBe(0);
       const terminal = await readFile(log, 'utf8');
+      expect({ code: result.code, end: result.code === 0 ? '' : terminal.slice(-500) }).toEqual({ code: 0, end: '' });
       for (const step of ['reading', 'checking', '6000/6000 entries', 'writing', '12000/12000 rows']) {
         expect(terminal).toContain(step);
       }

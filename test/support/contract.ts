@@ -31,4 +31,5 @@ export const ALL_MIGRATIONS = [
   'ChangeLogChain1764000010000',
   'RuntimeGrants1764000010500',
   'VolumesRuntimeGrants1764000010600',
+  'OneClock1764000011000',
 ];

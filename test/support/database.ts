@@ -151,16 +151,37 @@ export async function openDataSource(databaseUrl: string, options: { logging?: b
 /** Who the tests' own writes are recorded as (on the change log's rows, as `--actor` would). */
 export const TEST_ACTOR = 'pricing-tests';
 
-/** Applies a price book given as JSON, as the CLI would (throws when it is refused). */
-export function applyBook(dataSource: DataSource, json: unknown): Promise<ImportResult> {
-  return withPriceBook(dataSource, (priceBook) => priceBook.apply(json, { actor: TEST_ACTOR }));
+/**
+ * Applies a price book given as JSON, as the CLI would (throws when it is refused), and resolves
+ * once it took effect: at its publication instant (docs/decisions.md, "One clock").
+ */
+export async function applyBook(dataSource: DataSource, json: unknown): Promise<ImportResult> {
+  const result = await withPriceBook(dataSource, (priceBook) => priceBook.apply(json, { actor: TEST_ACTOR }));
+  await untilPublished(result.instant);
+  return result;
 }
 
-/** Withdraws the list price of `productKey` scheduled from `validFrom` (throws when it is refused). */
-export function withdrawScheduledListPrice(dataSource: DataSource, productKey: string, validFrom: string) {
-  return withPriceBook(dataSource, (priceBook) =>
+/** Resolves once every write committed to `dataSource`'s database took effect (a write by hand, in SQL). */
+export async function untilWritesPublished(dataSource: DataSource): Promise<void> {
+  const [{ at }] = await dataSource.query<{ at: Date | null }[]>(
+    `SELECT max(published_at) AS at FROM price_book_write`,
+  );
+  if (at) await untilPublished(at);
+}
+
+/** Resolves once the real clock has passed `instant`: a write is served from its publication instant on. */
+export async function untilPublished(instant: Date): Promise<void> {
+  const wait = instant.getTime() + 1 - Date.now();
+  if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+}
+
+/** Withdraws the list price of `productKey` scheduled from `validFrom` (throws when refused), once in effect. */
+export async function withdrawScheduledListPrice(dataSource: DataSource, productKey: string, validFrom: string) {
+  const result = await withPriceBook(dataSource, (priceBook) =>
     priceBook.withdraw({ productKey, organizationId: null, validFrom: Date.parse(validFrom) }),
   );
+  await untilPublished(result.instant);
+  return result;
 }
 
 /**
@@ -168,7 +189,14 @@ export function withdrawScheduledListPrice(dataSource: DataSource, productKey: s
  * database before and after a refused operation.
  */
 export async function dumpDatabase(dataSource: DataSource): Promise<string> {
-  const tables = ['price_record', 'product_availability', 'price_change', 'price_book_version', 'volume'];
+  const tables = [
+    'price_record',
+    'product_availability',
+    'price_change',
+    'price_book_version',
+    'price_book_write',
+    'volume',
+  ];
   const parts: string[] = [];
   for (const table of tables) {
     const rows: { row: string }[] = await dataSource.query(

@@ -2,7 +2,13 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { DataSource } from 'typeorm';
 import { runCli, spawnCli, type CliResult } from './cli';
-import { dumpDatabase, useTestDatabase, type TestDatabase, type TestDatabaseOptions } from './database';
+import {
+  dumpDatabase,
+  untilWritesPublished,
+  useTestDatabase,
+  type TestDatabase,
+  type TestDatabaseOptions,
+} from './database';
 import { useTempDir } from './temp-dir';
 
 // What the specs of the price book CLI share (test/cli/, docs/price-book-cli.md): a database with
@@ -133,10 +139,16 @@ export function useCliDatabase(book?: TestDatabaseOptions['book']): CliFixture {
   let files = 0;
   const bookFile = (content: unknown): Promise<string> => dir.write(`book-${++files}.json`, content);
   const on = (db: TestDatabase): CliDatabase => {
-    const cli = (...args: string[] | [...string[], CliEnv]) => {
+    // A write takes effect at its publication instant, after the CLI exits: waited for, so that what
+    // a test reads next (the list an app serves, show) holds it (docs/decisions.md, "One clock").
+    const published = async (result: CliResult): Promise<CliResult> => {
+      await untilWritesPublished(db.dataSource);
+      return result;
+    };
+    const cli = async (...args: string[] | [...string[], CliEnv]) => {
       const last = args[args.length - 1];
       const [argv, env] = typeof last === 'object' ? [args.slice(0, -1) as string[], last] : [args as string[], {}];
-      return runCli(argv, { DATABASE_URL: db.url, ...env });
+      return published(await runCli(argv, { DATABASE_URL: db.url, ...env }));
     };
     return {
       get url() {
@@ -146,7 +158,7 @@ export function useCliDatabase(book?: TestDatabaseOptions['book']): CliFixture {
         return db.dataSource;
       },
       cli,
-      spawned: (...args: string[]) => spawnCli(args, { DATABASE_URL: db.url }),
+      spawned: async (...args: string[]) => published(await spawnCli(args, { DATABASE_URL: db.url })),
       import: async (content: unknown) => cli('import', await bookFile(content)),
       async expectRefused(args, message, { code = 1, env = {} } = {}) {
         const before = await dumpDatabase(db.dataSource);

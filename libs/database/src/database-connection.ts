@@ -71,10 +71,15 @@ export class DatabaseConnection implements OnApplicationBootstrap, OnApplication
     if (state === 'failed') throw new Error('a migration overran its time limit: the database will not be ready');
   }
 
-  /** A client with the pool's settings (URL, timeouts, keepalive), for a LISTEN connection. */
-  createClient(): TimedClient {
+  /**
+   * A client with the pool's settings (URL, timeouts, keepalive), for a LISTEN connection; its
+   * application name says what it is for (`purpose`), so that it can be told from the pool's.
+   */
+  createClient(purpose?: string): TimedClient {
     const TimedClient = timedClientClass(this.options);
-    return new TimedClient(clientConfig(this.options));
+    const config = clientConfig(this.options);
+    const name = purpose === undefined ? config.application_name : `${config.application_name ?? ''} ${purpose}`.trim();
+    return new TimedClient({ ...config, application_name: name });
   }
 
   onApplicationBootstrap(): void {

@@ -15,9 +15,13 @@ export class CommitOutcomeUnknownError extends Error {
   }
 }
 
-export interface TransactionOptions {
-  /** `false`: roll back once the work is done (a dry run: the same statements, nothing kept). Default `true`. */
-  readonly commit?: boolean;
+export interface TransactionOptions<T = unknown> {
+  /**
+   * `false`: roll back once the work is done (a dry run: the same statements, nothing kept); a
+   * function: whether to commit, given what the work returned (roll back what changed nothing).
+   * Default `true`.
+   */
+  readonly commit?: boolean | ((result: T) => boolean);
 }
 
 /**
@@ -29,14 +33,14 @@ export interface TransactionOptions {
 export async function inTransaction<T>(
   dataSource: DataSource,
   work: (manager: EntityManager) => Promise<T>,
-  { commit = true }: TransactionOptions = {},
+  { commit = true }: TransactionOptions<T> = {},
 ): Promise<T> {
   const runner = dataSource.createQueryRunner();
   await runner.connect();
   try {
     await runner.startTransaction();
     const result = await work(runner.manager);
-    if (commit) await commitOrSayUnknown(runner);
+    if (typeof commit === 'function' ? commit(result) : commit) await commitOrSayUnknown(runner);
     else await runner.rollbackTransaction();
     return result;
   } catch (error) {

@@ -17,6 +17,7 @@ export {
   ProductUnavailableError,
   PricingUnavailableError,
   PriceBookRefusedError,
+  PublicationMissedError,
 } from './errors/pricing-error';
 
 // What PricingService answers, and takes.

@@ -12,7 +12,7 @@ import { PriceBookHost } from './services/price-book-host';
 import { PricingModuleHost } from './services/pricing-module-host';
 import { PRICING_OPTIONS, resolvePricingOptions, type PricingModuleOptions } from './options/pricing-options';
 import { PricingService } from './services/pricing.service';
-import { PastPriceLists } from './snapshot/past-price-lists';
+import { PastAnswers } from './snapshot/past-answers';
 import { PriceBookLoader } from './snapshot/price-book-loader';
 import { PriceBookListener } from './snapshot/price-book-listener';
 import { PricingState } from './snapshot/pricing-state';
@@ -36,7 +36,7 @@ const PROVIDERS: Provider[] = [
   PriceBookReads,
   PriceBookLoader,
   PricingState,
-  PastPriceLists,
+  PastAnswers,
   PriceBookListener,
   PriceListAnswerCounts,
   PriceListRateLimiter,

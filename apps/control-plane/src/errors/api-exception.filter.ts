@@ -26,6 +26,8 @@ const STATUS_OF: Record<Code, number> = {
   [PricingErrorCode.FutureInstant]: HttpStatus.NOT_FOUND,
   [PricingErrorCode.PricingUnavailable]: HttpStatus.SERVICE_UNAVAILABLE,
   [PricingErrorCode.PriceBookRefused]: HttpStatus.BAD_REQUEST,
+  // A write too long for its publication instant: nothing was written; again with a later one.
+  [PricingErrorCode.PublicationMissed]: HttpStatus.CONFLICT,
   [PricingErrorCode.RateLimited]: HttpStatus.TOO_MANY_REQUESTS,
   // The price book CLI's errors, should a host's route write prices or read book files: a write that
   // committed, or may have, and then failed is the server's failure, its message saying what is known.

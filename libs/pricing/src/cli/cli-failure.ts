@@ -3,6 +3,7 @@ import {
   PriceBookCommittedError,
   PriceBookCommitUnknownError,
   PriceBookRefusedError,
+  PublicationMissedError,
 } from '../errors/pricing-error';
 import { PRICE_BOOK_USAGE, PriceBookUsageError } from './command-line';
 import { PriceBookFileError } from './price-book-file';
@@ -25,6 +26,7 @@ export function cliFailure(
   if (error instanceof PriceBookUsageError) return { code: 2, message: `${error.message}\n\n${PRICE_BOOK_USAGE}` };
   const known = [
     PriceBookRefusedError,
+    PublicationMissedError,
     PriceBookCommittedError,
     PriceBookCommitUnknownError,
     PriceBookFileError,

@@ -7,7 +7,7 @@ import { PricingError, PricingErrorCode } from '../errors/pricing-error';
 import { cutText, MAX_QUOTED_CHARACTERS, quoteValue } from '../errors/bounded-text';
 import { actorProblem, reasonProblem } from '../price-book/author';
 import { ORGANIZATION_ID, type PriceBook } from '../price-book/price-book';
-import { processUser, type WriteOptions } from '../services/price-book.service';
+import { processUser, type PublishOptions, type WriteOptions } from '../services/price-book.service';
 import type { Withdrawal } from '../price-book/plan-withdrawal';
 import { NO_PROGRESS, type Progress } from '../price-book/progress';
 import { parseInstant } from '../core/instant';
@@ -16,13 +16,13 @@ import { DEFAULT_PRICE_BOOK_MAX_BYTES, PriceBookFileError, readPriceBookFileAndD
 
 export const PRICE_BOOK_USAGE = `usage: npm run -s pricing -- <command>
 
-  import <file> [--dry-run [--plan-out <plan>]] [--json] [--actor <name>] [--reason <text>]
+  import <file> [--dry-run [--plan-out <plan>]] [--json] [--actor <name>] [--reason <text>] [--publish-in <seconds>]
                        apply a price book (all of it or nothing) and print what changed, one
                        line per change, then a summary; --dry-run checks and writes it exactly
                        as import does, prints the same, then rolls back (nothing is written);
                        --plan-out also saves that plan for apply (mode 0600); --json prints
                        it as JSON
-  apply <plan> <file> [--json] [--actor <name>] [--reason <text>]
+  apply <plan> <file> [--json] [--actor <name>] [--reason <text>] [--publish-in <seconds>]
                        apply a book exactly as planned: refused, nothing written, when the
                        book, the price book's version or the changes differ from the plan's,
                        or the plan says it was made after the apply
@@ -38,6 +38,7 @@ export const PRICE_BOOK_USAGE = `usage: npm run -s pricing -- <command>
                        withdraw a scheduled price (reopens the price it would have ended)
   withdraw <product_key> --valid-until <timestamp> [--organization <id>] [--actor <name>] [--reason <text>]
                        withdraw a scheduled end
+                       (withdraw takes --publish-in too)
   verify [--json]      check every link of the change log's hash chain, and that the stored prices
                        and availability are what the log says; print the number of entries and the
                        chain's head (record it elsewhere to compare later); exit 1 naming the first
@@ -46,7 +47,10 @@ export const PRICE_BOOK_USAGE = `usage: npm run -s pricing -- <command>
 
 A write records who made it: --actor, else PRICING_ACTOR, else the operating system's user name
 (1 to 100 of A-Z a-z 0-9 . _ @ + -), and why: --reason (optional; one line of at most 500
-characters). Options may stand before or after the arguments. On a terminal, reading, checking
+characters). A write takes effect at its publication instant, after it commits: the database's
+default delay (about a second) plus what a book of its size takes to write, or --publish-in
+seconds after it begins (a write that cannot commit in time is refused, nothing written).
+Options may stand before or after the arguments. On a terminal, reading, checking
 and writing a large book show progress on stderr. The database is DATABASE_URL, else the
 embedded PostgreSQL in DATA_DIR (default .data/).`;
 
@@ -57,8 +61,11 @@ export class PriceBookUsageError extends PricingError {
   }
 }
 
-/** Who makes a write and why, as the command line and PRICING_ACTOR give them (checked). */
-export type CommandAuthor = WriteOptions & { readonly actor: string };
+/**
+ * Who makes a write and why, as the command line and PRICING_ACTOR give them (checked), and when it
+ * takes effect (`--publish-in`).
+ */
+export type CommandAuthor = WriteOptions & PublishOptions & { readonly actor: string };
 
 /** A command of the price book CLI, checked (and its book read) before any database is touched. */
 export type PriceBookCommand =
@@ -110,15 +117,16 @@ type OptionName =
   | 'actor'
   | 'reason'
   | 'since'
-  | 'until';
+  | 'until'
+  | 'publish-in';
 
 /** The options each command takes; any other is a usage error. */
 const OPTIONS_OF: Readonly<Record<string, readonly OptionName[]>> = {
-  import: ['dry-run', 'json', 'plan-out', 'actor', 'reason'],
-  apply: ['json', 'actor', 'reason'],
+  import: ['dry-run', 'json', 'plan-out', 'actor', 'reason', 'publish-in'],
+  apply: ['json', 'actor', 'reason', 'publish-in'],
   history: ['organization', 'json'],
   changes: ['since', 'until', 'json'],
-  withdraw: ['valid-from', 'valid-until', 'organization', 'actor', 'reason'],
+  withdraw: ['valid-from', 'valid-until', 'organization', 'actor', 'reason', 'publish-in'],
   verify: ['json'],
 };
 const COMMANDS: ReadonlySet<string> = new Set(Object.keys(OPTIONS_OF).concat('export', 'show', 'migrate'));
@@ -160,6 +168,7 @@ export async function preparePriceBookCommand(
         reason: { type: 'string' },
         since: { type: 'string' },
         until: { type: 'string' },
+        'publish-in': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -259,9 +268,14 @@ async function checkPlanTarget(planPath: string, bookPath: string): Promise<void
  * checked as the change log checks them (price-book/author.ts): a usage error names what is wrong.
  */
 function authorOf(
-  values: { readonly actor?: string; readonly reason?: string },
+  values: { readonly actor?: string; readonly reason?: string; readonly 'publish-in'?: string },
   environmentActor: () => string | undefined,
 ): CommandAuthor {
+  const publish = values['publish-in'];
+  if (publish !== undefined && !/^\d{1,5}$/.test(publish)) {
+    throw new PriceBookUsageError(`--publish-in ${quoteValue(publish)}: a whole number of seconds`);
+  }
+  const publishIn = publish === undefined ? {} : { publishInMs: Number(publish) * 1000 };
   const candidates: [string | undefined, string][] = [
     [values.actor, '--actor'],
     [values.actor === undefined ? environmentActor() || undefined : undefined, 'PRICING_ACTOR'],
@@ -278,7 +292,7 @@ function authorOf(
   const reason = values.reason;
   const reasonWrong = reason === undefined ? undefined : reasonProblem(reason);
   if (reasonWrong) throw new PriceBookUsageError(`--reason ${quoteValue(reason!)}: ${reasonWrong}`);
-  return reason === undefined ? { actor } : { actor, reason };
+  return reason === undefined ? { actor, ...publishIn } : { actor, reason, ...publishIn };
 }
 
 /** An instant of the command line, as epoch milliseconds. */

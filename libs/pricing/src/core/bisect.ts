@@ -13,3 +13,18 @@ export function firstIndexWhere<T>(sorted: readonly T[], isAfter: (item: T) => b
   }
   return low;
 }
+
+/**
+ * The first index below `length` at which `isAfter` holds, for a predicate on indices that is
+ * false, then true (`length` when it never holds): for sorted data held in parallel arrays.
+ */
+export function firstIndexOf(length: number, isAfter: (index: number) => boolean): number {
+  let low = 0;
+  let high = length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (isAfter(middle)) high = middle;
+    else low = middle + 1;
+  }
+  return low;
+}

@@ -1,18 +1,12 @@
-import { priceListDocument, listAt, publicList } from './price-list';
-import { priceRecord } from './price-record.fixture';
+import { seededRandom } from '../testing/seeded-random';
+import { ListHistory, type KnownEnd, type ListWrite } from './list-history';
+import { priceListDocument, type PriceListDocument } from './price-list';
 import type { PriceRecord } from './price-record';
-import {
-  countUpTo,
-  indexAfter,
-  knownAt,
-  knownPrices,
-  productChanges,
-  recordsKnownAt,
-  type ListWrite,
-} from './list-history';
+import { priceRecord } from './price-record.fixture';
 import { runNow } from './slices';
 
 const ms = (iso: string): number => Date.parse(iso);
+const day = 86_400_000;
 const W0 = ms('2026-01-10T00:00:00Z'); // the book's first write
 const W1 = ms('2026-02-10T00:00:00Z'); // an immediate change
 const W2 = ms('2026-03-10T00:00:00Z'); // an end set, ahead
@@ -25,96 +19,283 @@ const gp1Next = priceRecord({ id: 2, amount: '0.0500', validFrom: W1, recordedAt
 const io1 = priceRecord({ id: 3, productKey: 'storage.io1', validFrom: W0, validUntil: END, recordedAt: W0 });
 const io1Next = priceRecord({ id: 4, productKey: 'storage.io1', amount: '0.2', validFrom: END, recordedAt: W2 });
 const records: PriceRecord[] = [gp1, gp1Next, io1, io1Next];
-const log: ListWrite[] = [
-  { at: W0, set: { id: 1, validUntil: null } },
-  { at: W0, set: { id: 3, validUntil: null } },
-  { at: W1, set: { id: 2, validUntil: null } },
-  { at: W1, ends: [{ id: 1, validUntil: W1 }] },
-  { at: W2, set: { id: 4, validUntil: null } },
-  { at: W2, ends: [{ id: 3, validUntil: END }] },
-];
-const writes = [W0, W1, W2];
+// What the records keep of their ends' changes (price_record.end_set_at, end_before).
+const ends = new Map<number, KnownEnd[]>([
+  [
+    1,
+    [
+      { from: W0, validUntil: null },
+      { from: W1, validUntil: W1 },
+    ],
+  ],
+  [
+    3,
+    [
+      { from: W0, validUntil: null },
+      { from: W2, validUntil: END },
+    ],
+  ],
+]);
+const built = runNow(ListHistory.build({ records, ends, writes: [W0, W1, W2], lastChangeId: 6 }));
 
-describe('knownPrices and knownAt', () => {
-  const known = runNow(knownPrices(records, log));
+const document = (history: ListHistory, at: number): PriceListDocument => priceListDocument(runNow(history.listAt(at)));
+const everyChange = (history: ListHistory) =>
+  history.changesAfter({ at: -Infinity, productKey: '' }, Number.MAX_SAFE_INTEGER, Infinity).changes;
 
-  it('knows a price from the write that recorded it, with the end it had at each instant', () => {
-    const [io1Known] = known.get('storage.io1')!;
-    expect(knownAt(io1Known, W0 - 1)).toBeUndefined();
-    expect(knownAt(io1Known, W0)).toEqual({ ...io1, validUntil: null });
-    expect(knownAt(io1Known, W2 - 1)?.validUntil).toBeNull();
-    expect(knownAt(io1Known, W2)).toBe(io1); // as stored from the write that ended it on
-  });
-
-  it('knows a record no write recorded (written before the log kept what writes did) from its recorded_at, as stored', () => {
-    const [unlogged] = runNow(knownPrices([io1], [])).get('storage.io1')!;
-    expect(knownAt(unlogged, W0 - 1)).toBeUndefined();
-    expect(knownAt(unlogged, W0)).toBe(io1);
-  });
-
-  it('knows a record read without when it was recorded, and no write of it, from its start', () => {
-    const withoutIt: PriceRecord = { ...io1 };
-    delete (withoutIt as { recordedAt?: number }).recordedAt;
-    const [unlogged] = runNow(knownPrices([withoutIt], [])).get('storage.io1')!;
-    expect(unlogged.knownFrom).toBe(io1.validFrom);
-  });
-
+describe('ListHistory', () => {
   it('lists at an instant the prices as known then: no backfill before its write, no end before it was set', () => {
-    const document = (at: number) => {
-      const atThen = runNow(recordsKnownAt(known, at));
-      return priceListDocument(
-        runNow(listAt(runNow(publicList(atThen, writes.slice(0, countUpTo(writes, at)), at)), at)),
-      );
-    };
-    // Before the first write the backfilled gp1 (in effect since 2026-01-01) was not served.
-    expect(document(W0 - 1)).toEqual({ currency: 'EUR', amounts_exclude_vat: true, last_changed: null, families: [] });
-    const atW1 = document(W1 + 1).families[0].prices;
+    expect(document(built, W0 - 1)).toEqual({
+      currency: 'EUR',
+      amounts_exclude_vat: true,
+      last_changed: null,
+      families: [],
+    });
+    const atW1 = document(built, W1 + 1).families[0].prices;
     expect(atW1.map((p) => [p.product_key, p.amount, p.valid_until])).toEqual([
       ['storage.gp1', '0.0500', null],
       ['storage.io1', '0.0480', null], // its end is set only at W2
     ]);
-    expect(document(W2).families[0].prices[1].valid_until).toBe('2026-06-01T00:00:00Z');
-    expect(document(W2).last_changed).toBe('2026-03-10T00:00:00Z');
+    expect(document(built, W2).families[0].prices[1].valid_until).toBe('2026-06-01T00:00:00Z');
+    expect(document(built, W2).last_changed).toBe('2026-03-10T00:00:00Z');
+  });
+
+  it('gives each change of a product’s entry, in feed order: by instant, then the list’s order', () => {
+    const feed = everyChange(built);
+    expect(feed.map((c) => [c.at, c.productKey, c.before?.amount ?? null, c.after?.amount ?? null])).toEqual([
+      [W0, 'storage.gp1', null, '0.0480'], // a backfill appears at its write, not at its valid_from
+      [W0, 'storage.io1', null, '0.0480'],
+      [W1, 'storage.gp1', '0.0480', '0.0500'],
+      [W2, 'storage.io1', '0.0480', '0.0480'], // the end set: the entry shows valid_until from W2 on
+      [END, 'storage.io1', '0.0480', '0.2'],
+    ]);
+    expect(feed[2].before?.validUntil).toBeNull(); // as the list showed it just before W1
+    expect(feed[3].after?.validUntil).toBe(END);
+  });
+
+  it('pages the feed after a place: a key of an earlier family, the end, and a bound', () => {
+    const after = (at: number, productKey: string) =>
+      built.changesAfter({ at, productKey }, 10, Infinity).changes.map((c) => [c.at, c.productKey]);
+    expect(after(W0, '')).toHaveLength(5);
+    expect(after(W0, 'storage.gp1')[0]).toEqual([W0, 'storage.io1']);
+    expect(after(W0, 'compute.g2.4')).toHaveLength(5); // a family before storage
+    expect(after(END, 'storage.io1')).toEqual([]);
+    const bounded = built.changesAfter({ at: W0, productKey: '' }, 10, W2);
+    expect(bounded.changes).toHaveLength(3);
+    expect(built.changesAfter({ at: W0, productKey: '' }, 2, W2)).toMatchObject({ more: true });
+  });
+
+  it('knows the versions: the instants at which the document changed, writes included', () => {
+    expect(built.versionAt(W0 - 1)).toBe(-Infinity);
+    expect(built.versionAt(W1 + 5)).toBe(W1);
+    expect(built.nextVersionAfter(W2)).toBe(END);
+    expect(built.nextVersionAfter(END)).toBe(Infinity);
+  });
+
+  it('extends from a write’s instant on and says from when; entries already applied are skipped', () => {
+    const history = runNow(
+      ListHistory.build({
+        records: [gp1, io1].map((r) => ({ ...r, validUntil: null })),
+        ends: new Map(),
+        writes: [W0],
+        lastChangeId: 2,
+      }),
+    );
+    const byId = new Map(records.map((r) => [r.id, r]));
+    const rows: ListWrite[] = [
+      { changeId: 3, at: W1, productKey: 'storage.gp1', set: { id: 2, validUntil: null } },
+      { changeId: 4, at: W1, productKey: 'storage.gp1', ends: [{ id: 1, validUntil: W1 }] },
+      { changeId: 5, at: W2, productKey: 'storage.io1', set: { id: 4, validUntil: null } },
+      { changeId: 6, at: W2, productKey: 'storage.io1', ends: [{ id: 3, validUntil: END }] },
+    ];
+    const revision = history.revision;
+    expect(runNow(history.extend(rows, byId))).toBe(W1);
+    expect(history.changedSince(revision)).toBe(W1);
+    expect(runNow(history.extend(rows, byId))).toBe(Infinity);
+    expect(everyChange(history)).toEqual(everyChange(built));
+    for (const at of [W0, W1, W2, END, END + day]) expect(document(history, at)).toEqual(document(built, at));
   });
 });
 
-describe('productChanges', () => {
-  const known = runNow(knownPrices(records, log));
+// The property: writes made as the database's rules allow, applied one at a time (as instances
+// reload), give the history built from the records as stored (as instances start), and both give
+// what the list knew at every instant, computed naively.
 
-  it('gives each change of a product’s entry: when recorded, changed, its end set, and ended', () => {
-    const gp1Changes = productChanges('storage.gp1', known.get('storage.gp1')!);
-    expect(gp1Changes.map((c) => [c.at, c.before?.amount ?? null, c.after?.amount ?? null])).toEqual([
-      [W0, null, '0.0480'], // a backfill appears at its write, not at its valid_from
-      [W1, '0.0480', '0.0500'],
-    ]);
-    expect(gp1Changes[1].before?.validUntil).toBeNull(); // as the list showed it just before W1
-    const io1Changes = productChanges('storage.io1', known.get('storage.io1')!);
-    expect(
-      io1Changes.map((c) => [c.at, c.before === null ? 'none' : c.before.validUntil, c.after?.amount ?? null]),
-    ).toEqual([
-      [W0, 'none', '0.0480'],
-      [W2, null, '0.0480'], // the end set: the entry shows valid_until from W2 on
-      [END, END, '0.2'],
-    ]);
-  });
+interface Held {
+  record: PriceRecord;
+  until: number | null;
+}
 
-  it('orders the feed by instant, then the list’s order; indexAfter finds the change after a place', () => {
-    const feed = [...known]
-      .flatMap(([key, prices]) => productChanges(key, prices))
-      .sort((a, b) => a.at - b.at || a.family - b.family || (a.sortKey < b.sortKey ? -1 : 1));
-    expect(feed.map((c) => [c.at, c.productKey])).toEqual([
-      [W0, 'storage.gp1'],
-      [W0, 'storage.io1'],
-      [W1, 'storage.gp1'],
-      [W2, 'storage.io1'],
-      [END, 'storage.io1'],
-    ]);
-    expect(indexAfter(feed, { at: W0, productKey: '' })).toBe(0);
-    expect(indexAfter(feed, { at: W0, productKey: 'storage.gp1' })).toBe(1);
-    expect(indexAfter(feed, { at: W0, productKey: 'storage.io1' })).toBe(2);
-    expect(indexAfter(feed, { at: W0, productKey: 'compute.g2.4' })).toBe(0); // a family before storage
-    expect(indexAfter(feed, { at: END, productKey: 'storage.io1' })).toBe(5);
-    expect(countUpTo(writes, W1)).toBe(2);
-    expect(countUpTo(writes, W0 - 1)).toBe(0);
+interface Book {
+  /** Every price ever recorded, by id; a withdrawn one is not stored any more. */
+  readonly records: Map<number, PriceRecord>;
+  readonly withdrawn: Set<number>;
+  /** Each write: its instant, its entries, and the state it left (what the list knew from it on). */
+  readonly writes: { at: number; rows: ListWrite[]; state: Map<number, Held> }[];
+  readonly ends: Map<number, KnownEnd[]>;
+}
+
+const KEYS = ['storage.gp1', 'storage.io1', 'compute.g2.4', 'network.vpc_egress'];
+
+/** A book written by random writes that follow the price book's rules, a few days apart. */
+function randomBook(random: () => number): Book {
+  const book: Book = { records: new Map(), withdrawn: new Set(), writes: [], ends: new Map() };
+  let state = new Map<number, Held>();
+  let at = W0;
+  let id = 1;
+  let changeId = 1;
+  const unit = (key: string) =>
+    key.startsWith('compute')
+      ? { unitType: 'seconds' as const, unitCount: 3600 }
+      : key.startsWith('network')
+        ? { unitType: 'gb' as const, unitCount: 1 }
+        : { unitType: 'gib_hours' as const, unitCount: 730 };
+  const endChanged = (held: Held, until: number | null) => {
+    const ends = book.ends.get(held.record.id) ?? [{ from: held.record.recordedAt!, validUntil: held.until }];
+    ends.push({ from: at, validUntil: until });
+    book.ends.set(held.record.id, ends);
+    held.until = until;
+  };
+  for (let w = 0; w < 12; w++) {
+    const rows: ListWrite[] = [];
+    state = new Map([...state].map(([k, held]) => [k, { ...held }]));
+    for (const key of KEYS) {
+      if (random() < 0.4) continue;
+      const ofKey = [...state.values()].filter((h) => h.record.productKey === key);
+      ofKey.sort((a, b) => a.record.validFrom - b.record.validFrom);
+      const last = ofKey[ofKey.length - 1];
+      const choice = random();
+      const add = (validFrom: number, validUntil: number | null) => {
+        const record = priceRecord({
+          id: id++,
+          productKey: key,
+          ...unit(key),
+          amount: `0.${Math.floor(random() * 90) + 10}`,
+          validFrom,
+          validUntil,
+          recordedAt: at,
+        });
+        book.records.set(record.id, record);
+        state.set(record.id, { record, until: validUntil });
+        rows.push({ changeId: changeId++, at, productKey: key, set: { id: record.id, validUntil } });
+      };
+      if (!last) {
+        // A first price: a backfill, from now, or scheduled; with an end or not.
+        const from = at + Math.round((random() - 0.5) * 20) * day;
+        add(from, random() < 0.3 ? from + (1 + Math.floor(random() * 30)) * day : null);
+      } else if (last.until === null && choice < 0.5) {
+        // A scheduled change: the open price ends where the new one starts.
+        const from = Math.max(at, last.record.validFrom + day) + Math.floor(random() * 10) * day;
+        endChanged(last, from);
+        rows.push({ changeId: changeId++, at, productKey: key, ends: [{ id: last.record.id, validUntil: from }] });
+        add(from, null);
+      } else if (last.until === null && choice < 0.65) {
+        // An end in the future, without a new price.
+        const until = Math.max(at, last.record.validFrom + day) + Math.floor(random() * 10) * day;
+        endChanged(last, until);
+        rows.push({ changeId: changeId++, at, productKey: key, ends: [{ id: last.record.id, validUntil: until }] });
+      } else if (last.record.validFrom > at && choice < 0.9) {
+        // A withdrawal of a scheduled price: the price it ended gets its end back.
+        state.delete(last.record.id);
+        book.records.delete(last.record.id);
+        book.withdrawn.add(last.record.id);
+        const before = ofKey[ofKey.length - 2];
+        const reopened = before && before.until === last.record.validFrom ? [before] : [];
+        for (const held of reopened) endChanged(held, last.until);
+        rows.push({
+          changeId: changeId++,
+          at,
+          productKey: key,
+          deleted: last.record.id,
+          ...(reopened.length > 0 && { ends: reopened.map((h) => ({ id: h.record.id, validUntil: h.until })) }),
+        });
+      } else if (last.until !== null && last.until <= at) {
+        add(at + Math.floor(random() * 5) * day, null); // a price again after a gap
+      }
+    }
+    if (rows.length > 0) book.writes.push({ at, rows, state });
+    at += (1 + Math.floor(random() * 20)) * day + Math.floor(random() * 1000);
+  }
+  return book;
+}
+
+/** The instants at which a write happened or what the list showed changed. */
+function changeInstants(book: Book): number[] {
+  return candidates(book).filter(
+    (i) =>
+      book.writes.some((w) => w.at === i) || JSON.stringify(shownAt(book, i)) !== JSON.stringify(shownAt(book, i - 1)),
+  );
+}
+
+/** What the list showed at `t`: the prices the last write by then left, in force at `t`. */
+function knownAt(book: Book, changes: readonly number[], t: number): PriceListDocument {
+  let state = new Map<number, Held>();
+  for (const write of book.writes) {
+    if (write.at > t) break;
+    state = write.state;
+  }
+  const shown = [...state.values()]
+    .filter((h) => h.record.validFrom <= t && (h.until === null || t < h.until))
+    .map((h) => ({ ...h.record, validUntil: h.until }));
+  // last_changed: the latest instant up to t at which a write happened or what was shown changed.
+  const last = Math.max(-Infinity, ...changes.filter((i) => i <= t));
+  const history = runNow(ListHistory.build({ records: shown, ends: new Map(), writes: [], lastChangeId: 0 }));
+  const doc = priceListDocument(runNow(history.listAt(t)));
+  return { ...doc, last_changed: last === -Infinity ? null : new Date(last).toISOString().replace('.000Z', 'Z') };
+}
+
+function shownAt(book: Book, t: number): unknown[] {
+  let state = new Map<number, Held>();
+  for (const write of book.writes) if (write.at <= t) state = write.state;
+  return [...state.values()]
+    .filter((h) => h.record.validFrom <= t && (h.until === null || t < h.until))
+    .map((h) => [h.record.productKey, h.record.amount, h.record.validFrom, h.until])
+    .sort();
+}
+
+function candidates(book: Book): number[] {
+  const all = new Set<number>();
+  for (const write of book.writes) {
+    all.add(write.at);
+    for (const held of write.state.values()) {
+      all.add(held.record.validFrom);
+      if (held.until !== null) all.add(held.until);
+    }
+  }
+  return [...all].sort((a, b) => a - b);
+}
+
+describe('ListHistory, on books written by the price book’s rules', () => {
+  it('gives the same history applied write by write as built from the records as stored, and what the list knew', () => {
+    const random = seededRandom(20261128);
+    for (let round = 0; round < 40; round++) {
+      const book = randomBook(random);
+      if (book.writes.length === 0) continue;
+      const stored = [...book.records.values()];
+      const writes = book.writes.map((w) => w.at);
+      const lastChangeId = book.writes[book.writes.length - 1].rows.at(-1)!.changeId;
+      const scratch = runNow(ListHistory.build({ records: stored, ends: book.ends, writes, lastChangeId }));
+      const [first, ...later] = book.writes;
+      const incremental = runNow(
+        ListHistory.build({
+          records: [...first.state.values()].map((h) => ({ ...h.record, validUntil: h.until })),
+          ends: new Map(),
+          writes: [first.at],
+          lastChangeId: first.rows.at(-1)!.changeId,
+        }),
+      );
+      for (const write of later) runNow(incremental.extend(write.rows, book.records));
+      // An instance that started on an empty book and applied every write as it came.
+      const fromEmpty = runNow(ListHistory.build({ records: [], ends: new Map(), writes: [], lastChangeId: 0 }));
+      for (const write of book.writes) runNow(fromEmpty.extend(write.rows, book.records));
+      expect(everyChange(fromEmpty)).toEqual(everyChange(scratch));
+      const changes = changeInstants(book);
+      for (const t of candidates(book).flatMap((i) => [i - 1, i, i + 1])) {
+        const known = knownAt(book, changes, t);
+        expect({ round, t, doc: document(scratch, t) }).toEqual({ round, t, doc: known });
+        expect({ round, t, inc: document(incremental, t) }).toEqual({ round, t, inc: known });
+        expect({ round, t, empty: document(fromEmpty, t) }).toEqual({ round, t, empty: known });
+      }
+      expect(everyChange(incremental)).toEqual(everyChange(scratch));
+    }
   });
 });

@@ -1,90 +1,52 @@
-import { firstIndexWhere } from './bisect';
+import { firstIndexOf, firstIndexWhere } from './bisect';
 import { parseProductKey } from '../catalogue/catalogue';
 import { compareCodePoints, naturalKey } from '../catalogue/natural-order';
-import { listEntry } from './price-list';
-import { isInForce, type PriceRecord } from './price-record';
+import { entryBytes, type ListAt } from './price-list';
+import type { PriceRecord } from './price-record';
 import type { Steps } from './slices';
 
-// The public list's past (docs/decisions.md, "Prices as they were"): each list price as the list
-// knew it over time — from the write that recorded it, with the ends later writes set, moved or
-// withdrew — so that the list at any past instant is what was served then (a backfill recorded
-// later is not in it; an end set later is not shown), and every change of the list has an instant.
+// The public list over time (docs/decisions.md, "One clock" and "Prices as they were"): one value
+// that the present and the past are both read from. Each product's **timeline** holds its entry
+// (section 2.3 of the API document: a list price with the end the list showed) from each instant
+// at which it changed; the **feed** is every such change in the order `/v1/pricing/changes` serves
+// them; the **versions** are the instants at which the list's document changed (an entry, or a
+// write of list prices, which moves `last_changed`). A write changes the list only from its
+// publication instant on, which no instance has served yet: so the history is only ever extended,
+// never rewritten before that instant, and the list at any instant up to now is final.
 
-/** A write of list prices, from the change log: its instant, the record it set, the ends it set. */
+/** From `from` on (a write's publication instant), a price's end was `validUntil` (null: none). */
+export interface KnownEnd {
+  readonly from: number;
+  readonly validUntil: number | null;
+}
+
+/** What the history is built from at start-up (PriceSnapshotReads). */
+export interface ListSources {
+  /** Every list price, ended ones too, each with `recordedAt`: its write's publication instant. */
+  readonly records: Iterable<PriceRecord>;
+  /**
+   * The ends of each price whose end ever changed, oldest first, the first from `recordedAt` (the
+   * end it was written with); a price not here had its end as stored from `recordedAt` on.
+   */
+  readonly ends: ReadonlyMap<number, readonly KnownEnd[]>;
+  /** The publication instants of the writes of list prices, in any order. */
+  readonly writes: readonly number[];
+  /** The change-log entry read last: `extend` starts after it. */
+  readonly lastChangeId: number;
+}
+
+/** A change-log entry of a list price, as `extend` applies it (in the log's order). */
 export interface ListWrite {
+  readonly changeId: number;
+  /** The write's publication instant. */
   readonly at: number;
-  /** The list price this write recorded, with its end as written then. */
+  readonly productKey: string;
+  /** The price this entry recorded, with the end it was written with. */
   readonly set?: { readonly id: number; readonly validUntil: number | null };
-  /** Ends this write set, moved or withdrew (null: reopened). */
+  /** The prices whose end this entry set, moved or withdrew (null: none). */
   readonly ends?: readonly { readonly id: number; readonly validUntil: number | null }[];
-}
-
-/** A list price as the list knew it: from when, and with which end from each instant on. */
-export interface KnownPrice {
-  readonly record: PriceRecord;
-  readonly knownFrom: number;
-  /** Ascending by `from`; the first is from `knownFrom`. */
-  readonly ends: readonly { readonly from: number; readonly validUntil: number | null }[];
-}
-
-/**
- * Each list price of `records` as the list knew it, by product key, from the writes of the change
- * log (`writes`, in log order). A record no write recorded (written before the log kept what
- * writes did, or by hand) is known from its `recordedAt`, with its end as stored.
- */
-export function* knownPrices(
-  records: Iterable<PriceRecord>,
-  writes: readonly ListWrite[],
-): Steps<Map<string, KnownPrice[]>> {
-  const setBy = new Map<number, { at: number; validUntil: number | null }>();
-  const endsOf = new Map<number, { from: number; validUntil: number | null }[]>();
-  let n = 0;
-  for (const write of writes) {
-    if ((++n & 1023) === 0) yield;
-    if (write.set && !setBy.has(write.set.id))
-      setBy.set(write.set.id, { at: write.at, validUntil: write.set.validUntil });
-    for (const end of write.ends ?? []) {
-      const ends = endsOf.get(end.id);
-      if (ends) ends.push({ from: write.at, validUntil: end.validUntil });
-      else endsOf.set(end.id, [{ from: write.at, validUntil: end.validUntil }]);
-    }
-  }
-  const byKey = new Map<string, KnownPrice[]>();
-  for (const record of records) {
-    if ((++n & 1023) === 0) yield;
-    if (record.organizationId !== null) continue;
-    const set = setBy.get(record.id);
-    const later = endsOf.get(record.id) ?? [];
-    // A list price read without when it was recorded (none the snapshot reads) counts from its start.
-    const knownFrom = set?.at ?? record.recordedAt ?? record.validFrom;
-    const first = set ? set.validUntil : later.length > 0 ? null : record.validUntil;
-    const known: KnownPrice = { record, knownFrom, ends: [{ from: knownFrom, validUntil: first }, ...later] };
-    const prices = byKey.get(record.productKey);
-    if (prices) prices.push(known);
-    else byKey.set(record.productKey, [known]);
-  }
-  return byKey;
-}
-
-/** `price` as the list knew it at `at`: with the end it had then; `undefined` before it was recorded. */
-export function knownAt(price: KnownPrice, at: number): PriceRecord | undefined {
-  if (price.knownFrom > at) return undefined;
-  let validUntil = price.ends[0].validUntil;
-  for (const end of price.ends) if (end.from <= at) validUntil = end.validUntil;
-  return validUntil === price.record.validUntil ? price.record : { ...price.record, validUntil };
-}
-
-/** The list prices of every key as the list knew them at `at`. */
-export function* recordsKnownAt(prices: ReadonlyMap<string, readonly KnownPrice[]>, at: number): Steps<PriceRecord[]> {
-  const records: PriceRecord[] = [];
-  for (const known of prices.values()) {
-    for (const price of known) {
-      const record = knownAt(price, at);
-      if (record) records.push(record);
-    }
-    if ((records.length & 1023) === 1023) yield;
-  }
-  return records;
+  /** The scheduled price this entry withdrew. */
+  readonly deleted?: number;
 }
 
 /** A change of the public list: the entry of one product just before `at` and from `at` on. */
@@ -97,83 +59,436 @@ export interface ListChange {
   readonly after: PriceRecord | null;
 }
 
-/**
- * Every change of one product's entry in the list, oldest first: at each instant at which a price
- * of it was recorded, took effect, ended, or had its end set or moved, the entry before and after,
- * when they differ (the list shows entries as section 2.3 of the API document says).
- */
-export function productChanges(productKey: string, prices: readonly KnownPrice[]): ListChange[] {
-  const parts = parseProductKey(productKey);
-  if (!parts) return []; // the database refuses such keys; never publish one
-  const instants = new Set<number>();
-  for (const price of prices) {
-    instants.add(price.knownFrom).add(price.record.validFrom);
-    for (const end of price.ends) {
-      instants.add(end.from);
-      if (end.validUntil !== null) instants.add(end.validUntil);
-    }
-  }
-  const changes: ListChange[] = [];
-  const sortKey = naturalKey(productKey).sortKey;
-  let before: { record: PriceRecord; entry: string } | null = null;
-  for (const at of [...instants].sort((a, b) => a - b)) {
-    const record = entryAt(prices, at);
-    const entry = record && JSON.stringify(listEntry(record));
-    if ((entry ?? null) === (before?.entry ?? null)) continue;
-    changes.push({
-      at,
-      productKey,
-      family: parts.familyOrder,
-      sortKey,
-      before: before?.record ?? null,
-      after: record ?? null,
-    });
-    before = record && entry ? { record, entry } : null;
-  }
-  return changes;
-}
-
-/** The entry of a product at `at`: its price in force then, as the list knew it. */
-function entryAt(prices: readonly KnownPrice[], at: number): PriceRecord | undefined {
-  for (const price of prices) {
-    const record = knownAt(price, at);
-    if (record && isInForce(record, at)) return record;
-  }
-  return undefined;
-}
-
-/** The order of the change feed: by instant, then product keys in the list's order. */
-export function inFeedOrder(a: FeedPlace, b: FeedPlace): number {
-  return (
-    a.at - b.at ||
-    a.family - b.family ||
-    compareCodePoints(a.sortKey, b.sortKey) ||
-    compareCodePoints(a.productKey, b.productKey)
-  );
-}
-
-/** Where a change stands in the feed. */
-type FeedPlace = Pick<ListChange, 'at' | 'family' | 'sortKey' | 'productKey'>;
-
 /** A place in the change feed: just after the change of `productKey` at `at` ('' for before every key). */
 export interface FeedPosition {
   readonly at: number;
   readonly productKey: string;
 }
 
-/** The index of the first change of `changes` (in feed order) after `position`. */
-export function indexAfter(changes: readonly ListChange[], position: FeedPosition): number {
-  const parts = position.productKey === '' ? undefined : parseProductKey(position.productKey);
-  const place: FeedPlace = {
-    at: position.at,
-    productKey: position.productKey,
-    family: parts ? parts.familyOrder : -1,
-    sortKey: parts ? naturalKey(position.productKey).sortKey : '',
-  };
-  return firstIndexWhere(changes, (change) => inFeedOrder(change, place) > 0);
+/** A product's entry at each instant it changed; `records[i]` null while it is not listed. */
+class Timeline {
+  readonly at: number[] = [];
+  readonly records: (PriceRecord | null)[] = [];
+  /** The end shown with `records[i]`; NaN for none. */
+  readonly until: number[] = [];
+  /** The prices a later write may still change (not ended by the last write), with their ends then. */
+  live: Map<number, Held> = new Map();
+  /** The serialized entry the present was last rendered with (one slot: the past is rendered when asked). */
+  rendered: { index: number; bytes: Buffer } | undefined;
+
+  constructor(
+    readonly productKey: string,
+    readonly family: number,
+    readonly sortKey: string,
+  ) {}
+
+  /** The index of the change in force at `at`; -1 before the first. */
+  indexAt(at: number): number {
+    return firstIndexWhere(this.at, (instant) => instant > at) - 1;
+  }
+
+  /** The entry from change `i` on, as the list shows it (its end as known then); null when not listed. */
+  entry(i: number): PriceRecord | null {
+    const record = i < 0 ? null : this.records[i];
+    if (record === null) return null;
+    const until = Number.isNaN(this.until[i]) ? null : this.until[i];
+    return until === record.validUntil ? record : { ...record, validUntil: until };
+  }
+
+  /** The serialized entry of change `i`; kept when `keep` (the present), replacing an older one. */
+  bytes(i: number, keep: boolean): Buffer {
+    if (this.rendered?.index === i) return this.rendered.bytes;
+    const bytes = entryBytes(this.entry(i)!);
+    if (keep && (this.rendered === undefined || this.rendered.index < i)) this.rendered = { index: i, bytes };
+    return bytes;
+  }
+
+  /** Forgets the changes at or after `from`: what a write replaces. */
+  truncate(from: number): void {
+    const kept = firstIndexWhere(this.at, (instant) => instant >= from);
+    this.at.length = kept;
+    this.records.length = kept;
+    this.until.length = kept;
+    if (this.rendered !== undefined && this.rendered.index >= kept) this.rendered = undefined;
+  }
+
+  /** Appends a change at `at` to (`record`, `until`), unless the list would show the same entry. */
+  push(at: number, record: PriceRecord | null, until: number | null): void {
+    const last = this.at.length - 1;
+    const shown = until ?? NaN;
+    if (last >= 0 && this.at[last] === at) {
+      // Two changes at one instant: the later one is what the list shows from it.
+      this.at.length = this.records.length = this.until.length = last;
+      return this.push(at, record, until);
+    }
+    if (sameEntry(last < 0 ? null : this.records[last], last < 0 ? NaN : this.until[last], record, shown)) return;
+    this.at.push(at);
+    this.records.push(record);
+    this.until.push(shown);
+  }
 }
 
-/** The index of the first of `sorted` (ascending) greater than `at`. */
-export function countUpTo(sorted: readonly number[], at: number): number {
-  return firstIndexWhere(sorted, (instant) => instant > at);
+/** A price as a write left it: the record and its end then. */
+interface Held {
+  readonly record: PriceRecord;
+  readonly until: number | null;
+}
+
+/** Where a price is listed, as its end then makes it: [start, end), shown with `until`. */
+interface Piece {
+  readonly start: number;
+  readonly end: number;
+  readonly record: PriceRecord;
+  readonly until: number | null;
+}
+
+/**
+ * The public list over time: every product's timeline, the feed, the versions. Extended by each
+ * write (`extend`), in place: a write replaces only what its timelines hold at or after its
+ * publication instant, so what any reader took before that instant stays as it was.
+ */
+export class ListHistory {
+  private readonly timelines = new Map<string, Timeline>();
+  /** The timelines in the list's order (families as in section 2.4, then natural order); replaced, never changed. */
+  private order: readonly Timeline[] = [];
+  private readonly feedAt: number[] = [];
+  private readonly feedLine: Timeline[] = [];
+  private readonly feedIndex: number[] = [];
+  private readonly versions: number[] = [];
+  private readonly writes: number[] = [];
+  /** The instant from which each extension changed the list, by revision. */
+  private readonly extensions: number[] = [];
+  private applied: number;
+
+  private constructor(lastChangeId: number) {
+    this.applied = lastChangeId;
+  }
+
+  /** The history of `sources`, in steps (core/slices.ts): a long history is built without holding the event loop. */
+  static *build(sources: ListSources): Steps<ListHistory> {
+    const history = new ListHistory(sources.lastChangeId);
+    const byKey = new Map<string, PriceRecord[]>();
+    let n = 0;
+    for (const record of sources.records) {
+      if ((++n & 1023) === 0) yield;
+      if (record.organizationId !== null) continue;
+      const records = byKey.get(record.productKey);
+      if (records) records.push(record);
+      else byKey.set(record.productKey, [record]);
+    }
+    let lastWrite = -Infinity;
+    for (const at of sources.writes) if (at > lastWrite) lastWrite = at;
+    for (const [productKey, records] of byKey) {
+      const timeline = history.timeline(productKey, false);
+      if (!timeline) continue;
+      const pieces: Piece[] = [];
+      for (const record of records) {
+        const recordedAt = record.recordedAt ?? record.validFrom;
+        const ends = sources.ends.get(record.id) ?? [{ from: recordedAt, validUntil: record.validUntil }];
+        for (const [i, end] of ends.entries()) piecesOf(pieces, record, end, ends[i + 1]?.from ?? Infinity);
+        if (record.validUntil === null || record.validUntil > lastWrite) {
+          timeline.live.set(record.id, { record, until: record.validUntil });
+        }
+        if ((++n & 1023) === 0) yield;
+      }
+      emit(timeline, pieces);
+    }
+    history.order = yield* sortedTimelines(history.timelines.values());
+    // The feed in one pass: changes bucketed by instant, each bucket already in the list's order.
+    const buckets = new Map<number, { lines: Timeline[]; indices: number[] }>();
+    for (const timeline of history.order) {
+      for (let i = 0; i < timeline.at.length; i++) {
+        const at = timeline.at[i];
+        let bucket = buckets.get(at);
+        if (!bucket) buckets.set(at, (bucket = { lines: [], indices: [] }));
+        bucket.lines.push(timeline);
+        bucket.indices.push(i);
+      }
+      if ((++n & 255) === 0) yield;
+    }
+    for (const at of [...buckets.keys()].sort((a, b) => a - b)) {
+      const { lines, indices } = buckets.get(at)!;
+      for (let i = 0; i < lines.length; i++) {
+        history.feedAt.push(at);
+        history.feedLine.push(lines[i]);
+        history.feedIndex.push(indices[i]);
+      }
+      buckets.delete(at);
+      yield;
+    }
+    history.writes.push(...[...new Set(sources.writes)].sort((a, b) => a - b));
+    history.resetVersionsFrom(-Infinity);
+    return history;
+  }
+
+  /**
+   * Applies the list's change-log entries after those applied already (`writes`, in the log's
+   * order; `records`, the prices they name as stored now, by id), each write from its publication
+   * instant on. Returns the earliest instant from which the list may differ (Infinity when nothing
+   * was applied): what was prepared for that instant or later is stale.
+   */
+  *extend(writes: readonly ListWrite[], records: ReadonlyMap<number, PriceRecord>): Steps<number> {
+    const fresh = writes.filter((write) => write.changeId > this.applied);
+    if (fresh.length === 0) return Infinity;
+    const from = fresh[0].at;
+    const touched = new Set<Timeline>();
+    let start = 0;
+    while (start < fresh.length) {
+      let end = start;
+      while (end < fresh.length && fresh[end].at === fresh[start].at) end++;
+      const at = fresh[start].at;
+      const byKey = new Map<string, ListWrite[]>();
+      for (let i = start; i < end; i++) {
+        const rows = byKey.get(fresh[i].productKey);
+        if (rows) rows.push(fresh[i]);
+        else byKey.set(fresh[i].productKey, [fresh[i]]);
+      }
+      for (const [productKey, rows] of byKey) {
+        const timeline = this.timeline(productKey);
+        if (!timeline) continue;
+        const live = new Map(timeline.live);
+        for (const row of rows) apply(live, row, records);
+        timeline.truncate(at);
+        const pieces: Piece[] = [];
+        for (const held of live.values()) piecesOf(pieces, held.record, { from: at, validUntil: held.until }, Infinity);
+        emit(timeline, pieces, at);
+        for (const [id, held] of live) if (held.until !== null && held.until <= at) live.delete(id);
+        timeline.live = live;
+        touched.add(timeline);
+      }
+      if (this.writes.length === 0 || this.writes[this.writes.length - 1] < at) this.writes.push(at);
+      else if (!this.writes.includes(at))
+        this.writes.splice(
+          firstIndexWhere(this.writes, (w) => w > at),
+          0,
+          at,
+        );
+      start = end;
+      yield;
+    }
+    this.applied = fresh[fresh.length - 1].changeId;
+    yield* this.refeedFrom(from, touched);
+    this.resetVersionsFrom(from);
+    this.extensions.push(from);
+    return from;
+  }
+
+  /** How many times the history was extended: what was made from it at a revision is checked by changedSince. */
+  get revision(): number {
+    return this.extensions.length;
+  }
+
+  /**
+   * The earliest instant from which the list changed after `revision` (Infinity when it did not):
+   * an answer made then for an instant before it is still right.
+   */
+  changedSince(revision: number): number {
+    let from = Infinity;
+    for (let i = revision; i < this.extensions.length; i++) from = Math.min(from, this.extensions[i]);
+    return from;
+  }
+
+  /** The change-log entry applied last. */
+  get lastChangeId(): number {
+    return this.applied;
+  }
+
+  /** The instant of the version in force at `at` (the latest not after it); -Infinity before any. */
+  versionAt(at: number): number {
+    const i = firstIndexWhere(this.versions, (version) => version > at) - 1;
+    return i < 0 ? -Infinity : this.versions[i];
+  }
+
+  /** The first version after `at`; Infinity when none is known. */
+  nextVersionAfter(at: number): number {
+    const i = firstIndexWhere(this.versions, (version) => version > at);
+    return i < this.versions.length ? this.versions[i] : Infinity;
+  }
+
+  /**
+   * The public list at `at`: every product's entry in force then, `last_changed` and the versions
+   * around it. With `keep` (the present and the instants just ahead), each entry's bytes are kept
+   * on its timeline, so that the next list serializes only the entries that changed.
+   */
+  *listAt(at: number, keep = false): Steps<ListAt> {
+    const prices: PriceRecord[] = [];
+    const families: number[] = [];
+    const entries: Buffer[] = [];
+    const order = this.order;
+    for (let n = 0; n < order.length; n++) {
+      const timeline = order[n];
+      const i = timeline.indexAt(at);
+      if (i >= 0 && timeline.records[i] !== null) {
+        prices.push(timeline.entry(i)!);
+        families.push(timeline.family);
+        entries.push(timeline.bytes(i, keep));
+      }
+      if ((n & 1023) === 1023) yield;
+    }
+    const v = firstIndexWhere(this.versions, (version) => version > at);
+    return {
+      at,
+      prices,
+      families,
+      entries,
+      lastChanged: v > 0 ? this.versions[v - 1] : null,
+      previousChange: v > 1 ? this.versions[v - 2] : null,
+      nextChange: v < this.versions.length ? this.versions[v] : Infinity,
+    };
+  }
+
+  /** The changes after `position` with instants before `before`, at most `limit`; `more` when more such follow. */
+  changesAfter(position: FeedPosition, limit: number, before: number): { changes: ListChange[]; more: boolean } {
+    const start = this.indexAfter(position);
+    const end = firstIndexWhere(this.feedAt, (at) => at >= before);
+    const stop = Math.min(end, start + limit);
+    const changes: ListChange[] = [];
+    for (let i = start; i < stop; i++) {
+      const timeline = this.feedLine[i];
+      const j = this.feedIndex[i];
+      changes.push({
+        at: this.feedAt[i],
+        productKey: timeline.productKey,
+        family: timeline.family,
+        sortKey: timeline.sortKey,
+        before: timeline.entry(j - 1),
+        after: timeline.entry(j),
+      });
+    }
+    return { changes, more: stop < end };
+  }
+
+  /** The number of changes of the feed (for metrics and tests). */
+  get changeCount(): number {
+    return this.feedAt.length;
+  }
+
+  /**
+   * The timeline of `productKey`, made when new (and put in the list's order, unless the caller
+   * orders every timeline itself); `undefined` for a key of no family (never published).
+   */
+  private timeline(productKey: string, ordered = true): Timeline | undefined {
+    const held = this.timelines.get(productKey);
+    if (held) return held;
+    const parts = parseProductKey(productKey);
+    if (!parts) return undefined; // the database refuses such keys; never publish one
+    const timeline = new Timeline(productKey, parts.familyOrder, naturalKey(productKey).sortKey);
+    this.timelines.set(productKey, timeline);
+    if (ordered) {
+      const at = firstIndexWhere(this.order, (other) => inListOrder(other, timeline) > 0);
+      this.order = [...this.order.slice(0, at), timeline, ...this.order.slice(at)];
+    }
+    return timeline;
+  }
+
+  /** The feed's changes from `from` on made again: those of `touched` anew, the others kept. */
+  private *refeedFrom(from: number, touched: ReadonlySet<Timeline>): Steps<void> {
+    const start = firstIndexWhere(this.feedAt, (at) => at >= from);
+    const tail: [number, Timeline, number][] = [];
+    for (let i = start; i < this.feedAt.length; i++) {
+      if (!touched.has(this.feedLine[i])) tail.push([this.feedAt[i], this.feedLine[i], this.feedIndex[i]]);
+    }
+    for (const timeline of touched) {
+      const first = firstIndexWhere(timeline.at, (at) => at >= from);
+      for (let i = first; i < timeline.at.length; i++) tail.push([timeline.at[i], timeline, i]);
+    }
+    yield;
+    tail.sort((a, b) => a[0] - b[0] || inListOrder(a[1], b[1]));
+    this.feedAt.length = this.feedLine.length = this.feedIndex.length = start;
+    for (const [at, timeline, i] of tail) {
+      this.feedAt.push(at);
+      this.feedLine.push(timeline);
+      this.feedIndex.push(i);
+    }
+  }
+
+  /** The versions from `from` on made again, from the feed and the writes. */
+  private resetVersionsFrom(from: number): void {
+    const kept = firstIndexWhere(this.versions, (version) => version >= from);
+    const later = new Set<number>();
+    for (let i = firstIndexWhere(this.feedAt, (at) => at >= from); i < this.feedAt.length; i++)
+      later.add(this.feedAt[i]);
+    for (let i = firstIndexWhere(this.writes, (at) => at >= from); i < this.writes.length; i++)
+      later.add(this.writes[i]);
+    this.versions.length = kept;
+    this.versions.push(...[...later].sort((a, b) => a - b));
+  }
+
+  /** The index of the first change of the feed after `position`. */
+  private indexAfter(position: FeedPosition): number {
+    const parts = position.productKey === '' ? undefined : parseProductKey(position.productKey);
+    const family = parts ? parts.familyOrder : -1;
+    const sortKey = parts ? naturalKey(position.productKey).sortKey : '';
+    return firstIndexOf(this.feedAt.length, (i) => {
+      const line = this.feedLine[i];
+      return (
+        (this.feedAt[i] - position.at ||
+          line.family - family ||
+          compareCodePoints(line.sortKey, sortKey) ||
+          compareCodePoints(line.productKey, position.productKey)) > 0
+      );
+    });
+  }
+}
+
+/** Applies one change-log entry to the prices a write left. */
+function apply(live: Map<number, Held>, row: ListWrite, records: ReadonlyMap<number, PriceRecord>): void {
+  if (row.set) {
+    // A price withdrawn since is gone: it never took effect, so it was never listed.
+    const record = records.get(row.set.id);
+    if (record) live.set(record.id, { record, until: row.set.validUntil });
+  }
+  for (const end of row.ends ?? []) {
+    const held = live.get(end.id) ?? (records.has(end.id) ? { record: records.get(end.id)! } : undefined);
+    if (held) live.set(end.id, { record: held.record, until: end.validUntil });
+  }
+  if (row.deleted !== undefined) live.delete(row.deleted);
+}
+
+/** Where `record` is listed while its end is `end.validUntil`, from `end.from` until `next`. */
+function piecesOf(pieces: Piece[], record: PriceRecord, end: KnownEnd, next: number): void {
+  const start = Math.max(end.from, record.validFrom);
+  const stop = Math.min(next, end.validUntil ?? Infinity);
+  if (start < stop) pieces.push({ start, end: stop, record, until: end.validUntil });
+}
+
+/**
+ * Appends the changes `pieces` (of one product, never overlapping) make to `timeline`; from `from`
+ * on when given (a write: the product is not listed from then until its first piece).
+ */
+function emit(timeline: Timeline, pieces: Piece[], from?: number): void {
+  pieces.sort((a, b) => a.start - b.start);
+  if (from !== undefined && (pieces.length === 0 || pieces[0].start > from)) timeline.push(from, null, null);
+  let end = -Infinity;
+  for (const piece of pieces) {
+    if (end !== -Infinity && piece.start > end) timeline.push(end, null, null);
+    timeline.push(piece.start, piece.record, piece.until);
+    end = piece.end;
+  }
+  if (end !== -Infinity && end !== Infinity) timeline.push(end, null, null);
+}
+
+/** Whether the list shows the same entry (the key is the timeline's): the same terms and window. */
+function sameEntry(a: PriceRecord | null, aUntil: number, b: PriceRecord | null, bUntil: number): boolean {
+  if (a === null || b === null) return a === b;
+  return (
+    (a === b ||
+      (a.unitType === b.unitType &&
+        a.unitCount === b.unitCount &&
+        a.amount === b.amount &&
+        a.validFrom === b.validFrom)) &&
+    (aUntil === bUntil || (Number.isNaN(aUntil) && Number.isNaN(bUntil)))
+  );
+}
+
+function inListOrder(a: Timeline, b: Timeline): number {
+  return (
+    a.family - b.family || compareCodePoints(a.sortKey, b.sortKey) || compareCodePoints(a.productKey, b.productKey)
+  );
+}
+
+function* sortedTimelines(timelines: Iterable<Timeline>): Steps<Timeline[]> {
+  const all = [...timelines];
+  yield;
+  return all.sort(inListOrder);
 }

@@ -1,7 +1,8 @@
 import { compareNatural } from '../catalogue/natural-order';
 import { seededRandom } from '../testing/seeded-random';
-import { listAt, priceListDocument, publicList, withProducts } from './price-list';
-import type { ListAt, PriceListDocument, PublicList } from './price-list';
+import { ListHistory } from './list-history';
+import { priceListDocument } from './price-list';
+import type { ListAt, PriceListDocument } from './price-list';
 import { isInForce, type PriceRecord } from './price-record';
 import { priceRecord } from './price-record.fixture';
 import { runNow } from './slices';
@@ -9,9 +10,13 @@ import { runNow } from './slices';
 /** An instant as the list holds it: epoch milliseconds. */
 const ms = (iso: string): number => Date.parse(iso);
 
-/** The public list of `records` and `writes` at `at`, built from `from` on (default: at `at`). */
-function listOf(records: readonly PriceRecord[], writes: readonly number[], at: number, from = at): ListAt {
-  return runNow(listAt(runNow(publicList(records, writes, from)), at));
+/** The history of `records` (each known from when it was recorded, with its end as stored) and `writes`. */
+const historyOf = (records: readonly PriceRecord[], writes: readonly number[]): ListHistory =>
+  runNow(ListHistory.build({ records, ends: new Map(), writes, lastChangeId: 0 }));
+
+/** The public list of `records` and `writes` at `at`. */
+function listOf(records: readonly PriceRecord[], writes: readonly number[], at: number): ListAt {
+  return runNow(historyOf(records, writes).listAt(at));
 }
 
 interface History {
@@ -194,27 +199,9 @@ describe('the prices listed', () => {
   });
 });
 
-describe('publicList: only what can still be listed', () => {
+describe('the list at every instant', () => {
   const from = at('2026-06-01T00:00:00Z');
   const day = 86_400_000;
-
-  it('keeps prices in force or scheduled, and the two latest changes up to the instant in place of ended ones', () => {
-    const ended = priceRecord({ validFrom: '2026-01-01T00:00:00Z', validUntil: '2026-03-01T00:00:00Z' });
-    const current = priceRecord({ validFrom: '2026-03-01T00:00:00Z', validUntil: '2026-09-01T00:00:00Z' });
-    const scheduled = priceRecord({ validFrom: '2026-09-01T00:00:00Z' });
-    const endsAtInstant = priceRecord({ productKey: 'storage.io1', validUntil: '2026-06-01T00:00:00Z' });
-    const organization = priceRecord({ organizationId: 'org_1', validFrom: '2026-05-01T00:00:00Z' });
-    const list = runNow(
-      publicList(
-        [ended, current, scheduled, endsAtInstant, organization],
-        [ms('2025-12-01T00:00:00Z'), ms('2026-02-01T00:00:00Z'), ms('2026-06-01T00:00:00.003Z')],
-        from.getTime(),
-      ),
-    );
-    expect(list.products.map((p) => p.prices)).toEqual([[current, scheduled]]);
-    expect(list.past).toEqual([ms('2026-03-01T00:00:00Z'), ms('2026-06-01T00:00:00Z')]);
-    expect(list.writes).toEqual([ms('2026-06-01T00:00:00.003Z')]);
-  });
 
   /** What the rules of the document give, computed naively from the whole history. */
   function expected(history: History, t: number): { document: PriceListDocument; next: number } {
@@ -256,48 +243,18 @@ describe('publicList: only what can still be listed', () => {
     return { records, writes: Array.from({ length: Math.floor(random() * 4) }, () => near(random, base, 200)) };
   }
 
-  /** The list at `t`, checked against what the rules of the document give for the whole `history`. */
-  function checkedListAt(list: PublicList, history: History, t: number): ListAt {
-    const found = runNow(listAt(list, t));
-    const { document, next } = expected(history, t);
-    expect(priceListDocument(found)).toEqual(document);
-    expect(found.nextChange).toBe(next);
-    return found;
-  }
-
-  it('gives the list, last_changed and next change of the whole history at every instant from `from` on', () => {
+  it('gives the list, last_changed and next change the rules of the document give for the whole history', () => {
     const random = seededRandom(20261122);
     for (let round = 0; round < 200; round++) {
       const history = randomHistory(random, from.getTime());
-      const listFrom = near(random, from.getTime(), 200);
-      const list = runNow(publicList(history.records, history.writes, listFrom));
+      const built = historyOf(history.records, history.writes);
+      const start = near(random, from.getTime(), 200);
       for (const offset of [0, 1, day, 30 * day, 120 * day]) {
-        checkedListAt(list, history, listFrom + offset);
-      }
-    }
-  });
-
-  it('withProducts: a change of some keys gives the list built from scratch', () => {
-    const random = seededRandom(20261126);
-    for (let round = 0; round < 200; round++) {
-      const before = randomHistory(random, from.getTime());
-      const first = near(random, from.getTime(), 100);
-      const later = first + Math.round(random() * 50) * day;
-      // A change keeps what took effect (history is never rewritten) and adds prices from `later` on.
-      const added = randomHistory(random, later + 100 * day).records;
-      const keys = new Set(added.map((r) => r.productKey));
-      const kept = before.records.filter((r) => !keys.has(r.productKey) || r.validFrom <= later);
-      const writes = [later, later + day];
-      const changed = new Map(
-        [...keys].map((k) => [k, [...kept, ...added].filter((r) => r.productKey === k)] as const),
-      );
-      const updated: PublicList = runNow(
-        withProducts(runNow(publicList(before.records, before.writes, first)), changed, writes, later),
-      );
-      const whole = { records: [...kept, ...added], writes: [...before.writes, ...writes] };
-      for (const offset of [0, 1, day, 30 * day, 300 * day]) {
-        const t = later + offset;
-        expect(checkedListAt(updated, whole, t)).toEqual(listOf(whole.records, whole.writes, t, later));
+        const t = start + offset;
+        const found = runNow(built.listAt(t));
+        const { document, next } = expected(history, t);
+        expect(priceListDocument(found)).toEqual(document);
+        expect(found.nextChange).toBe(next);
       }
     }
   });

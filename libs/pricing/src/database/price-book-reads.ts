@@ -82,13 +82,13 @@ export class PriceBookReads {
     consume: (page: readonly LoggedChange[]) => void | Promise<void>,
   ): Promise<void> {
     return this.dataSource.transaction('REPEATABLE READ', (db) =>
-      // Change ids grow with changed_at (every write takes the price book lock first): pages by id.
+      // Change ids grow with changed_at (every write takes the price book lock first): in id order.
       forEachPage<PriceChangeRow>(
         db,
         {
           columns: CHANGE_COLUMNS,
           table: 'price_change',
-          where: `($2::timestamptz IS NULL OR changed_at >= $2) AND ($3::timestamptz IS NULL OR changed_at < $3)`,
+          where: `($1::timestamptz IS NULL OR changed_at >= $1) AND ($2::timestamptz IS NULL OR changed_at < $2)`,
           parameters: [instantParameter(range.since), instantParameter(range.until)],
         },
         async (page) => {

@@ -201,36 +201,54 @@ export function rows<T>(db: EntityManager, sql: string, parameters: readonly unk
   return db.query<T[]>(sql, [...parameters]);
 }
 
-/** What forEachPage reads: `where` may use parameters from $2 on. */
+/** What forEachPage reads: `where` may use parameters from $1 on. */
 export interface PagedQuery {
   readonly columns: string;
   readonly table: 'price_record' | 'price_change';
   readonly where?: string;
   readonly parameters?: readonly unknown[];
+  /** Rows in id order (the default); `false` when their order does not matter (no sort, no index needed). */
+  readonly ordered?: boolean;
 }
 
+/** Cursors made by forEachPage, numbered: several may be open in one transaction. */
+let cursors = 0;
+
 /**
- * Reads a table's rows in id order, PAGE rows a statement (keyset: no statement runs long, whatever
- * the table's size), giving each page to `consume` as it is read, the last one too (it has fewer
- * than PAGE rows, maybe none), until `consume` returns `false`: the rows of a million records are
- * never all held at once.
+ * Reads a table's rows (in id order unless `ordered: false`) through a cursor in the caller's
+ * transaction, PAGE rows a fetch, giving each page to `consume` as it is read, the last one too (it
+ * has fewer than PAGE rows, maybe none), until `consume` returns `false`: the rows of a million
+ * records are never all held at once, no fetch runs long, and the query is planned once, whatever
+ * the table's statistics say (pages planned one by one sort every remaining row when statistics are
+ * stale, as right after a bulk import: a read then takes time quadratic in the table).
  */
-export async function forEachPage<Row extends { readonly id: number | string }>(
+export async function forEachPage<Row>(
   db: EntityManager,
-  { columns, table, where = 'true', parameters = [] }: PagedQuery,
+  { columns, table, where = 'true', parameters = [], ordered = true }: PagedQuery,
   consume: (page: readonly Row[]) => unknown,
 ): Promise<void> {
-  let after: number | string = 0;
-  for (;;) {
-    // ${table}.id, not id: the output column `id` is float8 or text, which the primary key does not index.
-    const page: Row[] = await rows<Row>(
-      db,
-      `SELECT ${columns} FROM ${table} WHERE ${table}.id > $1::bigint AND (${where}) ORDER BY ${table}.id LIMIT ${PAGE}`,
-      [after, ...parameters],
-    );
-    // `false` from consume: no more pages.
-    if ((await consume(page)) === false || page.length < PAGE) return;
-    after = page[page.length - 1].id;
+  // ${table}.id, not id: an output column `id` may be float8 or text, which the primary key does not index.
+  const order = ordered ? ` ORDER BY ${table}.id` : '';
+  await forEachFetched(db, `SELECT ${columns} FROM ${table} WHERE (${where})${order}`, parameters, consume);
+}
+
+/** The rows of any query through a cursor, a page at a time, as forEachPage reads a table's. */
+export async function forEachFetched<Row>(
+  db: EntityManager,
+  query: string,
+  parameters: readonly unknown[],
+  consume: (page: readonly Row[]) => unknown,
+): Promise<void> {
+  const cursor = `pricing_rows_${++cursors}`;
+  await db.query(`DECLARE ${cursor} NO SCROLL CURSOR FOR ${query}`, [...parameters]);
+  try {
+    for (;;) {
+      const page = await rows<Row>(db, `FETCH ${PAGE} FROM ${cursor}`);
+      // `false` from consume: no more pages.
+      if ((await consume(page)) === false || page.length < PAGE) return;
+    }
+  } finally {
+    await db.query(`CLOSE ${cursor}`).catch(() => undefined);
   }
 }
 

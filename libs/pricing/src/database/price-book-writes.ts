@@ -2,13 +2,14 @@ import { Injectable } from '@nestjs/common';
 import { CommitOutcomeUnknownError, inTransaction, type TransactionOptions } from '@app/database';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { PriceRecord } from '../core/price-record';
-import { PriceBookCommitUnknownError } from '../errors/pricing-error';
+import { PriceBookCommitUnknownError, PublicationMissedError } from '../errors/pricing-error';
 import type { Author } from '../price-book/author';
 import type { ImportPlan } from '../price-book/plan-import';
 import type { Withdrawal, WithdrawalPlan } from '../price-book/plan-withdrawal';
 import type { Progress } from '../price-book/progress';
 import type { LoggedRecord } from '../price-book/change-log-chain';
 import { appendToLog } from './change-log';
+import { PUBLICATION_INSTANT, PUBLICATION_MISSED } from './migrations/1764000011000-one-clock';
 import {
   inBatches,
   loggedRecordColumns,
@@ -28,11 +29,25 @@ export const PRICE_BOOK_CHANNEL = 'pricing_price_book_changed';
 /** Advisory lock that serializes writes of the price book. */
 export const PRICE_BOOK_LOCK = 4_705_212_001;
 
+/** The SQLSTATE of a database error thrown through TypeORM or pg. */
+function sqlState(error: unknown): string | undefined {
+  const cause = (error as { driverError?: unknown })?.driverError ?? error;
+  return (cause as { code?: unknown })?.code as string | undefined;
+}
+
 /**
  * A transaction of the price book (inTransaction): every write's statements run in the one it is
  * given, so that a workflow (services/price-book.service.ts) decides what is written together.
  */
 export type PriceBookTransaction = EntityManager;
+
+/** How long after it begins a write takes effect (PriceBookWrites.begin). */
+export interface PublicationDelay {
+  /** This long; within the database's bounds. */
+  readonly delayMs?: number;
+  /** Without `delayMs`: the database's default delay plus this, what the write is expected to take. */
+  readonly takesMs?: number;
+}
 
 /** A product key and a scope: the list price (`organizationId` null) or one organization's. */
 export type PriceScope = Pick<PriceRecord, 'productKey' | 'organizationId'>;
@@ -44,34 +59,46 @@ export type PriceScope = Pick<PriceRecord, 'productKey' | 'organizationId'>;
  */
 @Injectable()
 export class PriceBookWrites {
+  /** The publication instant of each transaction begun (`begin`), for the error of a COMMIT refused for it. */
+  private readonly instants = new WeakMap<PriceBookTransaction, Date>();
+
   constructor(private readonly dataSource: DataSource) {}
 
   /**
-   * Runs `work` in one transaction and commits it, or, with `commit: false`, rolls it back once
-   * `work` is done (a dry run: the same statements, nothing kept, no NOTIFY sent). When `work`
+   * Runs `work` in one transaction and commits it, or, with `commit: false` (or a `commit` that says
+   * no to what it returned), rolls it back once `work` is done (a dry run, or a write that changes
+   * nothing: the same statements, nothing kept, no NOTIFY sent). When `work`
    * throws, nothing is kept either; when the connection fails during the commit, nobody knows
    * (PriceBookCommitUnknownError).
    */
-  inTransaction<T>(work: (tx: PriceBookTransaction) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
-    return inTransaction(this.dataSource, work, options).catch((error: unknown) => {
-      throw error instanceof CommitOutcomeUnknownError ? new PriceBookCommitUnknownError(error.cause) : error;
+  inTransaction<T>(work: (tx: PriceBookTransaction) => Promise<T>, options: TransactionOptions<T> = {}): Promise<T> {
+    let begun: PriceBookTransaction | undefined;
+    return inTransaction(this.dataSource, (tx) => work((begun = tx)), options).catch((error: unknown) => {
+      if (error instanceof CommitOutcomeUnknownError) throw new PriceBookCommitUnknownError(error.cause);
+      const instant = begun && this.instants.get(begun);
+      if (instant && sqlState(error) === PUBLICATION_MISSED) throw new PublicationMissedError(instant, error);
+      throw error;
     });
   }
 
   /**
-   * Takes the price book lock, which serializes every write, and returns the write's instant: the
-   * time the lock was granted, so that serialized writes have increasing instants, rounded up to
-   * the millisecond (a Date has no microseconds), so that it is never before the transaction's
-   * now(), which the history trigger checks ends against.
+   * Takes the price book lock, which serializes every write, and returns the write's publication
+   * instant, which the database gives it (docs/decisions.md, "One clock"): its clock now plus
+   * `delayMs`, or its default delay plus `takesMs` (what the write is expected to take), within the
+   * bounds of price_book_clock, after every earlier write's, whole milliseconds. Every record the write inserts is recorded at it, every end
+   * it sets is at it or later, its change-log rows carry it, and the public list changes at it; the
+   * COMMIT is refused (PublicationMissedError, nothing written) unless it comes early enough before
+   * it for every instance to have its answers ready.
    */
-  async lock(tx: PriceBookTransaction): Promise<Date> {
+  async begin(tx: PriceBookTransaction, { delayMs, takesMs }: PublicationDelay = {}): Promise<Date> {
     await tx.query(`SELECT pg_advisory_xact_lock($1)`, [PRICE_BOOK_LOCK]);
+    const interval = (ms: number | undefined) => (ms === undefined ? null : `${Math.ceil(ms)} milliseconds`);
     const [{ instant }] = await rows<{ instant: Date }>(
       tx,
-      `SELECT date_trunc('milliseconds', t) + CASE WHEN t > date_trunc('milliseconds', t)
-                THEN interval '1 millisecond' ELSE interval '0' END AS instant
-         FROM statement_timestamp() AS t`,
+      `SELECT ${PUBLICATION_INSTANT}($1::interval, $2::interval) AS instant`,
+      [interval(delayMs), interval(takesMs)],
     );
+    this.instants.set(tx, instant);
     return instant;
   }
 
@@ -130,14 +157,14 @@ export class PriceBookWrites {
     progress.start('writing', plan.ends.length + plan.inserts.length + plan.availability.length, 'rows');
     const written = (rowCount: number): void => progress.update((done += rowCount));
     const ended = await writeEnds(tx, plan.ends, written);
-    const inserted = await insertPrices(tx, plan.inserts, written);
+    const inserted = await insertPrices(tx, plan.inserts, instant, written);
     const links = await linkSuccessors(
       tx,
       plan,
       inserted.map((record) => Number(record.id)),
     );
     await writeAvailability(tx, plan.availability, instant, written);
-    await logPlan(tx, plan, { inserted, ended, links }, instant, author);
+    await logPlan(tx, plan, { inserted, ended, links }, author);
   }
 
   /**
@@ -187,7 +214,6 @@ export class PriceBookWrites {
           },
         },
       ],
-      instant,
       author,
     );
   }

@@ -1,26 +1,30 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
+import type { KnownEnd, ListWrite } from '../core/list-history';
 import type { PriceRecord } from '../core/price-record';
-import { isLoggedEffect, type LoggedRecord } from '../price-book/change-log-chain';
-import type { ListWrite } from '../core/list-history';
-import { PRICE_BOOK_LOCK } from './price-book-writes';
-import type { PriceBookHead, PricingChanges, PricingData } from './pricing-data';
+import type { PriceBookHead, PricingChanges, PricingData, ReadHead } from './pricing-data';
 import {
   epochMs,
+  forEachFetched,
   forEachPage,
   readAvailability,
   HELD_RECORD_COLUMNS,
   rows,
   toPriceRecord,
-  type PriceChangeRow,
   type PriceRecordRow,
 } from './price-book-rows';
 import { StringPool } from './string-pool';
 
 /**
  * What the prices held in memory are read from (snapshot/price-book-loader.ts): every price at
- * start-up, then what changed since, and the version to poll. Each read runs in a snapshot of its
- * own (REPEATABLE READ), in pages; the strings that repeat across records are shared.
+ * start-up, then what changed since, and the head to poll. Each read runs in a snapshot of its own
+ * (REPEATABLE READ), its head read first, through cursors (planned once: forEachPage); the strings
+ * that repeat across records are shared.
+ *
+ * The list's past is read from the records (docs/decisions.md, "One clock"): each is recorded at its
+ * write's publication instant, and keeps when its end last changed and from what; only the few
+ * prices whose end changed more than once (a withdrawn scheduled change, then another) are replayed
+ * from the change log.
  */
 @Injectable()
 export class PriceSnapshotReads {
@@ -36,22 +40,52 @@ export class PriceSnapshotReads {
   loadPricingData({ listOnly = false }: { listOnly?: boolean } = {}): Promise<PricingData> {
     return this.dataSource.transaction('REPEATABLE READ', async (db) => {
       const head = await readHead(db);
-      const records = await this.readRecords(db, listOnly ? 'organization_id IS NULL' : undefined);
+      const records: PriceRecord[] = [];
+      const listEnds = new Map<number, KnownEnd[]>();
+      const replayed: number[] = [];
+      const intern = <T extends string | null>(text: T): T => this.pool.intern(text);
+      await forEachPage<ListRecordRow>(
+        db,
+        { columns: LIST_RECORD_COLUMNS, table: 'price_record', where: 'organization_id IS NULL', ordered: false },
+        (page) => {
+          for (const row of page) {
+            const record = toPriceRecord(row, intern);
+            records.push(record);
+            if (row.end_changes === 1 && row.end_set_at !== null) {
+              const recordedAt = record.recordedAt ?? record.validFrom;
+              listEnds.set(record.id, [
+                { from: recordedAt, validUntil: row.end_before },
+                { from: row.end_set_at, validUntil: record.validUntil },
+              ]);
+            } else if (row.end_changes !== 0) replayed.push(record.id);
+          }
+        },
+      );
+      if (replayed.length > 0) await readReplayedEnds(db, records, replayed, listEnds);
+      const listWrites = await readListWrites(db);
       const availability = await readAvailability(db);
-      const listLog = await this.readListLog(db, '0');
-      return { records, availability, listWrites: writeInstants(listLog), listLog, ...head, listOnly };
+      if (!listOnly) records.push(...(await this.readRecords(db, 'organization_id IS NOT NULL')));
+      return { ...head, records, listEnds, listWrites, availability, listOnly };
     });
+  }
+
+  /** Every organization's price (what a first read of list prices alone left), in a snapshot of its own. */
+  loadOrganizationPrices(): Promise<{ readonly records: readonly PriceRecord[] }> {
+    return this.dataSource.transaction('REPEATABLE READ', async (db) => ({
+      records: await this.readRecords(db, 'organization_id IS NOT NULL'),
+    }));
   }
 
   /**
    * What was written after the change `sinceChangeId`: every record of the product keys those
-   * changes name (all scopes; a withdrawn record is simply absent), the new list writes,
-   * availability and the version. Ended history of other keys is not read again. Writes take the
-   * price book lock before their change ids, so ids grow in commit order and nothing committed
-   * later can appear below `sinceChangeId`.
+   * changes name (all scopes; a withdrawn record is simply absent), the list's change-log entries,
+   * availability and the head. Ended history of other keys is not read again. Writes take the price
+   * book lock before their change ids, so ids grow in commit order and nothing committed later can
+   * appear below `sinceChangeId`.
    */
   loadChangesSince(sinceChangeId: string): Promise<PricingChanges> {
     return this.dataSource.transaction('REPEATABLE READ', async (db) => {
+      const head = await readHead(db);
       const [summary] = await rows<{ writes: number; records: number; since_changed_at: number | null }>(
         db,
         `SELECT count(DISTINCT changed_at)::int AS writes,
@@ -60,23 +94,30 @@ export class PriceSnapshotReads {
            FROM price_change WHERE id > $1::bigint`,
         [sinceChangeId],
       );
-      const head = await readHead(db);
-      const keys = await rows<Pick<PriceChangeRow, 'product_key'>>(
+      const keys = await rows<{ product_key: string }>(
         db,
         `SELECT DISTINCT product_key FROM price_change WHERE id > $1::bigint`,
         [sinceChangeId],
       );
       const productKeys = keys.map((k) => k.product_key);
-      const records = keys.length === 0 ? [] : await this.readRecords(db, `product_key = ANY($2::text[])`, productKeys);
-      const listLog = await this.readListLog(db, sinceChangeId);
+      const records = keys.length === 0 ? [] : await this.readRecords(db, `product_key = ANY($1::text[])`, productKeys);
+      const listLog: ListWrite[] = [];
+      await forEachFetched<ListLogRow>(
+        db,
+        `SELECT ${LIST_LOG_COLUMNS} FROM price_change c
+          WHERE c.id > $1::bigint AND c.organization_id IS NULL AND c.change <> 'availability' ORDER BY c.id`,
+        [sinceChangeId],
+        (page) => {
+          for (const row of page) listLog.push(listWriteOf(row));
+        },
+      );
       return {
+        ...head,
         sinceChangeId,
         productKeys,
         records,
-        availability: await readAvailability(db),
-        listWrites: writeInstants(listLog),
         listLog,
-        ...head,
+        availability: await readAvailability(db),
         sinceChangedAt: summary.since_changed_at,
         writeCount: summary.writes,
         recordCount: summary.records,
@@ -84,65 +125,19 @@ export class PriceSnapshotReads {
     });
   }
 
-  /**
-   * Where the price book stands, cheap to poll: its version and latest change, and the instant
-   * (epoch ms, the database's clock) before which no write can commit any more: now, or the start
-   * of the transaction of a write in progress (it holds the price book's lock, and writes at an
-   * instant after its start); `null` when a holder of the lock cannot be seen (another role's
-   * session): then nothing is known to be settled. That instant is read first, so that a snapshot
-   * at this head holds every write before it.
-   */
-  async readHead(): Promise<PriceBookHead & { settledBefore: number | null }> {
-    const db = this.dataSource.manager;
-    const [{ settled_before: settledBefore }] = await rows<{ settled_before: number | null }>(
-      db,
-      `SELECT CASE WHEN bool_and(a.xact_start IS NOT NULL) IS FALSE THEN NULL
-                   ELSE (extract(epoch FROM least(clock_timestamp(), min(a.xact_start))) * 1000)::float8
-              END AS settled_before
-         FROM pg_locks l LEFT JOIN pg_stat_activity a ON a.pid = l.pid
-        WHERE l.locktype = 'advisory' AND l.granted AND l.classid = $1 AND l.objid = $2 AND l.objsubid = 1`,
-      // A bigint advisory key shows in pg_locks as its high and low 32 bits.
-      [Math.floor(PRICE_BOOK_LOCK / 2 ** 32), PRICE_BOOK_LOCK % 2 ** 32],
-    );
-    return { ...(await readHead(db)), settledBefore };
+  /** Where the price book stands, with the database's clock and publication margin: cheap to poll. */
+  readHead(): Promise<ReadHead> {
+    return readHead(this.dataSource.manager);
   }
 
-  /**
-   * The change log's rows of list prices after the row `afterChangeId`, in id order, with their
-   * effects: a page at a time through the index of the list's rows (price_change_list_log).
-   */
-  private async readListLog(db: EntityManager, afterChangeId: string): Promise<ListWrite[]> {
-    const entries: ListWrite[] = [];
-    await forEachPage<ListLogRow>(
-      db,
-      {
-        columns: `price_change.id::float8 AS id, ${epochMs('changed_at')}, change, effect`,
-        table: 'price_change',
-        where: `price_change.id > $2::bigint AND organization_id IS NULL AND change <> 'availability'`,
-        parameters: [afterChangeId],
-      },
-      (page) => {
-        for (const row of page) {
-          const effect = isLoggedEffect(row.effect) ? row.effect : undefined;
-          entries.push({
-            at: row.changed_at,
-            ...(row.change === 'set' && effect?.record && { set: endOf(effect.record) }),
-            ...(effect?.ends && { ends: effect.ends.map(endOf) }),
-          });
-        }
-      },
-    );
-    return entries;
-  }
-
-  /** The records `where` selects (all by default; its parameter is $2), each page mapped as it is read. */
-  private async readRecords(db: EntityManager, where?: string, parameter?: unknown): Promise<PriceRecord[]> {
+  /** The records `where` selects (its parameter is $1), each page mapped as it is read. */
+  private async readRecords(db: EntityManager, where: string, parameter?: unknown): Promise<PriceRecord[]> {
     const records: PriceRecord[] = [];
     const intern = <T extends string | null>(text: T): T => this.pool.intern(text);
     const parameters = parameter === undefined ? [] : [parameter];
     await forEachPage<PriceRecordRow>(
       db,
-      { columns: HELD_RECORD_COLUMNS, table: 'price_record', where, parameters },
+      { columns: HELD_RECORD_COLUMNS, table: 'price_record', where, parameters, ordered: false },
       (page) => {
         for (const row of page) records.push(toPriceRecord(row, intern));
       },
@@ -151,29 +146,169 @@ export class PriceSnapshotReads {
   }
 }
 
-/** The version and the latest entry of the change log (by its primary key: one index step). */
-async function readHead(db: EntityManager): Promise<PriceBookHead> {
-  const [head] = await rows<{ version: string; last_change_id: string | null; last_changed_at: number | null }>(
-    db,
-    `SELECT v.version::text AS version, c.id::text AS last_change_id, c.last_changed_at
-       FROM price_book_version v
+/**
+ * The version, the latest entry of the change log (by its primary key: one index step), the
+ * database's clock and its publication margin. The clock is the statement's start: a transaction's
+ * first statement takes its snapshot after it, so that whatever committed before that instant is
+ * in what the transaction reads.
+ */
+export const HEAD_QUERY = `SELECT v.version::text AS version, c.id::text AS last_change_id, c.last_changed_at,
+            ${epochMs('statement_timestamp()', 'read_at')},
+            (extract(epoch FROM k.publication_margin) * 1000)::float8 AS margin_ms
+       FROM price_book_version v CROSS JOIN price_book_clock k
        LEFT JOIN LATERAL (SELECT id, ${epochMs('changed_at', 'last_changed_at')}
-                            FROM price_change ORDER BY id DESC LIMIT 1) c ON true`,
+                            FROM price_change ORDER BY id DESC LIMIT 1) c ON true`;
+
+/** A row of HEAD_QUERY. */
+export interface HeadRow {
+  readonly version: string;
+  readonly last_change_id: string | null;
+  readonly last_changed_at: number | null;
+  readonly read_at: number;
+  readonly margin_ms: number;
+}
+
+export function toReadHead(row: HeadRow): ReadHead {
+  return {
+    version: row.version,
+    lastChangeId: row.last_change_id ?? '0',
+    lastChangedAt: row.last_changed_at,
+    readAt: row.read_at,
+    marginMs: row.margin_ms,
+  };
+}
+
+async function readHead(db: EntityManager): Promise<ReadHead> {
+  const [head] = await rows<HeadRow>(db, HEAD_QUERY);
+  return toReadHead(head);
+}
+
+/** Whether two heads are the same place of the price book. */
+export function sameHead(a: PriceBookHead, b: PriceBookHead): boolean {
+  return a.version === b.version && a.lastChangeId === b.lastChangeId && a.lastChangedAt === b.lastChangedAt;
+}
+
+/**
+ * The publication instants of the writes of list prices, each once, ascending: a walk of the
+ * index of the list's change instants (price_change_list_changed_at) from one instant to the next,
+ * a step per write rather than a row per change, each kept when it wrote a list price.
+ */
+async function readListWrites(db: EntityManager): Promise<number[]> {
+  const found = await rows<{ at: number }>(
+    db,
+    `WITH RECURSIVE write(at) AS (
+       (SELECT changed_at FROM price_change WHERE organization_id IS NULL ORDER BY changed_at LIMIT 1)
+       UNION ALL
+       SELECT (SELECT changed_at FROM price_change
+                WHERE organization_id IS NULL AND changed_at > write.at ORDER BY changed_at LIMIT 1)
+         FROM write WHERE write.at IS NOT NULL
+     )
+     SELECT ${epochMs('write.at', 'at')} FROM write
+      WHERE write.at IS NOT NULL
+        AND EXISTS (SELECT 1 FROM price_change c
+                     WHERE c.organization_id IS NULL AND c.changed_at = write.at AND c.change <> 'availability')`,
   );
-  return { version: head.version, lastChangeId: head.last_change_id ?? '0', lastChangedAt: head.last_changed_at };
+  return found.map((row) => row.at);
 }
 
-/** The instants (epoch ms) of the list's writes in `listLog`, each once, ascending: for `last_changed`. */
-function writeInstants(listLog: readonly ListWrite[]): number[] {
-  return [...new Set(listLog.map((write) => write.at))].sort((a, b) => a - b);
+/**
+ * The ends of the list prices `ids` (whose end changed more than once) from the change log: the end
+ * each entry wrote them with, oldest first, from when each was recorded.
+ */
+async function readReplayedEnds(
+  db: EntityManager,
+  records: readonly PriceRecord[],
+  ids: readonly number[],
+  ends: Map<number, KnownEnd[]>,
+): Promise<void> {
+  const recordedAt = new Map<number, number>();
+  const keys = new Set<string>();
+  const wanted = new Set(ids);
+  for (const record of records) {
+    if (!wanted.has(record.id)) continue;
+    recordedAt.set(record.id, record.recordedAt ?? record.validFrom);
+    keys.add(record.productKey);
+  }
+  await forEachFetched<ListLogRow>(
+    db,
+    `SELECT ${LIST_LOG_COLUMNS} FROM price_change c
+      WHERE c.organization_id IS NULL AND c.change <> 'availability' AND c.product_key = ANY($1::text[])
+      ORDER BY c.id`,
+    [[...keys]],
+    (page) => {
+      for (const row of page) {
+        const write = listWriteOf(row);
+        for (const end of [...(write.set ? [write.set] : []), ...(write.ends ?? [])]) {
+          const from = recordedAt.get(end.id);
+          if (from === undefined) continue;
+          const known = ends.get(end.id);
+          if (known) known.push({ from: write.at, validUntil: end.validUntil });
+          // Written before the log held what writes did: known from when it was recorded, with no end.
+          else
+            ends.set(
+              end.id,
+              write.set?.id === end.id
+                ? [{ from, validUntil: end.validUntil }]
+                : [
+                    { from, validUntil: null },
+                    { from: write.at, validUntil: end.validUntil },
+                  ],
+            );
+        }
+      }
+    },
+  );
 }
 
-/** A record of an entry's effect as the list's past needs it: its id and its end, in epoch ms. */
-function endOf(record: LoggedRecord): { id: number; validUntil: number | null } {
-  const until = record.valid_until;
-  // Epoch microseconds as text; anything else (`infinity`, a hand-written row) counts as no end.
-  const validUntil = until !== null && /^-?\d+$/.test(until) ? Number(BigInt(until) / 1000n) : null;
-  return { id: Number(record.id), validUntil };
+/** A row of price_record as the list's past reads it: HELD_RECORD_COLUMNS and its end's change. */
+interface ListRecordRow extends PriceRecordRow {
+  readonly end_set_at: number | null;
+  readonly end_before: number | null;
+  readonly end_changes: number;
 }
 
-type ListLogRow = Pick<PriceChangeRow, 'id' | 'changed_at' | 'change' | 'effect'>;
+const LIST_RECORD_COLUMNS = `${HELD_RECORD_COLUMNS}, ${epochMs('end_set_at')}, ${epochMs('end_before')}, end_changes`;
+
+/** An entry of the change log of a list price, as the list's history needs it. */
+interface ListLogRow {
+  readonly change_id: number;
+  readonly at: number;
+  readonly product_key: string;
+  readonly set_id: string | null;
+  readonly set_until: string | null;
+  /** `[[id, valid_until], ...]` of the records it ended, reopened or re-ended. */
+  readonly ends: [string, string | null][] | null;
+  readonly deleted: string | null;
+}
+
+/** Only what the list's history needs of each entry, taken out of its effect by the database. */
+const LIST_LOG_COLUMNS = `c.id::float8 AS change_id, ${epochMs('c.changed_at', 'at')}, c.product_key,
+  CASE WHEN c.change = 'set' THEN c.effect->'record'->>'id' END AS set_id,
+  CASE WHEN c.change = 'set' THEN c.effect->'record'->>'valid_until' END AS set_until,
+  (SELECT jsonb_agg(jsonb_build_array(e->>'id', e->>'valid_until'))
+     FROM jsonb_array_elements(CASE WHEN jsonb_typeof(c.effect->'ends') = 'array' THEN c.effect->'ends' END) e) AS ends,
+  c.effect->>'deleted' AS deleted`;
+
+function listWriteOf(row: ListLogRow): ListWrite {
+  const id = (text: string | null): number | undefined =>
+    text !== null && /^\d{1,15}$/.test(text) ? Number(text) : undefined;
+  const setId = id(row.set_id);
+  const deleted = id(row.deleted);
+  const ends = (row.ends ?? []).flatMap(([endId, until]) => {
+    const known = id(endId);
+    return known === undefined ? [] : [{ id: known, validUntil: untilMs(until) }];
+  });
+  return {
+    changeId: row.change_id,
+    at: row.at,
+    productKey: row.product_key,
+    ...(setId !== undefined && { set: { id: setId, validUntil: untilMs(row.set_until) } }),
+    ...(ends.length > 0 && { ends }),
+    ...(deleted !== undefined && { deleted }),
+  };
+}
+
+/** An end as the log holds it (epoch microseconds as text) in epoch ms; anything else (`infinity`, a hand-written row) counts as none. */
+function untilMs(text: string | null): number | null {
+  return text !== null && /^-?\d{1,20}$/.test(text) ? Number(BigInt(text) / 1000n) : null;
+}

@@ -45,6 +45,7 @@ export async function writeEnds(
 export async function insertPrices(
   db: EntityManager,
   inserts: readonly PlannedInsert[],
+  instant: Date,
   written: Written,
 ): Promise<LoggedRecord[]> {
   const records: LoggedRecord[] = [];
@@ -56,8 +57,9 @@ export async function insertPrices(
                               $6::timestamptz[], $7::timestamptz[])
            WITH ORDINALITY AS t(product_key, organization_id, unit_type, unit_count, amount, valid_from, valid_until, ord)
        ), inserted AS (
-         INSERT INTO price_record (product_key, organization_id, unit_type, unit_count, amount, valid_from, valid_until)
-         SELECT product_key, organization_id, unit_type, unit_count, amount, valid_from, valid_until
+         INSERT INTO price_record (product_key, organization_id, unit_type, unit_count, amount, valid_from, valid_until,
+                                   recorded_at)
+         SELECT product_key, organization_id, unit_type, unit_count, amount, valid_from, valid_until, $8
            FROM input ORDER BY ord
          RETURNING price_record.valid_from AS stored_from, ${loggedRecordColumns()}
        )
@@ -73,6 +75,8 @@ export async function insertPrices(
         batch.map((p) => p.amount),
         batch.map((p) => new Date(p.validFrom)),
         batch.map((p) => (p.validUntil === null ? null : new Date(p.validUntil))),
+        // The write's publication instant, which the database checks (its default, once per row, costs more).
+        instant,
       ],
     );
     // (key, scope, valid_from) is unique: prices of one key and scope never overlap.
@@ -144,13 +148,7 @@ export interface WrittenPlan {
  * One change-log row per write of the plan, each with what it did (change-log.ts): a `set` the
  * record written, an `end` the record ended, an availability row what it set.
  */
-export function logPlan(
-  db: EntityManager,
-  plan: ImportPlan,
-  written: WrittenPlan,
-  instant: Date,
-  author: Author,
-): Promise<void> {
+export function logPlan(db: EntityManager, plan: ImportPlan, written: WrittenPlan, author: Author): Promise<void> {
   const stored = (record: LoggedRecord): LoggedRecord => ({
     ...record,
     superseded_by: written.links.get(record.id) ?? record.superseded_by,
@@ -175,5 +173,5 @@ export function logPlan(
       effect: { on_sale: a.onSale },
     })),
   ];
-  return appendToLog(db, changes, instant, author);
+  return appendToLog(db, changes, author);
 }

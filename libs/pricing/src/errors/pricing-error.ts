@@ -31,6 +31,11 @@ export enum PricingErrorCode {
   /** A price book command line that is wrong (the CLI's usage error); nothing was read or written. */
   PriceBookUsage = 'PRICE_BOOK_USAGE',
   /**
+   * A price book write could not commit early enough before its publication instant (a write longer
+   * than its delay, or one held open): nothing was written.
+   */
+  PublicationMissed = 'PUBLICATION_MISSED',
+  /**
    * `verify`: an entry of the change log does not match its hash chain, or the stored book differs
    * from what the log says: someone changed the database outside the price book.
    */
@@ -137,18 +142,50 @@ export class PriceBookCommitUnknownError extends PricingError {
 }
 
 /**
- * The change log does not prove the book (`verify`): `problem` names the first entry whose hash
- * does not match (or that does not fit the entries before it), or the first product key whose
- * stored records or availability differ from the log's, and what differs.
+ * A write that could not commit at least the database's publication margin before its publication
+ * instant (docs/decisions.md, "One clock"): refused whole, nothing written. A write that takes
+ * longer needs a later instant (PriceBookService's `publishInMs`; the CLI's `--publish-in`).
+ */
+export class PublicationMissedError extends PricingError {
+  constructor(
+    readonly instant: Date,
+    override readonly cause: unknown,
+  ) {
+    super(
+      PricingErrorCode.PublicationMissed,
+      `refused, nothing was written: the write was not ready to commit in time for its publication instant ` +
+        `${instant.toISOString()} (instances need a moment to have it ready); run it again with a later ` +
+        `publication instant (--publish-in SECONDS, longer than the write takes)`,
+      { instant: instant.toISOString() },
+    );
+  }
+}
+
+/**
+ * The change log does not prove the book (`verify`): `problems` name each entry whose hash does not
+ * match (or that does not fit the entries before it), then the first product key whose stored
+ * records or availability differ from the log's, and what differs; `problem` is the first. The
+ * message and details list the first MAX_LISTED_PROBLEMS (bounded-text.ts).
  */
 export class ChangeLogMismatchError extends PricingError {
+  readonly problem: string;
+
   constructor(
-    readonly problem: string,
+    readonly problems: readonly string[],
     readonly entries: number,
   ) {
-    super(PricingErrorCode.ChangeLogMismatch, `the change log does not prove the book: ${problem}`, {
-      problem,
-      entries_checked: entries,
-    });
+    const omitted = Math.max(0, problems.length - MAX_LISTED_PROBLEMS);
+    super(
+      PricingErrorCode.ChangeLogMismatch,
+      `the change log does not prove the book: ${problems[0]}` +
+        (problems.length > 1 ? `\n  ${listProblems(problems.slice(1))}` : ''),
+      {
+        problem: problems[0],
+        problems: problems.slice(0, MAX_LISTED_PROBLEMS),
+        ...(omitted > 0 ? { omitted_problems: omitted } : {}),
+        entries_checked: entries,
+      },
+    );
+    this.problem = problems[0];
   }
 }

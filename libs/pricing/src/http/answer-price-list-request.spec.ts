@@ -1,7 +1,8 @@
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { priceRecord } from '../core/price-record.fixture';
 import { answerPriceListRequest, tooManyRequests } from './answer-price-list-request';
-import { listAt, priceListDocument, publicList } from '../core/price-list';
+import { historyOf } from '../core/list-history.fixture';
+import { priceListDocument } from '../core/price-list';
 import type { PriceRecord } from '../core/price-record';
 import { runNow } from '../core/slices';
 import { renderPriceList, renderPriceListNow, type PriceListResponse } from '../rendering/price-list-response';
@@ -15,7 +16,7 @@ interface History {
 /** The answers of the list of `history` at `instant`, as PricingSnapshot prepares them. */
 function render(history: History, instant: Date): Promise<PriceListResponse> {
   const t = instant.getTime();
-  return renderPriceList(listAt(runNow(publicList(history.records, history.writes, t)), t));
+  return renderPriceList(historyOf(history.records, history.writes).listAt(t));
 }
 
 describe('answerPriceListRequest', () => {
@@ -181,9 +182,9 @@ describe('renderPriceList', () => {
   it('keeps the JSON of the document and its gzip and brotli encodings, tagged from the JSON alone', async () => {
     const history = { records: [priceRecord(), priceRecord({ productKey: 'storage.io1' })], writes: [] };
     const t = Date.parse('2026-06-01T00:00:00Z');
-    const found = listAt(runNow(publicList(history.records, history.writes, t)), t);
+    const found = historyOf(history.records, history.writes).listAt(t);
     const list = await renderPriceList(found);
-    const json = JSON.stringify(priceListDocument(runNow(listAt(runNow(publicList(history.records, [], t)), t))));
+    const json = JSON.stringify(priceListDocument(runNow(historyOf(history.records, []).listAt(t))));
     expect(list.body.toString()).toBe(json);
     expect(gunzipSync(list.ok.gzip.body!).equals(list.body)).toBe(true);
     expect(brotliDecompressSync(list.ok.br.body!).equals(list.body)).toBe(true);
@@ -194,7 +195,7 @@ describe('renderPriceList', () => {
     const history = { records: [priceRecord(), priceRecord({ productKey: 'storage.io1' })], writes: [] };
     const t = Date.parse('2026-06-01T00:00:00Z');
     const prepared = await render(history, new Date(t));
-    const now = renderPriceListNow(listAt(runNow(publicList(history.records, history.writes, t)), t));
+    const now = renderPriceListNow(historyOf(history.records, history.writes).listAt(t));
     expect([now.body, now.etag, now.lastChangedMs, now.expiresAtMs]).toEqual([
       prepared.body,
       prepared.etag,
@@ -212,7 +213,7 @@ describe('renderPriceList', () => {
     ).concat([priceRecord(), priceRecord({ productKey: 'network.vpc_egress', unitType: 'gb', unitCount: 1 })]);
     const t = Date.parse('2026-06-01T00:00:00Z');
     const list = await render({ records, writes: [] }, new Date(t));
-    const document = priceListDocument(runNow(listAt(runNow(publicList(records, [], t)), t)));
+    const document = priceListDocument(runNow(historyOf(records, []).listAt(t)));
     expect(list.body.toString()).toBe(JSON.stringify(document));
     expect(list.priceCount).toBe(3002);
   });

@@ -31,8 +31,8 @@ import { Clock } from '@app/clock';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parseInstant } from '../core/instant';
 import { RateLimitedError } from '../errors/pricing-error';
-import { IMMUTABLE, renderChangesPage } from '../rendering/changes-page';
-import { PastPriceLists } from '../snapshot/past-price-lists';
+import { IMMUTABLE } from '../rendering/changes-page';
+import { PastAnswers } from '../snapshot/past-answers';
 import { PricingState } from '../snapshot/pricing-state';
 import {
   answerPriceListRequest,
@@ -76,8 +76,12 @@ function PastResponses(): MethodDecorator {
 
 /** The path of the public price list. */
 export const PRICE_LIST_PATH = '/v1/pricing';
-/** The list at an instant older than this can no longer change: cached for good. */
-const SETTLED_AFTER_MS = 10 * 60_000;
+/**
+ * The clock-skew bound: the list at an instant older than this, and settled (every write that could
+ * change it was seen: PriceBookLoader.settledBefore), can no longer change, on any instance whose
+ * clock is within it of the database's (docs/decisions.md, "One clock"): cached for good.
+ */
+export const CLOCK_SKEW_MS = 60_000;
 
 /** 429 as section 7 says: plain text with Retry-After, not the host app's JSON envelope. */
 @Catch(RateLimitedError)
@@ -108,7 +112,7 @@ export class PriceListExceptionFilter implements ExceptionFilter<RateLimitedErro
 export class PricingController {
   constructor(
     private readonly prices: PricingState,
-    private readonly past: PastPriceLists,
+    private readonly past: PastAnswers,
     private readonly counts: PriceListAnswerCounts,
     private readonly clock: Clock,
   ) {}
@@ -192,10 +196,10 @@ export class PricingController {
     }
     if (instant > now)
       return this.counts.send(res, refusal(404, 'That instant is later than now: its list is not known yet.'));
-    const list = await this.past.at(instant);
+    const list = await this.past.listAt(instant);
     const answer = answerPriceListRequest(req.method!, req.headers, list);
-    const settled = answer.status < 400 && now - instant > SETTLED_AFTER_MS;
-    this.counts.send(res, settled ? withCacheControl(answer, IMMUTABLE) : answer);
+    const final = answer.status < 400 && now - instant > CLOCK_SKEW_MS && instant < this.prices.settledBefore();
+    this.counts.send(res, final ? withCacheControl(answer, IMMUTABLE) : answer);
   }
 
   /** Every change of the public list, oldest first (docs/decisions.md, "Prices as they were"). */
@@ -236,10 +240,13 @@ export class PricingController {
     if (!snapshot) return this.counts.send(res, PRICE_LIST_UNAVAILABLE);
     const { after, since, limit } = parsed.query;
     const position = after ?? (since === undefined ? FEED_START : positionBefore(since));
-    const page = snapshot.changesAfter(position, limit, this.prices.settledBefore());
+    // A change is served once its instant has passed and every write that could precede it was seen.
+    const now = this.clock.nowMs();
+    const page = snapshot.changesAfter(position, limit, Math.min(now + 1, this.prices.settledBefore()));
     const last = page.changes.at(-1);
     const next = encodeCursor(last ?? position);
-    const answers = await renderChangesPage({ changes: page.changes, next, hasMore: page.more }, this.clock.nowMs());
+    const feed = { changes: page.changes, next, hasMore: page.more };
+    const answers = await this.past.changes(snapshot, position, limit, feed, now);
     this.counts.send(res, answerPriceListRequest(req.method!, req.headers, answers));
   }
 

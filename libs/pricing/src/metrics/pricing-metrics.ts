@@ -27,12 +27,19 @@ export class PricingMetrics implements OnModuleDestroy {
     help: 'Public lists that did not render: the last list was kept, and the next check renders again.',
     registers: [this.registry],
   });
+  private readonly lateWrites = new Counter({
+    name: 'pricing_late_writes_total',
+    help: 'Writes seen after their publication instant had passed a read that found the book settled: the list served since differs from its past.',
+    registers: [this.registry],
+  });
   private readonly builds: Subscription;
   private readonly failures: Subscription;
+  private readonly late: Subscription;
 
   constructor(loader: PriceBookLoader, prices: PricingState, answers: PriceListAnswerCounts) {
     this.builds = loader.builds$.subscribe((seconds) => this.snapshotBuild.observe(seconds));
     this.failures = loader.renderFailures$.subscribe(() => this.renderFailures.inc());
+    this.late = loader.lateWrites$.subscribe(() => this.lateWrites.inc());
     new Counter({
       name: 'pricing_price_list_responses_total',
       help: 'Answers of GET /v1/pricing, by HTTP status.',
@@ -64,5 +71,6 @@ export class PricingMetrics implements OnModuleDestroy {
   onModuleDestroy(): void {
     this.builds.unsubscribe();
     this.failures.unsubscribe();
+    this.late.unsubscribe();
   }
 }

@@ -24,12 +24,24 @@ export interface PricingModuleOptions {
   readonly redisUrl?: string;
   /** How long, in seconds, the last loaded prices are served while the database cannot be read (default 600). */
   readonly maxStalenessS?: number;
+  /**
+   * Bytes of prepared answers of the list's past (`/v1/pricing/at/{instant}` documents and full
+   * `/v1/pricing/changes` pages, every coding counted) kept for the next request; the least
+   * recently asked go first (default 64 MiB).
+   */
+  readonly pastAnswersBytes?: number;
 }
 
 export type ResolvedPricingOptions = Required<Omit<PricingModuleOptions, 'redisUrl'>> &
   Pick<PricingModuleOptions, 'redisUrl'>;
 
-export const PRICING_DEFAULTS = { rateLimit: 120, rateWindowS: 60, trustProxy: false, maxStalenessS: 600 } as const;
+export const PRICING_DEFAULTS = {
+  rateLimit: 120,
+  rateWindowS: 60,
+  trustProxy: false,
+  maxStalenessS: 600,
+  pastAnswersBytes: 64 * 1024 * 1024,
+} as const;
 
 /** The options with their defaults filled in; what the providers inject. */
 export const PRICING_OPTIONS = Symbol('PRICING_OPTIONS');

@@ -234,7 +234,12 @@ describe('ChainVerifier', () => {
   /** A log of `entries`, each with the hash a write stores. */
   function chained(entries: readonly ChainEntry[]): StoredEntry[] {
     let previous = CHAIN_START;
-    return entries.map((entry, i) => ({ id: String(i + 1), entry, hash: (previous = entryHash(previous, entry)) }));
+    return entries.map((entry, i) => ({
+      id: String(i + 1),
+      entry,
+      hash: (previous = entryHash(previous, entry)),
+      rule: 1 as const,
+    }));
   }
   const until = loggedInstant(Date.parse('2027-01-01T00:00:00Z'));
   const next: LoggedRecord = { ...record, id: '2', amount: '0.0500', valid_from: until, recorded_at: set.changedAt };
@@ -307,7 +312,7 @@ describe('ChainVerifier', () => {
 
   it('names an entry of any instant and any key, escaped', () => {
     const hostile = { ...set, changedAt: 'infinity', productKey: 'storage.gp1\u001b]0;x\u0007' };
-    expect(firstProblem([{ id: '1', entry: hostile, hash: null }])).toMatch(
+    expect(firstProblem([{ id: '1', entry: hostile, hash: null, rule: 1 }])).toMatch(
       /^entry 1 \(infinity, set storage\.gp1\\u001b\]0;x\\u0007\): its hash does not match its content and the entry before it \(stored null,/,
     );
   });

@@ -57,6 +57,13 @@ export interface ChainEntry {
 export const CHAIN_START = '0'.repeat(64);
 
 /**
+ * How an entry is hashed: rule 1, canonicalJson of its fields (entries written before
+ * OneClock1764000011000, by the writer); rule 2, the row as PostgreSQL's `jsonb` prints it, its id
+ * included (the database hashes every entry since: pricing_change_entry).
+ */
+export type ChainRule = 1 | 2;
+
+/**
  * The entry's hash: SHA-256 (hex) of the previous entry's hash, a line feed and the entry's
  * canonical JSON. `effectJson`, when given, is canonicalJson(entry.effect), already made (a write
  * stores it too: made once).
@@ -65,6 +72,54 @@ export function entryHash(previous: string, entry: ChainEntry, effectJson = cano
   return createHash('sha256')
     .update(`${previous}\n${canonicalEntry(entry, effectJson)}`)
     .digest('hex');
+}
+
+/**
+ * Rule 2's hash of the entry `id`: SHA-256 (hex) of the previous entry's hash, a line feed and the
+ * entry as the database's pricing_change_entry prints it (jsonbText). Throws a TypeError on a value
+ * an entry never holds (a number: writers write every value as text).
+ */
+export function entryHashOfRule2(previous: string, id: string, entry: ChainEntry): string {
+  const row = {
+    actor: entry.actor,
+    change: entry.change,
+    changed_at: entry.changedAt,
+    effect: entry.effect,
+    id,
+    on_sale: entry.onSale,
+    organization_id: entry.organizationId,
+    price_record_id: entry.priceRecordId,
+    product_key: entry.productKey,
+    reason: entry.reason,
+  };
+  return createHash('sha256')
+    .update(`${previous}\n${jsonbText(row)}`)
+    .digest('hex');
+}
+
+/**
+ * `value` as PostgreSQL prints a `jsonb` of it: object keys shorter first, then by their UTF-8 bytes
+ * (PostgreSQL's own order of a jsonb object's keys), `": "` and `", "` between; strings escaped as
+ * JSON.stringify escapes them (the same characters as PostgreSQL's escape_json). Only strings,
+ * booleans, null, arrays and plain objects: a number throws, as its text in the database (`1.50`)
+ * is not JavaScript's.
+ */
+export function jsonbText(value: unknown): string {
+  if (value === null || typeof value === 'string' || typeof value === 'boolean') return JSON.stringify(value);
+  if (Array.isArray(value)) {
+    let text = '[';
+    for (let i = 0; i < value.length; i++) text += `${i === 0 ? '' : ', '}${jsonbText(value[i])}`;
+    return `${text}]`;
+  }
+  if (typeof value === 'object') {
+    const object = value as Record<string, unknown>;
+    const keys = Object.keys(object).filter((key) => object[key] !== undefined);
+    keys.sort((a, b) => Buffer.byteLength(a) - Buffer.byteLength(b) || Buffer.compare(Buffer.from(a), Buffer.from(b)));
+    let text = '{';
+    for (const key of keys) text += `${text === '{' ? '' : ', '}${JSON.stringify(key)}: ${jsonbText(object[key])}`;
+    return `${text}}`;
+  }
+  throw new TypeError(`not a value of the change log: ${typeof value}`);
 }
 
 /** The fields of an entry, sorted as canonicalJson sorts keys. */

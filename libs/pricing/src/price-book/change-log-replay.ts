@@ -4,6 +4,8 @@ import { storedInstant } from './format-history';
 import {
   CHAIN_START,
   entryHash,
+  entryHashOfRule2,
+  type ChainRule,
   EFFECT_OF,
   END_FIELDS,
   INITIAL_AVAILABILITY,
@@ -187,22 +189,29 @@ function availability(onSale: boolean | undefined): string {
   return onSale === undefined ? 'unset' : onSale ? 'on sale' : 'off sale';
 }
 
-/** An entry as the log holds it: its id, and the hash stored with it. */
+/** An entry as the log holds it: its id, the hash stored with it, and the rule it was hashed by. */
 export interface StoredEntry {
   readonly id: string;
   readonly entry: ChainEntry;
   readonly hash: string | null;
+  readonly rule: ChainRule;
 }
 
 /**
  * Checks the change log entry by entry, in id order (`npm run pricing -- verify`): each entry's
- * hash against its content and the previous entry's hash, then its effect replayed (LogReplay);
- * the book it gives is compared with the stored one after (`replay.comparison()`).
+ * hash against its content and the previous entry's hash (by its chain rule), its instant not
+ * before the previous entry's, and, for an entry the database dated (rule 2), every record it wrote
+ * recorded at its instant; then its effect replayed (LogReplay); the book it gives is compared with
+ * the stored one after (`replay.comparison()`). A problem is reported and the check goes on: the
+ * next entry links to the hash stored (what a later entry was hashed from), and an effect that does
+ * not apply is left out of the replay.
  */
 export class ChainVerifier {
   readonly replay = new LogReplay();
   private previous = CHAIN_START;
+  private previousAt: bigint | undefined;
   private count = 0;
+  private sound = 0;
 
   /** Entries checked, and the hash of the last of them: the chain's head (CHAIN_START for none). */
   get entries(): number {
@@ -214,31 +223,54 @@ export class ChainVerifier {
   }
 
   /** Checks the next entry; `undefined`, or what is wrong with it, naming it. */
-  check({ id, entry, hash }: StoredEntry): string | undefined {
+  check({ id, entry, hash, rule }: StoredEntry): string | undefined {
     const name = entryName(id, entry);
-    let computed: string;
+    const checked = this.count;
+    this.count++;
+    let computed: string | undefined;
     try {
-      computed = entryHash(this.previous, entry);
+      computed = rule === 2 ? entryHashOfRule2(this.previous, id, entry) : entryHash(this.previous, entry);
     } catch {
-      return `${name}: its effect is not of the change log's form`;
+      computed = undefined;
     }
+    this.previous = hash ?? computed ?? this.previous;
+    if (computed === undefined) return `${name}: its effect is not of the change log's form`;
+    const problems: string[] = [];
     if (hash !== computed) {
       const before =
-        this.count === 0
+        checked === 0
           ? 'it is the first entry'
-          : this.count === 1
-            ? 'the entry before it checks out'
-            : `the ${this.count} entries before it check out`;
-      return (
+          : this.sound === checked
+            ? checked === 1
+              ? 'the entry before it checks out'
+              : `the ${checked} entries before it check out`
+            : 'an entry before it does not check out either';
+      problems.push(
         `${name}: its hash does not match its content and the entry before it (stored ${shown(hash)}, ` +
-        `computed ${computed}): it, or its hash, was changed after it was written (${before})`
+          `computed ${computed}): it, or its hash, was changed after it was written (${before})`,
       );
     }
+    const at = /^-?\d+$/.test(entry.changedAt) ? BigInt(entry.changedAt) : undefined;
+    if (at === undefined) problems.push(`${name}: its instant is not an instant`);
+    else {
+      if (this.previousAt !== undefined && at < this.previousAt) {
+        problems.push(`${name}: its instant is before the entry's before it: the log's instants never go backwards`);
+      }
+      this.previousAt = at;
+    }
+    if (rule === 2) {
+      const recorded = entry.effect?.record?.recorded_at;
+      if (recorded !== undefined && recorded !== entry.changedAt) {
+        problems.push(
+          `${name}: the record it wrote was recorded at ${storedInstant(recorded, 'iso')}, not at its instant`,
+        );
+      }
+    }
+    // Its effect is replayed whatever its hash says: the book is compared with what the log holds.
     const problem = this.replay.apply(entry);
-    if (problem !== undefined) return `${name}: ${problem}`;
-    this.previous = computed;
-    this.count++;
-    return undefined;
+    if (problem !== undefined) problems.push(`${name}: ${problem}`);
+    if (problems.length === 0) this.sound++;
+    return problems.length === 0 ? undefined : problems.join('\n');
   }
 }
 

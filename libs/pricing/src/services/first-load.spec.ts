@@ -2,7 +2,8 @@ import { ManualClock } from '@app/clock';
 import type { PricingData } from '../database/pricing-data';
 import { priceRecord } from '../core/price-record.fixture';
 import { PricingUnavailableError } from '../errors/pricing-error';
-import { PastPriceLists } from '../snapshot/past-price-lists';
+import { PastAnswers } from '../snapshot/past-answers';
+import { resolvePricingOptions as pastOptions } from '../options/pricing-options';
 import { pricesInMemory, pricingData, readsOf, type PricesInMemory } from '../snapshot/prices-in-memory.fixture';
 import { PricingService } from './pricing.service';
 
@@ -31,16 +32,27 @@ describe('PriceBookLoader at start-up: the list prices first, then every price',
   let service: PricingService;
   let reads: boolean[];
 
-  /** The prices in memory and PricingService on `loadPricingData`, each read's `listOnly` in `reads`. */
+  /**
+   * The prices in memory and PricingService on `loadPricingData` (the first read, list prices alone,
+   * and the second, organizations' prices alone: what it gives beyond the first), whether each read
+   * was of list prices alone in `reads`.
+   */
   async function startOn(loadPricingData: (listOnly: boolean) => Promise<PricingData>): Promise<void> {
     reads = [];
-    const repository = readsOf(({ listOnly = false } = {}) => {
-      reads.push(listOnly);
-      return loadPricingData(listOnly);
-    });
+    const repository = {
+      ...readsOf(({ listOnly = false } = {}) => {
+        reads.push(listOnly);
+        return loadPricingData(listOnly);
+      }),
+      loadOrganizationPrices: async () => {
+        reads.push(false);
+        const every = await loadPricingData(false);
+        return { records: every.records.filter((record) => record.organizationId !== null) };
+      },
+    };
     const clock = new ManualClock(new Date('2027-01-01T00:00:00Z'));
     prices = await pricesInMemory(repository, clock);
-    service = new PricingService(prices.state, prices.loader, new PastPriceLists(prices.state), clock);
+    service = new PricingService(prices.state, prices.loader, new PastAnswers(prices.state, pastOptions({})), clock);
   }
 
   afterEach(() => prices.close());

@@ -8,8 +8,11 @@ export abstract class PriceBookHost {
   /** Resolves once the database can be used; throws PRICING_UNAVAILABLE when it cannot be in time. */
   abstract databaseReady(): Promise<void>;
 
-  /** Called once a write committed, before the write resolves: whatever holds prices reads it back. */
-  abstract afterWrite(): Promise<void>;
+  /**
+   * Called once a write committed, before the write resolves: whatever holds prices reads it back
+   * and waits for its publication instant.
+   */
+  abstract afterWrite(instant: Date): Promise<void>;
 }
 
 /** Where the DataSource is ready when PriceBookService is made, and no prices are held: the CLI, scripts, tests. */

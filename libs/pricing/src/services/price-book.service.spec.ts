@@ -15,12 +15,15 @@ function stubRepository(stored: readonly PriceRecord[]) {
   const asked: PriceScope[][] = [];
   const committed: boolean[] = [];
   const repository = {
-    inTransaction: async <T>(work: (tx: PriceBookTransaction) => Promise<T>, { commit = true } = {}) => {
+    inTransaction: async <T>(
+      work: (tx: PriceBookTransaction) => Promise<T>,
+      { commit = true }: { commit?: boolean | ((result: T) => boolean) } = {},
+    ) => {
       const result = await work({} as PriceBookTransaction);
-      committed.push(commit);
+      committed.push(typeof commit === 'function' ? commit(result) : commit);
       return result;
     },
-    lock: () => Promise.resolve(new Date('2026-06-01T12:00:00Z')),
+    begin: () => Promise.resolve(new Date('2026-06-01T12:00:00Z')),
     recordsOf: (_tx: PriceBookTransaction, scopes: readonly PriceScope[]) => {
       asked.push([...scopes]);
       const named = new Set(scopes.map((s) => `${s.organizationId}/${s.productKey}`));

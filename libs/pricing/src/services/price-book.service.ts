@@ -21,7 +21,7 @@ import {
   type PlanChange,
 } from '../price-book/reviewed-plan';
 import { NO_PROGRESS, type Progress } from '../price-book/progress';
-import { listAt, publicList } from '../core/price-list';
+import { ListHistory } from '../core/list-history';
 import { runNow } from '../core/slices';
 import { renderPriceListNow } from '../rendering/price-list-response';
 import { PriceBookHost } from './price-book-host';
@@ -53,7 +53,7 @@ export interface ReviewedPlan {
   readonly changes: readonly PlanChange[];
 }
 
-export interface ApplyOptions extends WriteOptions {
+export interface ApplyOptions extends WriteOptions, PublishOptions {
   /**
    * Check and write the book exactly as an import does (same lock, same transaction, same
    * statements), then roll back: nothing is kept, and no instance is notified.
@@ -117,7 +117,10 @@ export class PriceBookService {
       written = await this.writes.inTransaction(
         async (tx) => {
           progress.start('checking', book.prices.length, 'entries');
-          const instant = await this.writes.lock(tx);
+          const instant = await this.writes.begin(tx, {
+            delayMs: options.publishInMs,
+            takesMs: expectedWriteMs(book.prices.length),
+          });
           if (options.reviewed) {
             refuseIfPlannedLater(options.reviewed.plannedAt, instant);
             const version = await this.writes.version(tx);
@@ -140,14 +143,15 @@ export class PriceBookService {
           const version = changed && !dryRun ? await this.writes.publishChange(tx) : await this.writes.version(tx);
           return { plan, instant, version, changed };
         },
-        { commit: !dryRun },
+        // A book that changes nothing keeps nothing either, not even its write's instant.
+        { commit: (result) => !dryRun && result.changed },
       );
     } finally {
       progress.stop();
     }
     const { plan, instant, version, changed } = written;
     const committed = changed && !dryRun;
-    if (committed) await this.host.afterWrite();
+    if (committed) await this.host.afterWrite(instant);
     let changes;
     try {
       changes = describeImportPlan(plan);
@@ -198,24 +202,24 @@ export class PriceBookService {
    */
   async verify(progress: Progress = NO_PROGRESS): Promise<ChainVerification> {
     await this.host.databaseReady();
-    const result = await this.reads.verify(progress);
-    if ('problem' in result) throw new ChangeLogMismatchError(result.problem, result.entries);
-    return result;
+    const { entries, head, problems } = await this.reads.verify(progress);
+    if (problems.length > 0) throw new ChangeLogMismatchError(problems, entries);
+    return { entries, head };
   }
 
   /** Withdraws a scheduled price or a scheduled end, in one transaction. */
-  async withdraw(withdrawal: Withdrawal, options: WriteOptions = {}): Promise<WithdrawalResult> {
+  async withdraw(withdrawal: Withdrawal, options: WriteOptions & PublishOptions = {}): Promise<WithdrawalResult> {
     const author = authorOf(options);
     await this.host.databaseReady();
     const result = await this.writes.inTransaction(async (tx) => {
-      const instant = await this.writes.lock(tx);
+      const instant = await this.writes.begin(tx, { delayMs: options.publishInMs });
       const stored = await this.writes.recordsOf(tx, [withdrawal]);
       const planned = planWithdrawal(withdrawal, stored, instant.getTime());
       if ('error' in planned) throw new PriceBookRefusedError([planned.error]);
       await this.writes.writeWithdrawal(tx, withdrawal, planned.plan, instant, author);
       return { instant, version: await this.writes.publishChange(tx) };
     });
-    await this.host.afterWrite();
+    await this.host.afterWrite(result.instant);
     return result;
   }
 
@@ -240,10 +244,36 @@ export class PriceBookService {
   /** The body `GET /v1/pricing` serves at `instant`, read from the database now. */
   async priceListAt(instant: Date): Promise<Buffer> {
     await this.host.databaseReady();
-    const data = await this.snapshotReads.loadPricingData();
-    const at = instant.getTime();
-    return renderPriceListNow(listAt(runNow(publicList(data.records, data.listWrites, at)), at)).body;
+    const data = await this.snapshotReads.loadPricingData({ listOnly: true });
+    const history = runNow(
+      ListHistory.build({
+        records: data.records,
+        ends: data.listEnds,
+        writes: data.listWrites,
+        lastChangeId: Number(data.lastChangeId),
+      }),
+    );
+    return renderPriceListNow(history.listAt(instant.getTime())).body;
   }
+}
+
+/** When a write takes effect (docs/decisions.md, "One clock"). */
+export interface PublishOptions {
+  /**
+   * Its publication instant, this long after the write begins; default: the database's default delay
+   * plus expectedWriteMs of its size. The write must be ready to commit well before then, or it is
+   * refused whole (PUBLICATION_MISSED).
+   */
+  readonly publishInMs?: number;
+}
+
+/**
+ * How long checking and writing a book of `entries` prices may take, added to the database's default
+ * publication delay when none is given: an import writes about ten thousand prices a second on a
+ * quiet machine (docs/benchmarks.md): ten times that, so that a busy one still commits it in time.
+ */
+export function expectedWriteMs(entries: number): number {
+  return Math.ceil(entries * 1);
 }
 
 /** Who writes (the process's user when not given) and why, checked as the change log checks them. */

@@ -31,8 +31,14 @@ export class PricingModuleHost extends PriceBookHost {
     }
   }
 
-  /** The prices are read back, so that a write is in PricingService's answers when it resolves. */
-  afterWrite(): Promise<void> {
-    return this.loader.check();
+  /**
+   * The prices are read back, and the write's publication instant waited for (on the real clock: the
+   * database's, not the module's Clock), so that a write is in PricingService's answers when it
+   * resolves (docs/decisions.md, "One clock").
+   */
+  async afterWrite(instant: Date): Promise<void> {
+    await this.loader.check();
+    const wait = instant.getTime() + 1 - Date.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
   }
 }

@@ -10,7 +10,7 @@ import { PricingService } from './pricing.service';
 import type { QuoteLookup } from './pricing.types';
 import type { PriceBookLoader } from '../snapshot/price-book-loader';
 import { PricingSnapshot } from '../snapshot/pricing-snapshot';
-import { PastPriceLists } from '../snapshot/past-price-lists';
+import { PastAnswers } from '../snapshot/past-answers';
 import { PricingState } from '../snapshot/pricing-state';
 
 /** Stands in for PriceBookLoader: holds one snapshot, confirmed now, replaceable as an import would. */
@@ -85,7 +85,9 @@ export function snapshotOf(
       availability: new Map(Object.entries(availability)),
       // Each list price was set at RECORDED.
       listWrites: records.filter((r) => r.organizationId === null).map(() => RECORDED.getTime()),
-      listLog: [],
+      listEnds: new Map(),
+      readAt: 0,
+      marginMs: 0,
       version: '1',
       lastChangeId: '0',
       lastChangedAt: null,
@@ -105,7 +107,11 @@ export async function serviceOf(
   const clock = new ManualClock(new Date(now));
   const loader = cache as unknown as PriceBookLoader;
   const state = new PricingState(resolvePricingOptions({}), loader, clock);
-  return { service: new PricingService(state, loader, new PastPriceLists(state), clock), cache, clock };
+  return {
+    service: new PricingService(state, loader, new PastAnswers(state, resolvePricingOptions({})), clock),
+    cache,
+    clock,
+  };
 }
 
 /** The cost of a quote, `undefined` when no price was found. */

@@ -23,7 +23,7 @@ import {
 } from '../core/usage';
 import type { UnitType } from '../catalogue/catalogue';
 import type { Price, PriceLookup, PriceQuery, QuoteLookup, UsageCost, UsageQuery } from './pricing.types';
-import { PastPriceLists } from '../snapshot/past-price-lists';
+import { PastAnswers } from '../snapshot/past-answers';
 import { PriceBookLoader } from '../snapshot/price-book-loader';
 import type { PricingSnapshot } from '../snapshot/pricing-snapshot';
 import { PricingState, type PricingHealth } from '../snapshot/pricing-state';
@@ -40,7 +40,7 @@ export class PricingService {
   constructor(
     private readonly prices: PricingState,
     private readonly loader: PriceBookLoader,
-    private readonly past: PastPriceLists,
+    private readonly past: PastAnswers,
     private readonly clock: Clock,
   ) {}
 
@@ -155,7 +155,7 @@ export class PricingService {
     if (!(ms <= this.clock.nowMs())) {
       throw new PricingError(PricingErrorCode.FutureInstant, `the list at ${String(at)} is not known yet`);
     }
-    const list = await this.past.at(ms);
+    const list = await this.past.listAt(ms);
     if (!list) throw new PricingUnavailableError();
     return { etag: list.etag, document: JSON.parse(list.body.toString('utf8')) as PriceListDocument };
   }

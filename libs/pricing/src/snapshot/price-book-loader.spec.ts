@@ -170,14 +170,14 @@ describe('PriceBookLoader and where the price book stands', () => {
   it('reads everything again at the version it holds when the latest change is another (a restore, then a write)', async () => {
     const held = { ...data(), lastChangedAt: 1_000 };
     const restored = { ...data(), lastChangedAt: 2_000, records: [priceRecord({ amount: '9', validFrom: T })] };
-    let head = { version: '2', lastChangeId: '3', lastChangedAt: 1_000 };
+    let head = { version: '2', lastChangeId: '3', lastChangedAt: 1_000, readAt: 0, marginMs: 0 };
     const loadPricingData = jest.fn().mockResolvedValueOnce(held).mockResolvedValue(restored);
     // Nothing after change 3, whose instant is not the one read: it does not follow.
     const loadChangesSince = jest.fn((sinceChangeId: string) =>
       Promise.resolve({
         ...restored,
         records: [],
-        listWrites: [],
+        listLog: [],
         sinceChangeId,
         sinceChangedAt: 2_000,
         productKeys: [],
@@ -187,7 +187,7 @@ describe('PriceBookLoader and where the price book stands', () => {
     );
     const logged = jest.spyOn(Logger.prototype, 'log').mockImplementation(() => undefined);
     const prices = await pricesInMemory(
-      { readHead: () => Promise.resolve({ ...head, settledBefore: null }), loadPricingData, loadChangesSince },
+      { readHead: () => Promise.resolve(head), loadPricingData, loadChangesSince },
       new ManualClock(new Date(T - 60_000)),
     );
     try {

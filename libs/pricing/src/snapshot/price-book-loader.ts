@@ -3,6 +3,7 @@ import { Clock } from '@app/clock';
 import { DatabaseConnection } from '@app/database';
 import { performance } from 'node:perf_hooks';
 import { filter, Subject, take, type Subscription } from 'rxjs';
+import type { ReadHead } from '../database/pricing-data';
 import { PriceSnapshotReads } from '../database/price-snapshot-reads';
 import { PRICING_OPTIONS, type ResolvedPricingOptions } from '../options/pricing-options';
 import { PricingSnapshot } from './pricing-snapshot';
@@ -10,6 +11,12 @@ import { PricingSnapshot } from './pricing-snapshot';
 const RETRY_MS = 1_000;
 /** setTimeout holds at most 2^31-1 ms; a later instant is waited for in several turns. */
 const MAX_TIMER_MS = 2_147_483_647;
+/**
+ * How long a COMMIT that passed its publication check may take to be seen by other sessions (its
+ * WAL flushed): a write unseen at a read still takes effect at least the publication margin minus
+ * this after it (docs/decisions.md, "One clock").
+ */
+export const COMMIT_VISIBILITY_MS = 250;
 
 /**
  * Loads the prices into memory and keeps them current: once the database is ready, on the NOTIFY
@@ -29,8 +36,14 @@ export class PriceBookLoader implements OnApplicationBootstrap, OnApplicationShu
   private shown: PricingSnapshot | undefined;
   /** performance.now() when the database last confirmed the snapshot shown (staleness is real time). */
   private confirmedAt = -Infinity;
-  /** Epoch ms (the database's clock) before which no write can commit any more, for the change feed. */
+  /**
+   * Epoch ms (the database's clock) before which the snapshot shown holds every change of the list
+   * for good: the last read or heartbeat that found it current, plus what is left of the publication
+   * margin then (docs/decisions.md, "One clock").
+   */
   private settled = -Infinity;
+  /** Serializes every change of the history and every preparation of lists (`exclusive`). */
+  private work: Promise<unknown> = Promise.resolve();
   private reachable = false;
   private checkTimer: NodeJS.Timeout | undefined;
   private listTimer: NodeJS.Timeout | undefined;
@@ -42,10 +55,13 @@ export class PriceBookLoader implements OnApplicationBootstrap, OnApplicationShu
   private markLoaded!: () => void;
   private readonly builds = new Subject<number>();
   private readonly renderFailures = new Subject<void>();
+  private readonly lateWrites = new Subject<void>();
   /** Seconds each load took (read from the database, index, render): for metrics. */
   readonly builds$ = this.builds.asObservable();
   /** Each list that did not render (the last one was kept): for metrics. */
   readonly renderFailures$ = this.renderFailures.asObservable();
+  /** Each write seen after its publication instant had passed a confirmed read: for metrics. */
+  readonly lateWrites$ = this.lateWrites.asObservable();
 
   constructor(
     @Inject(PRICING_OPTIONS) private readonly options: ResolvedPricingOptions,
@@ -73,6 +89,7 @@ export class PriceBookLoader implements OnApplicationBootstrap, OnApplicationShu
     clearTimeout(this.listTimer);
     this.builds.complete();
     this.renderFailures.complete();
+    this.lateWrites.complete();
   }
 
   /** The snapshot shown, `undefined` before the first load. */
@@ -96,11 +113,24 @@ export class PriceBookLoader implements OnApplicationBootstrap, OnApplicationShu
   }
 
   /**
-   * Epoch ms before which the snapshot shown holds every change of the list for good: no write in
-   * progress could still commit one there (checked with each version check).
+   * Epoch ms before which the snapshot shown holds every change of the list for good: a write not
+   * seen yet takes effect at this instant or later (each read and heartbeat that finds the book
+   * where the snapshot holds it moves it on).
    */
   get settledBefore(): number {
     return this.settled;
+  }
+
+  /**
+   * A head read elsewhere (the LISTEN connection's heartbeat): confirms the snapshot shown when it
+   * holds the book at that head, else checks.
+   */
+  heard(head: ReadHead, sentAt: number): void {
+    if (this.checking || !this.shown?.isAt(head) || !this.shown.hasOrganizationPrices) {
+      void this.check();
+      return;
+    }
+    this.confirm(sentAt, head);
   }
 
   /**
@@ -131,15 +161,16 @@ export class PriceBookLoader implements OnApplicationBootstrap, OnApplicationShu
   private async checkOnce(): Promise<void> {
     const startedAt = performance.now();
     let snapshot: PricingSnapshot;
+    let read: ReadHead;
     try {
-      const { settledBefore, ...head } = await this.reads.readHead();
+      const head = await this.reads.readHead();
       const shown = this.shown;
-      if (shown?.isAt(head) && shown.hasOrganizationPrices) return this.confirm(startedAt, settledBefore);
-      snapshot = await this.read(shown);
+      if (shown?.isAt(head) && shown.hasOrganizationPrices) return this.confirm(startedAt, head);
+      [snapshot, read] = await this.exclusive(() => this.read(shown));
       if (this.stopped) return;
       this.show(snapshot);
-      // The snapshot read holds every write committed before the head was read (it started later).
-      this.confirm(startedAt, settledBefore);
+      // The snapshot read holds every write committed before its head was read.
+      this.confirm(startedAt, read);
     } catch (error) {
       return this.markReachable(false, error);
     }
@@ -155,20 +186,52 @@ export class PriceBookLoader implements OnApplicationBootstrap, OnApplicationShu
   }
 
   /**
-   * The snapshot shown with the changes since it (or everything, when they do not follow it). The
-   * first read takes the list prices alone: the public list, list prices and availability are
-   * served from them within seconds whatever the number of organizations' prices; the next read,
-   * at once, takes everything, and only then are prices loaded (`loaded()`).
+   * The snapshot shown with the changes since it (or everything, when they do not follow it), and
+   * the head it was read at. The first read takes the list prices alone (with the list's whole
+   * history): the public list, its past, list prices and availability are served from them within
+   * seconds whatever the number of organizations' prices; the next read, at once, takes only those,
+   * and only then are prices loaded (`loaded()`).
    */
-  private async read(shown: PricingSnapshot | undefined): Promise<PricingSnapshot> {
+  private async read(shown: PricingSnapshot | undefined): Promise<[PricingSnapshot, ReadHead]> {
     if (shown?.hasOrganizationPrices) {
       const changes = await this.reads.loadChangesSince(shown.lastChangeId);
       const updated = await this.rendered(shown.withChanges(changes, this.clock.nowMs()));
-      if (updated) return updated;
+      if (updated) {
+        this.noteLate(changes.listLog);
+        return [updated, changes];
+      }
       this.logger.log(`changes since version ${shown.version} do not follow it: reading every price again`);
+    } else if (shown) {
+      const organizations = await this.reads.loadOrganizationPrices();
+      // Held at the head of the list prices it holds, settled no further: the changes since are read next.
+      const head = { ...shownHead(shown), readAt: -Infinity, marginMs: 0 };
+      return [await shown.withOrganizationPrices(organizations), head];
     }
     const data = await this.reads.loadPricingData({ listOnly: shown === undefined });
-    return this.rendered(PricingSnapshot.build(data, this.clock.nowMs()));
+    return [await this.rendered(PricingSnapshot.build(data, this.clock.nowMs())), data];
+  }
+
+  /**
+   * Says so when a write takes effect before an instant an earlier read had found settled: it
+   * committed after its publication instant (a COMMIT that stalled after its check, or a session
+   * that deferred nothing), so the list served at instants since then differs from the past now held.
+   */
+  private noteLate(listLog: readonly { readonly at: number }[]): void {
+    const earliest = listLog.reduce((min, write) => Math.min(min, write.at), Infinity);
+    if (earliest >= this.settled) return;
+    this.lateWrites.next();
+    this.logger.error(
+      `a write took effect at ${new Date(earliest).toISOString()}, before ${new Date(this.settled).toISOString()}, ` +
+        'which an earlier read had found settled: it committed after its publication instant, and the list served ' +
+        'since differs from the past now held (docs/operations.md, "One clock")',
+    );
+  }
+
+  /** Runs `work` after every change of the history and preparation of lists before it. */
+  private exclusive<T>(work: () => Promise<T>): Promise<T> {
+    const done = this.work.then(work, work);
+    this.work = done.catch(() => undefined);
+    return done;
   }
 
   /** A snapshot being made; one whose list did not render is logged and counted, and the database was read. */
@@ -201,7 +264,7 @@ export class PriceBookLoader implements OnApplicationBootstrap, OnApplicationShu
     if (this.shown !== shown) return;
     if (shown.preparedUntil > this.clock.nowMs()) return this.show(shown); // a long wait, in turns
     try {
-      const prepared = await shown.preparedFor(this.clock.nowMs());
+      const prepared = await this.exclusive(() => shown.preparedFor(this.clock.nowMs()));
       if (this.shown === shown && !this.stopped) this.show(prepared);
     } catch (error) {
       this.renderFailures.next();
@@ -211,9 +274,10 @@ export class PriceBookLoader implements OnApplicationBootstrap, OnApplicationShu
     }
   }
 
-  private confirm(startedAt: number, settledBefore: number | null): void {
-    this.confirmedAt = startedAt;
-    if (settledBefore !== null && settledBefore > this.settled) this.settled = settledBefore;
+  private confirm(startedAt: number, head: ReadHead): void {
+    if (startedAt > this.confirmedAt) this.confirmedAt = startedAt;
+    const settled = head.readAt + Math.max(0, head.marginMs - COMMIT_VISIBILITY_MS);
+    if (settled > this.settled) this.settled = settled;
     this.markReachable(true);
   }
 
@@ -244,6 +308,11 @@ export class PriceBookLoader implements OnApplicationBootstrap, OnApplicationShu
     }
     this.reachable = reachable;
   }
+}
+
+/** The head a snapshot holds the book at (without the clock it was read by). */
+function shownHead(shown: PricingSnapshot): Pick<ReadHead, 'version' | 'lastChangeId' | 'lastChangedAt'> {
+  return { version: shown.version, lastChangeId: shown.lastChangeId, lastChangedAt: shown.lastChangedAt };
 }
 
 /** A load whose list did not render: already logged and counted. */

@@ -46,11 +46,13 @@ export function pricingData(records: readonly PriceRecord[], more: Partial<Prici
   return {
     records,
     availability: new Map(),
+    listEnds: new Map(),
     listWrites: [],
-    listLog: [],
     version: '2',
     lastChangeId: '3',
     lastChangedAt: null,
+    readAt: 0,
+    marginMs: 0,
     ...more,
   };
 }
@@ -60,7 +62,7 @@ export function readsOf(
   loadPricingData: PriceSnapshotReads['loadPricingData'],
 ): Pick<PriceSnapshotReads, 'readHead' | 'loadPricingData'> {
   return {
-    readHead: () => Promise.resolve({ version: '2', lastChangeId: '3', lastChangedAt: null, settledBefore: null }),
+    readHead: () => Promise.resolve({ version: '2', lastChangeId: '3', lastChangedAt: null, readAt: 0, marginMs: 0 }),
     loadPricingData,
   };
 }

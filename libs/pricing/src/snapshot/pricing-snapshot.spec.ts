@@ -21,11 +21,13 @@ function data(records: PriceRecord[], fields: Partial<PricingData> = {}): Pricin
   return {
     records,
     availability: new Map(),
+    listEnds: new Map(),
     listWrites: [ms(jan1(2025))],
-    listLog: [],
     version: '3',
     lastChangeId: '10',
     lastChangedAt: ms('2026-05-01T00:00:00Z'),
+    readAt: LOADED,
+    marginMs: 0,
     ...fields,
   };
 }
@@ -42,17 +44,36 @@ function changes(fields: Partial<PricingChanges> = {}): { changes: PricingChange
       productKeys: ['storage.io1'],
       records: [ended, next],
       availability: new Map([['storage.io1', false]]),
-      listWrites: writes,
-      listLog: [],
+      // The list's entries of the write (org_1's withdrawal is not the list's).
+      listLog: [
+        {
+          changeId: 11,
+          at: writes[0],
+          productKey: 'storage.io1',
+          ends: [{ id: io1.id, validUntil: ended.validUntil }],
+        },
+        { changeId: 12, at: writes[0], productKey: 'storage.io1', set: { id: next.id, validUntil: null } },
+      ],
       version: '4',
       lastChangeId: '13',
       lastChangedAt: writes[0],
+      readAt: writes[0],
+      marginMs: 0,
       writeCount: 1,
       recordCount: 4,
       ...fields,
     },
     after: data([gp1Ended, gp1, ended, next], {
       availability: new Map([['storage.io1', false]]),
+      listEnds: new Map([
+        [
+          io1.id,
+          [
+            { from: io1.recordedAt, validUntil: null },
+            { from: writes[0], validUntil: ended.validUntil },
+          ],
+        ],
+      ]),
       listWrites: [ms(jan1(2025)), ...writes],
       version: '4',
       lastChangeId: '13',
@@ -129,7 +150,7 @@ describe('PricingSnapshot', () => {
   });
 
   it('gives the document at an instant before the one it was built at from the whole history', async () => {
-    const before = ms('2025-06-01T00:00:00Z');
+    const before = ms('2025-12-15T00:00:00Z');
     const then = await PricingSnapshot.build(data([gp1Ended, gp1, io1, io1Agreed]), before);
     expect(held.documentAt(before)).toEqual(then.documentAt(before));
     expect(held.documentAt(before).families[0].prices[0].amount).toBe('0.0400');
@@ -166,28 +187,30 @@ describe('PricingSnapshot', () => {
     expect(await held.withChanges(changes(fields).changes, LOADED)).toBeUndefined();
   });
 
-  it('the list as served at an instant: now, what GET /v1/pricing serves; at any instant, the list of its span', async () => {
+  it('the list as served at an instant: now, what GET /v1/pricing serves; every instant of a version, one document', async () => {
     const { changes: read } = changes();
     const updated = (await held.withChanges(read, LOADED))!;
     const feed = updated.changesAfter({ at: -8.64e15, productKey: '' }, 1000, Infinity).changes;
     expect(feed.map((c) => [c.productKey, c.at])).toEqual([
-      ['storage.gp1', gp1Ended.recordedAt], // known from its record (no log here): recorded 2025-12-01
+      ['storage.gp1', gp1Ended.recordedAt], // known from its record: recorded 2025-12-01
       ['storage.io1', io1.recordedAt],
       ['storage.gp1', ms(jan1(2026))],
+      ['storage.io1', ms('2026-06-01T00:00:00Z')], // its end set: shown from the write on
       ['storage.io1', ms('2026-07-01T00:00:00Z')],
     ]);
     for (const at of [LOADED, ms('2026-06-30T23:59:59.999Z'), ms('2026-07-01T00:00:00Z'), LATER]) {
       const past = await renderPriceList(updated.pastList(at));
       expect(past.body.toString()).toBe(updated.priceListAt(at).body.toString());
-      expect(updated.pastListKey(at)).toBeLessThanOrEqual(at);
-      const span = await renderPriceList(updated.pastList(updated.pastListKey(at)));
+      const version = updated.history.versionAt(at);
+      expect(version).toBeLessThanOrEqual(at);
+      const span = await renderPriceList(updated.pastList(version));
       expect(span.etag).toBe(past.etag);
     }
-    expect(updated.pastListKey(ms('2024-12-31T23:59:59.999Z'))).toBe(-Infinity);
-    expect(updated.pastListKey(ms(jan1(2025)))).toBe(ms(jan1(2025))); // the write of 2025
+    expect(updated.history.versionAt(ms('2024-12-31T23:59:59.999Z'))).toBe(-Infinity);
+    expect(updated.history.versionAt(ms(jan1(2025)))).toBe(ms(jan1(2025))); // the write of 2025
     // Paged, and only what is settled: changes at or after `before` wait.
     expect(updated.changesAfter({ at: -8.64e15, productKey: '' }, 1, Infinity)).toMatchObject({ more: true });
     const settled = updated.changesAfter({ at: -8.64e15, productKey: '' }, 1000, ms('2026-07-01T00:00:00Z'));
-    expect([settled.changes.length, settled.more]).toEqual([3, false]);
+    expect([settled.changes.length, settled.more]).toEqual([4, false]);
   });
 });

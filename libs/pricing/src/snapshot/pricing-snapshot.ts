@@ -1,27 +1,7 @@
-import { firstIndexWhere } from '../core/bisect';
-import {
-  listAt,
-  priceListDocument,
-  publicList,
-  withProducts,
-  type ListAt,
-  type PriceListDocument,
-  type PublicList,
-} from '../core/price-list';
-import {
-  countUpTo,
-  indexAfter,
-  inFeedOrder,
-  knownPrices,
-  productChanges,
-  recordsKnownAt,
-  type FeedPosition,
-  type KnownPrice,
-  type ListChange,
-  type ListWrite,
-} from '../core/list-history';
+import { ListHistory, type FeedPosition, type ListChange } from '../core/list-history';
+import { priceListDocument, type ListAt, type PriceListDocument } from '../core/price-list';
 import { byValidFrom, isInForce, priceInForceAt, type PriceRecord } from '../core/price-record';
-import { inSlices, mergeInSteps, runNow, sortInSteps, type Steps } from '../core/slices';
+import { inSlices, runNow, type Steps } from '../core/slices';
 import type { ApplicablePrices } from '../core/usage';
 import type { PriceBookHead, PricingChanges, PricingData } from '../database/pricing-data';
 import { renderPriceList, renderPriceListNow, type PriceListResponse } from '../rendering/price-list-response';
@@ -45,36 +25,31 @@ interface ProductPrices {
 /** Numbers the snapshots of one reading of the whole book: a full read starts a new lineage. */
 let lineages = 0;
 
-interface Parts {
+interface Parts extends PriceBookHead {
   /** Kept by every snapshot made from this one with changes; a new one after a full read. */
   readonly lineage: number;
   readonly prices: ReadonlyMap<string, ProductPrices>;
   readonly recordCount: number;
   readonly availability: ReadonlyMap<string, boolean>;
-  readonly publicList: PublicList;
+  /**
+   * The public list over time (core/list-history.ts): shared by every snapshot of the lineage and
+   * extended by each change from its publication instant on, which none has served yet.
+   */
+  readonly history: ListHistory;
+  /** The history's revision this snapshot holds: a later one changed the list from ListHistory.changedSince on. */
+  readonly revision: number;
   /** The list's answers prepared for consecutive instants, ascending: each expires as the next starts. */
   readonly lists: readonly PriceListResponse[];
-  /** What each write of list prices did, in log order. */
-  readonly listLog: readonly ListWrite[];
-  /** Every list write's instant, ascending: `last_changed`, and a document before `publicList.from`. */
-  readonly writes: readonly number[];
-  /** Each list price as the list knew it over time, by product key. */
-  readonly known: ReadonlyMap<string, readonly KnownPrice[]>;
-  /** Every change of the list, in feed order (by instant, then the list's order). */
-  readonly feed: readonly ListChange[];
-  readonly version: string;
-  readonly lastChangeId: string;
-  readonly lastChangedAt: number | null;
   readonly hasOrganizationPrices: boolean;
 }
 
 /**
- * The prices held in memory, as one immutable value: every record indexed for lookups at any
- * instant (billing prices past intervals), availability, the public list from now on, and its
- * answers prepared for now and the instants at which it changes next. Reading it has no effects;
- * the loader (price-book-loader.ts) makes a new one on every change and as time passes, and swaps
- * it in. A change makes a new snapshot that shares every product key it does not touch, and their
- * entries keep their serialized bytes (rendering/price-list-response.ts).
+ * The prices held in memory: every record indexed for lookups at any instant (billing prices past
+ * intervals), availability, the public list's history (its past and what is scheduled), and the
+ * list's answers prepared for now and the instants at which it changes next. Reading it has no
+ * effects; the loader (price-book-loader.ts) makes a new one on every change and as time passes,
+ * and swaps it in. A change makes a new snapshot that shares every product key it does not touch,
+ * and extends the history from the change's publication instant on.
  */
 export class PricingSnapshot {
   private constructor(private readonly parts: Parts) {}
@@ -83,18 +58,22 @@ export class PricingSnapshot {
   static async build(data: PricingData, now: number): Promise<PricingSnapshot> {
     const prices = new Map<string, ProductPrices>();
     await inSlices(addRecords(prices, data.records));
-    const known = await inSlices(knownPrices(listRecords(prices.values()), data.listLog));
+    const history = await inSlices(
+      ListHistory.build({
+        records: listRecords(prices.values()),
+        ends: data.listEnds,
+        writes: data.listWrites,
+        lastChangeId: Number(data.lastChangeId),
+      }),
+    );
     const snapshot = new PricingSnapshot({
       lineage: ++lineages,
       prices,
       recordCount: data.records.length,
       availability: data.availability,
-      publicList: await inSlices(publicList(listRecords(prices.values()), data.listWrites, now)),
+      history,
+      revision: history.revision,
       lists: [],
-      listLog: data.listLog,
-      writes: [...data.listWrites].sort((a, b) => a - b),
-      known,
-      feed: await inSlices(feedOf(known, known.keys(), [])),
       version: data.version,
       lastChangeId: data.lastChangeId,
       lastChangedAt: data.lastChangedAt,
@@ -104,10 +83,28 @@ export class PricingSnapshot {
   }
 
   /**
+   * This snapshot (of list prices only) with every organization's price of `data` (read after it,
+   * organizations' prices alone): the same history and head, so that the changes since it are read
+   * next (their product keys' records, in every scope, replace these).
+   */
+  async withOrganizationPrices(data: Pick<PricingData, 'records'>): Promise<PricingSnapshot> {
+    const prices = await inSlices(copyWithout(this.parts.prices, new Set()));
+    for (const [productKey, product] of prices) prices.set(productKey, { list: product.list });
+    await inSlices(addRecords(prices, data.records));
+    return new PricingSnapshot({
+      ...this.parts,
+      prices,
+      recordCount: this.parts.recordCount + data.records.length,
+      hasOrganizationPrices: true,
+    });
+  }
+
+  /**
    * This snapshot with `changes` applied, its list prepared from `now` on; `undefined` when the
    * changes do not follow it exactly (another starting point, an entry read last that the log no
-   * longer holds as it was, a version that moved by more than the writes read, a record count
-   * other than the database's), so that the caller reads everything again.
+   * longer holds as it was, a version that moved by more than the writes read, a record count other
+   * than the database's), so that the caller reads everything again. The history is extended from
+   * the changes' publication instant on: the lists prepared for earlier instants stay as they are.
    */
   async withChanges(changes: PricingChanges, now: number): Promise<PricingSnapshot | undefined> {
     const held = this.parts;
@@ -118,25 +115,24 @@ export class PricingSnapshot {
     let recordCount = held.recordCount + changes.records.length;
     for (const productKey of changes.productKeys) recordCount -= countRecords(held.prices.get(productKey));
     if (recordCount !== changes.recordCount) return undefined;
-    const prices = await inSlices(copyWithout(held.prices, new Set(changes.productKeys)));
+    const changed = new Set(changes.productKeys);
+    const prices = await inSlices(copyWithout(held.prices, changed));
     await inSlices(addRecords(prices, changes.records));
-    const changed = new Map(changes.productKeys.map((key) => [key, prices.get(key)?.list ?? []]));
-    const from = Math.max(now, held.publicList.from);
-    const listLog = [...held.listLog, ...changes.listLog];
-    const known = await inSlices(copyWithout(held.known, new Set(changes.productKeys)));
-    const changedKnown = await inSlices(knownPrices([...changed.values()].flat(), listLog));
-    for (const [productKey, knownOfKey] of changedKnown) known.set(productKey, knownOfKey);
+    const byId = new Map(changes.records.map((record) => [record.id, record]));
+    await inSlices(held.history.extend(changes.listLog, byId));
+    // From where the list differs from what this snapshot prepared (the same changes applied
+    // before, through a snapshot that was never shown, count too).
+    const from = held.history.changedSince(held.revision);
     return new PricingSnapshot({
       ...held,
       prices,
+      revision: held.history.revision,
       recordCount,
       availability: changes.availability,
-      publicList: await inSlices(withProducts(held.publicList, changed, changes.listWrites, from)),
-      lists: [],
-      listLog,
-      writes: [...held.writes, ...changes.listWrites].sort((a, b) => a - b),
-      known,
-      feed: await inSlices(feedOf(known, changes.productKeys, held.feed)),
+      // What was prepared stays right until the history changed.
+      lists: held.lists.flatMap((list) =>
+        list.builtForMs >= from ? [] : [list.expiresAtMs > from ? { ...list, expiresAtMs: from } : list],
+      ),
       version: changes.version,
       lastChangeId: changes.lastChangeId,
       lastChangedAt: changes.lastChangedAt,
@@ -152,7 +148,7 @@ export class PricingSnapshot {
     if (lists.length > 0 && lists[0].builtForMs > now) lists.length = 0; // a clock set back
     let instant = lists.length > 0 ? lists[lists.length - 1].expiresAtMs : now;
     while (instant <= now + PREPARE_AHEAD_MS && lists.length < MAX_PREPARED) {
-      const list = await renderPriceList(this.listAt(instant));
+      const list = await renderPriceList(this.parts.history.listAt(instant, true));
       lists.push(list);
       instant = list.expiresAtMs;
     }
@@ -172,43 +168,28 @@ export class PricingSnapshot {
    */
   priceListAt(now: number): PriceListResponse {
     for (const list of this.parts.lists) if (list.builtForMs <= now && now < list.expiresAtMs) return list;
-    return renderPriceListNow(this.listAt(now));
+    return renderPriceListNow(this.parts.history.listAt(now));
   }
 
-  /** The public document at any instant. */
+  /** The public document at any instant, as the list shows it then (the past, or what is scheduled). */
   documentAt(at: number): PriceListDocument {
-    return priceListDocument(runNow(this.listAt(at)));
+    return priceListDocument(runNow(this.parts.history.listAt(at)));
   }
 
-  /**
-   * The instant from which the list served at `at` was served unchanged: the last change of an
-   * entry or write of list prices not after `at` (-Infinity before any). The list at `at` is the
-   * list at that instant, byte for byte (core/list-history.ts).
-   */
-  pastListKey(at: number): number {
-    const { writes, feed } = this.parts;
-    const changes = changesUpTo(feed, at);
-    const lastWrite = countUpTo(writes, at);
-    return Math.max(changes > 0 ? feed[changes - 1].at : -Infinity, lastWrite > 0 ? writes[lastWrite - 1] : -Infinity);
+  /** The public list's history, which `/at/{instant}` and `/changes` read (snapshot/past-answers.ts). */
+  get history(): ListHistory {
+    return this.parts.history;
   }
 
-  /** The public list as it was served at `at` (in the past): as the list knew its prices then, in steps. */
-  *pastList(at: number): Steps<ListAt> {
-    const records = yield* recordsKnownAt(this.parts.known, at);
-    const writes = this.parts.writes.slice(0, countUpTo(this.parts.writes, at));
-    return yield* listAt(yield* publicList(records, writes, at), at);
+  /** The public list at the version in force at `at`, for `/at/{instant}`: in steps. */
+  pastList(at: number): Steps<ListAt> {
+    const version = this.parts.history.versionAt(at);
+    return this.parts.history.listAt(Number.isFinite(version) ? version : at);
   }
 
-  /**
-   * The changes of the list after `position` with instants before `before` (those that no write
-   * can precede any more), at most `limit`; `more` when more such changes follow.
-   */
+  /** The changes of the list after `position` with instants before `before`, at most `limit`. */
   changesAfter(position: FeedPosition, limit: number, before: number): { changes: ListChange[]; more: boolean } {
-    const { feed } = this.parts;
-    const start = indexAfter(feed, position);
-    const end = changesUpTo(feed, before - 1);
-    const stop = Math.min(end, start + limit);
-    return { changes: feed.slice(start, stop), more: stop < end };
+    return this.parts.history.changesAfter(position, limit, before);
   }
 
   get version(): string {
@@ -222,6 +203,11 @@ export class PricingSnapshot {
 
   get lastChangeId(): string {
     return this.parts.lastChangeId;
+  }
+
+  /** The instant of that change (epoch ms), `null` when the log is empty. */
+  get lastChangedAt(): number | null {
+    return this.parts.lastChangedAt;
   }
 
   /** Whether this snapshot holds the prices as stored at `head` (PriceSnapshotReads.readHead). */
@@ -268,25 +254,18 @@ export class PricingSnapshot {
   isOnSale(productKey: string): boolean {
     return this.parts.availability.get(productKey) ?? true;
   }
-
-  /** The public list at `at`: from what can still be listed, or, before that, from all of history. */
-  private *listAt(at: number): Steps<ListAt> {
-    const { publicList: list, prices, writes } = this.parts;
-    return yield* listAt(at >= list.from ? list : yield* publicList(listRecords(prices.values()), writes, at), at);
-  }
 }
 
 /** Indexes `records` (of keys not in `prices` yet, in any order) by key and scope, each scope sorted. */
 function* addRecords(prices: Map<string, ProductPrices>, records: readonly PriceRecord[]): Steps<void> {
-  const scopes: PriceRecord[][] = [];
+  const scopes = new Set<PriceRecord[]>();
   for (const [i, record] of records.entries()) {
     let entry = prices.get(record.productKey);
-    if (!entry) {
-      prices.set(record.productKey, (entry = { list: [] }));
-      scopes.push(entry.list);
-    }
-    if (record.organizationId === null) entry.list.push(record);
-    else {
+    if (!entry) prices.set(record.productKey, (entry = { list: [] }));
+    if (record.organizationId === null) {
+      entry.list.push(record);
+      scopes.add(entry.list);
+    } else {
       entry.organizations ??= new Map();
       const agreed = entry.organizations.get(record.organizationId);
       if (agreed === undefined) entry.organizations.set(record.organizationId, record);
@@ -294,53 +273,25 @@ function* addRecords(prices: Map<string, ProductPrices>, records: readonly Price
       else {
         const scope = [agreed, record];
         entry.organizations.set(record.organizationId, scope);
-        scopes.push(scope);
+        scopes.add(scope);
       }
     }
     if ((i & 1023) === 1023) yield;
   }
-  for (const [i, scope] of scopes.entries()) {
-    if (scope.length > 1) scope.sort(byValidFrom);
-    if ((i & 1023) === 1023) yield;
-  }
-}
-
-/** `prices` without the product keys in `left`, copied in steps: a book may hold a hundred thousand keys. */
-function* copyWithout<V>(prices: ReadonlyMap<string, V>, left: ReadonlySet<string>): Steps<Map<string, V>> {
-  const copy = new Map<string, V>();
   let n = 0;
-  for (const [productKey, product] of prices) {
-    if (!left.has(productKey)) copy.set(productKey, product);
+  for (const scope of scopes) {
+    if (scope.length > 1) scope.sort(byValidFrom);
     if ((++n & 1023) === 0) yield;
   }
+}
+
+/** `prices` without the product keys in `left`, copied: a book may hold a hundred thousand keys. */
+function* copyWithout<V>(prices: ReadonlyMap<string, V>, left: ReadonlySet<string>): Steps<Map<string, V>> {
+  // One native copy (a few milliseconds at a hundred thousand keys), then the few keys dropped.
+  const copy = new Map(prices);
+  yield;
+  for (const productKey of left) copy.delete(productKey);
   return copy;
-}
-
-/** How many changes of `feed` have instants not after `at`. */
-function changesUpTo(feed: readonly ListChange[], at: number): number {
-  return firstIndexWhere(feed, (change) => change.at > at);
-}
-
-/**
- * The feed after a change of the product keys `changed`: their changes anew (from `known`),
- * merged into `feed` without theirs. In steps: a book of a hundred thousand list prices has as many
- * changes at least.
- */
-function* feedOf(
-  known: ReadonlyMap<string, readonly KnownPrice[]>,
-  changed: Iterable<string>,
-  feed: readonly ListChange[],
-): Steps<ListChange[]> {
-  const keys = new Set(changed);
-  const fresh: ListChange[] = [];
-  let n = 0;
-  for (const productKey of keys) {
-    const prices = known.get(productKey);
-    if (prices) for (const change of productChanges(productKey, prices)) fresh.push(change);
-    if ((++n & 255) === 0) yield;
-  }
-  const kept = keys.size === 0 ? feed : feed.filter((change) => !keys.has(change.productKey));
-  return yield* mergeInSteps(kept, yield* sortInSteps(fresh, inFeedOrder), inFeedOrder);
 }
 
 function* listRecords(products: Iterable<ProductPrices>): Generator<PriceRecord> {

@@ -36,12 +36,12 @@ export function pricingDataOfBook(json: unknown, nowMs: number): PricingData {
       ...INITIAL_AVAILABILITY,
       ...availability.map((product): [string, boolean] => [product.productKey, product.onSale]),
     ]),
+    listEnds: new Map(),
     listWrites: records.some((record) => record.organizationId === null) ? [nowMs] : [],
-    listLog: records.flatMap((record) =>
-      record.organizationId === null ? [{ at: nowMs, set: { id: record.id, validUntil: record.validUntil } }] : [],
-    ),
     version: '1',
     lastChangeId: '0',
     lastChangedAt: null,
+    readAt: nowMs,
+    marginMs: 0,
   };
 }

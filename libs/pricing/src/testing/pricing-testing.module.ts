@@ -2,7 +2,7 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { Clock, ManualClock } from '@app/clock';
 import { PRICING_OPTIONS, resolvePricingOptions } from '../options/pricing-options';
 import { PricingService } from '../services/pricing.service';
-import { PastPriceLists } from '../snapshot/past-price-lists';
+import { PastAnswers } from '../snapshot/past-answers';
 import { PriceBookLoader } from '../snapshot/price-book-loader';
 import { PricingState } from '../snapshot/pricing-state';
 import { InMemoryLoader } from './in-memory-loader';
@@ -55,7 +55,7 @@ export class PricingTestingModule {
           useFactory: (clock: Clock) => InMemoryLoader.of(book, clock.nowMs()),
         },
         PricingState,
-        PastPriceLists,
+        PastAnswers,
         PricingService,
       ],
       exports: [PricingService, Clock],

@@ -1,5 +1,35 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
+/** The history trigger's function as this migration makes it (a later one that replaces it puts it back in its `down`). */
+export const KEEP_HISTORY_OF_1764000000000 = `FUNCTION price_record_keep_history() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF TG_OP = 'DELETE' THEN
+          IF OLD.valid_from <= now() THEN
+            RAISE EXCEPTION 'price record % took effect at % and cannot be deleted', OLD.id, OLD.valid_from
+              USING ERRCODE = 'integrity_constraint_violation';
+          END IF;
+          RETURN OLD;
+        END IF;
+        IF (NEW.product_key, NEW.organization_id, NEW.unit_type, NEW.unit_count, NEW.amount,
+            NEW.valid_from, NEW.recorded_at)
+           IS DISTINCT FROM
+           (OLD.product_key, OLD.organization_id, OLD.unit_type, OLD.unit_count, OLD.amount,
+            OLD.valid_from, OLD.recorded_at) THEN
+          RAISE EXCEPTION 'price record %: only valid_until may change', OLD.id
+            USING ERRCODE = 'integrity_constraint_violation';
+        END IF;
+        IF NEW.valid_until IS DISTINCT FROM OLD.valid_until AND OLD.valid_until IS NOT NULL
+           AND OLD.valid_until <= now() THEN
+          RAISE EXCEPTION 'price record % ended at % and its end cannot move', OLD.id, OLD.valid_until
+            USING ERRCODE = 'integrity_constraint_violation';
+        END IF;
+        IF NEW.valid_until IS DISTINCT FROM OLD.valid_until AND NEW.valid_until < now() THEN
+          RAISE EXCEPTION 'price record %: an end may be set to now or later, not to %', OLD.id, NEW.valid_until
+            USING ERRCODE = 'integrity_constraint_violation';
+        END IF;
+        RETURN NEW;
+      END $$`;
+
 /**
  * Price records, product availability and the change log of list-price writes.
  * Every rule of section 2.4 that a single row can break is a constraint here, so a row
@@ -61,34 +91,7 @@ export class PricingSchema1764000000000 implements MigrationInterface {
     // end never. `now()` is the writing transaction's instant, which the CLI also plans with.
     // Only what has not taken effect may be deleted (a withdrawn scheduled price).
     await db.query(`
-      CREATE FUNCTION price_record_keep_history() RETURNS trigger LANGUAGE plpgsql AS $$
-      BEGIN
-        IF TG_OP = 'DELETE' THEN
-          IF OLD.valid_from <= now() THEN
-            RAISE EXCEPTION 'price record % took effect at % and cannot be deleted', OLD.id, OLD.valid_from
-              USING ERRCODE = 'integrity_constraint_violation';
-          END IF;
-          RETURN OLD;
-        END IF;
-        IF (NEW.product_key, NEW.organization_id, NEW.unit_type, NEW.unit_count, NEW.amount,
-            NEW.valid_from, NEW.recorded_at)
-           IS DISTINCT FROM
-           (OLD.product_key, OLD.organization_id, OLD.unit_type, OLD.unit_count, OLD.amount,
-            OLD.valid_from, OLD.recorded_at) THEN
-          RAISE EXCEPTION 'price record %: only valid_until may change', OLD.id
-            USING ERRCODE = 'integrity_constraint_violation';
-        END IF;
-        IF NEW.valid_until IS DISTINCT FROM OLD.valid_until AND OLD.valid_until IS NOT NULL
-           AND OLD.valid_until <= now() THEN
-          RAISE EXCEPTION 'price record % ended at % and its end cannot move', OLD.id, OLD.valid_until
-            USING ERRCODE = 'integrity_constraint_violation';
-        END IF;
-        IF NEW.valid_until IS DISTINCT FROM OLD.valid_until AND NEW.valid_until < now() THEN
-          RAISE EXCEPTION 'price record %: an end may be set to now or later, not to %', OLD.id, NEW.valid_until
-            USING ERRCODE = 'integrity_constraint_violation';
-        END IF;
-        RETURN NEW;
-      END $$`);
+      CREATE ${KEEP_HISTORY_OF_1764000000000}`);
     await db.query(`
       CREATE TRIGGER price_record_keep_history BEFORE UPDATE OR DELETE ON price_record
       FOR EACH ROW EXECUTE FUNCTION price_record_keep_history()`);

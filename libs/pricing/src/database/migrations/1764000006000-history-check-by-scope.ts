@@ -21,7 +21,7 @@ export class HistoryCheckByScope1764000006000 implements MigrationInterface {
   }
 }
 
-const PAST_OVER_RECORDS_BY_SCOPE = `
+export const PAST_OVER_RECORDS_BY_SCOPE = `
         SELECT i.id, i.product_key, i.organization_id, i.valid_from INTO refused
           FROM inserted i
          WHERE i.valid_from < now()

@@ -3,6 +3,23 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
 /** The function that grants a runtime role what the price book needs (DatabaseModuleOptions.runtimeGrants). */
 export const PRICING_RUNTIME_GRANTS = 'pricing_grant_runtime';
 
+/** The grants function as this migration makes it (a later one that replaces it puts it back in its `down`). */
+export const GRANTS_OF_1764000010500 = `
+      FUNCTION ${PRICING_RUNTIME_GRANTS}(runtime name) RETURNS void LANGUAGE plpgsql AS $$
+      BEGIN
+        EXECUTE format('REVOKE ALL ON price_record, price_change, product_availability, price_book_version FROM %I',
+                       runtime);
+        EXECUTE format('REVOKE ALL ON SEQUENCE %s, %s FROM %I', pg_get_serial_sequence('price_record', 'id'),
+                       pg_get_serial_sequence('price_change', 'id'), runtime);
+        EXECUTE format('GRANT SELECT, INSERT, DELETE ON price_record TO %I', runtime);
+        EXECUTE format('GRANT UPDATE (valid_until, superseded_by) ON price_record TO %I', runtime);
+        EXECUTE format('GRANT SELECT, INSERT ON price_change TO %I', runtime);
+        EXECUTE format('GRANT SELECT, INSERT ON product_availability TO %I', runtime);
+        EXECUTE format('GRANT UPDATE (on_sale, updated_at) ON product_availability TO %I', runtime);
+        EXECUTE format('GRANT SELECT ON price_book_version TO %I', runtime);
+        EXECUTE format('GRANT UPDATE (version) ON price_book_version TO %I', runtime);
+      END $$`;
+
 /**
  * Least privilege for the role the service and the CLI run as, when another role migrates and owns
  * the schema (DATABASE_MIGRATION_URL; docs/operations.md, "Two roles: least privilege"):
@@ -26,21 +43,7 @@ export class RuntimeGrants1764000010500 implements MigrationInterface {
   name = 'RuntimeGrants1764000010500';
 
   async up(db: QueryRunner): Promise<void> {
-    await db.query(`
-      CREATE FUNCTION ${PRICING_RUNTIME_GRANTS}(runtime name) RETURNS void LANGUAGE plpgsql AS $$
-      BEGIN
-        EXECUTE format('REVOKE ALL ON price_record, price_change, product_availability, price_book_version FROM %I',
-                       runtime);
-        EXECUTE format('REVOKE ALL ON SEQUENCE %s, %s FROM %I', pg_get_serial_sequence('price_record', 'id'),
-                       pg_get_serial_sequence('price_change', 'id'), runtime);
-        EXECUTE format('GRANT SELECT, INSERT, DELETE ON price_record TO %I', runtime);
-        EXECUTE format('GRANT UPDATE (valid_until, superseded_by) ON price_record TO %I', runtime);
-        EXECUTE format('GRANT SELECT, INSERT ON price_change TO %I', runtime);
-        EXECUTE format('GRANT SELECT, INSERT ON product_availability TO %I', runtime);
-        EXECUTE format('GRANT UPDATE (on_sale, updated_at) ON product_availability TO %I', runtime);
-        EXECUTE format('GRANT SELECT ON price_book_version TO %I', runtime);
-        EXECUTE format('GRANT UPDATE (version) ON price_book_version TO %I', runtime);
-      END $$`);
+    await db.query(`CREATE ${GRANTS_OF_1764000010500}`);
     await db.query(`REVOKE ALL ON FUNCTION ${PRICING_RUNTIME_GRANTS}(name) FROM PUBLIC`);
     await db.query(`
       DO $$ BEGIN

@@ -12,6 +12,7 @@ import { AvailabilityInChangeLog1764000008000 } from './1764000008000-availabili
 import { ListPriceIndex1764000009000 } from './1764000009000-list-price-index';
 import { ChangeLogChain1764000010000 } from './1764000010000-change-log-chain';
 import { RuntimeGrants1764000010500 } from './1764000010500-runtime-grants';
+import { OneClock1764000011000 } from './1764000011000-one-clock';
 
 export { PRICING_RUNTIME_GRANTS } from './1764000010500-runtime-grants';
 
@@ -28,4 +29,5 @@ export const pricingMigrations = [
   ListPriceIndex1764000009000,
   ChangeLogChain1764000010000,
   RuntimeGrants1764000010500,
+  OneClock1764000011000,
 ];

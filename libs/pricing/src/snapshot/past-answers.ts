@@ -1,0 +1,140 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { FeedPosition, ListChange } from '../core/list-history';
+import { PRICING_OPTIONS, type ResolvedPricingOptions } from '../options/pricing-options';
+import { renderChangesPage } from '../rendering/changes-page';
+import { renderPriceList, type PreparedAnswers, type PriceListResponse } from '../rendering/price-list-response';
+import type { PricingSnapshot } from './pricing-snapshot';
+import { PricingState } from './pricing-state';
+
+/** Requests for answers not kept that may wait for the one preparation under way; more are refused (503). */
+const MAX_WAITING = 16;
+
+/** A page of the change feed as PastAnswers serves it. */
+export interface FeedPage {
+  readonly changes: readonly ListChange[];
+  readonly next: string;
+  readonly hasMore: boolean;
+}
+
+interface Kept {
+  readonly answers: Promise<PreparedAnswers>;
+  /** Prepared at this revision of the history (ListHistory.revision), right while it changed from no earlier than `until`. */
+  revision: number;
+  readonly until: number;
+  bytes: number;
+}
+
+/**
+ * The answers of the list's past (docs/decisions.md, "Prices as they were"): the document of each
+ * version the list had (`GET /v1/pricing/at/{instant}`: every instant of a version shares it) and
+ * the full pages of the change feed (`GET /v1/pricing/changes`), prepared from the history in
+ * memory, one at a time per instance, serialized in slices and compressed off the event loop. What
+ * was prepared is kept under a byte budget (`pastAnswersBytes`, every coding counted), the least
+ * recently asked going first, and stays right as long as the history did not change at or before
+ * what it shows (a write changes the list only from its publication instant on).
+ */
+@Injectable()
+export class PastAnswers {
+  private readonly kept = new Map<string, Kept>();
+  private bytes = 0;
+  private queue: Promise<unknown> = Promise.resolve();
+  private waiting = 0;
+
+  constructor(
+    private readonly state: PricingState,
+    @Inject(PRICING_OPTIONS) private readonly options: ResolvedPricingOptions,
+  ) {}
+
+  /**
+   * The answers of the list as served at `at` (not after now); `undefined` when no prices can be
+   * served, or too many answers are being prepared (the caller answers 503).
+   */
+  listAt(at: number): Promise<PriceListResponse> | undefined {
+    const snapshot = this.state.current();
+    if (!snapshot) return undefined;
+    const version = snapshot.history.versionAt(at);
+    const key = `${snapshot.lineage} at ${version}`;
+    // The version's own instant: the document before any version is the empty one, the same for every instant.
+    return this.prepared(snapshot, key, Number.isFinite(version) ? version : -Infinity, () =>
+      renderPriceList(snapshot.pastList(at)),
+    ) as Promise<PriceListResponse> | undefined;
+  }
+
+  /**
+   * The answers of a page of the feed of `snapshot` (kept when full: more changes follow it, so it
+   * never changes); `undefined` when too many answers are being prepared.
+   */
+  changes(
+    snapshot: PricingSnapshot,
+    position: FeedPosition,
+    limit: number,
+    page: FeedPage,
+    now: number,
+  ): Promise<PreparedAnswers> | undefined {
+    if (!page.hasMore) return this.enqueue(() => renderChangesPage(page, now));
+    const last = page.changes[page.changes.length - 1].at;
+    const key = `${snapshot.lineage} changes ${position.at}~${position.productKey} ${limit}`;
+    return this.prepared(snapshot, key, last, () => renderChangesPage(page, now));
+  }
+
+  /** Bytes kept now (for metrics and tests). */
+  get keptBytes(): number {
+    return this.bytes;
+  }
+
+  /** What is kept under `key` while still right, else `prepare`d, kept and returned. */
+  private prepared(
+    snapshot: PricingSnapshot,
+    key: string,
+    shows: number,
+    prepare: () => Promise<PreparedAnswers>,
+  ): Promise<PreparedAnswers> | undefined {
+    const history = snapshot.history;
+    const kept = this.kept.get(key);
+    if (kept) {
+      this.kept.delete(key);
+      if (history.changedSince(kept.revision) > shows) {
+        kept.revision = history.revision;
+        this.kept.set(key, kept); // most recently asked: last to go
+        return kept.answers;
+      }
+      this.bytes -= kept.bytes;
+    }
+    const revision = history.revision;
+    const answers = this.enqueue(prepare);
+    if (!answers) return undefined;
+    const entry: Kept = { answers, revision, until: shows, bytes: 0 };
+    this.kept.set(key, entry);
+    answers.then(
+      (done) => {
+        if (this.kept.get(key) !== entry) return;
+        entry.bytes = done.ok.identity.body!.length + done.ok.gzip.body!.length + done.ok.br.body!.length;
+        this.bytes += entry.bytes;
+        this.shrink();
+      },
+      () => {
+        if (this.kept.get(key) === entry) this.kept.delete(key);
+      },
+    );
+    return answers;
+  }
+
+  /** Runs `prepare` after the preparations before it; `undefined` when too many wait already. */
+  private enqueue<T>(prepare: () => Promise<T>): Promise<T> | undefined {
+    if (this.waiting >= MAX_WAITING) return undefined;
+    this.waiting++;
+    const done = this.queue.then(prepare);
+    this.queue = done.catch(() => undefined).finally(() => this.waiting--);
+    return done;
+  }
+
+  /** Forgets the least recently asked answers until the rest fit the budget. */
+  private shrink(): void {
+    for (const [key, kept] of this.kept) {
+      if (this.bytes <= this.options.pastAnswersBytes) return;
+      if (kept.bytes === 0) continue; // still being prepared
+      this.kept.delete(key);
+      this.bytes -= kept.bytes;
+    }
+  }
+}
