@@ -10,14 +10,24 @@ export { PricingMetrics } from './metrics/pricing-metrics';
 export { PRICE_LIST_PATH } from './http/pricing.controller';
 export { RETRY_AFTER_UNAVAILABLE_S } from './rendering/price-list-response';
 
-// Errors: every one is a PricingError; branch on its `code` (docs/using-pricing.md, "Errors").
+// Errors: every one is a PricingError; branch on its `code` (docs/using-pricing.md, "Errors"), and
+// map it to an HTTP status with PRICING_ERROR_STATUS.
 export {
   PricingError,
   PricingErrorCode,
+  PRICING_ERROR_STATUS,
   ProductUnavailableError,
+  UnknownProductError,
   PricingUnavailableError,
+  InvalidUsageError,
   PriceBookRefusedError,
+  RateLimitedError,
+  PriceBookCommittedError,
+  PriceBookCommitUnknownError,
+  ChangeLogMismatchError,
 } from './errors/pricing-error';
+export { PriceBookFileError } from './cli/price-book-file';
+export { PriceBookUsageError } from './cli/command-line';
 
 // What PricingService answers, and takes.
 export type { Price, PriceLookup, PriceQuery, QuoteLookup, UsageQuery, UsageCost } from './services/pricing.types';

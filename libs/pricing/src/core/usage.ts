@@ -29,7 +29,8 @@
 // digits, with one integer division per rounding. (decimal.js would round the division to its
 // precision first, then to 20 places, and is slower: docs/benchmarks.md, "Usage pricing".)
 import type { UnitType } from '../catalogue/catalogue';
-import { InvalidUsageError } from '../errors/pricing-error';
+import { quoteValue } from '../errors/bounded-text';
+import { InvalidUsageError, PricingError, PricingErrorCode } from '../errors/pricing-error';
 import { nextEdgeAfter, priceInForceAt, type PriceRecord } from './price-record';
 import { COST_DECIMAL_PLACES, PLAIN_DECIMAL, plainQuantity, type Quantity } from './quote';
 
@@ -179,7 +180,7 @@ export function costOfEvents(prices: ApplicablePrices, unitType: UnitType, event
 export function sumCosts(costs: readonly string[]): string {
   const sum = { digits: 0n, scale: 0 };
   for (const cost of costs) {
-    if (typeof cost !== 'string' || !PLAIN_DECIMAL.test(cost)) throw new Error(`not a decimal cost: ${String(cost)}`);
+    checkCost(cost);
     addScaled(sum, parseScaled(cost));
   }
   return formatScaled(sum.digits, sum.scale);
@@ -197,7 +198,7 @@ const INVOICE_DECIMAL_PLACES = 2;
  * `total` rounded: docs/using-pricing.md, "Rounding an invoice".
  */
 export function roundForInvoice(cost: string): string {
-  if (typeof cost !== 'string' || !PLAIN_DECIMAL.test(cost)) throw new Error(`not a decimal cost: ${String(cost)}`);
+  checkCost(cost);
   const { digits, scale } = parseScaled(cost);
   let cents: bigint;
   if (scale <= INVOICE_DECIMAL_PLACES) {
@@ -208,6 +209,23 @@ export function roundForInvoice(cost: string): string {
   }
   const text = cents.toString().padStart(INVOICE_DECIMAL_PLACES + 1, '0');
   return `${text.slice(0, -INVOICE_DECIMAL_PLACES)}.${text.slice(-INVOICE_DECIMAL_PLACES)}`;
+}
+
+/**
+ * Throws INVALID_COST unless `cost` is a plain non-negative decimal string; `details.cost` says
+ * what was given, quoted and cut (bounded-text.ts): untyped callers may pass a float or an object.
+ */
+function checkCost(cost: unknown): asserts cost is string {
+  if (typeof cost === 'string' && PLAIN_DECIMAL.test(cost)) return;
+  const given =
+    typeof cost === 'string'
+      ? quoteValue(cost)
+      : typeof cost === 'number' || typeof cost === 'bigint'
+        ? `the ${typeof cost} ${String(cost)}`
+        : `a value of type ${cost === null ? 'null' : typeof cost}`;
+  throw new PricingError(PricingErrorCode.InvalidCost, `not a plain non-negative decimal cost: ${given}`, {
+    cost: given,
+  });
 }
 
 /** A window `[from, to)` in epoch milliseconds and the price that applied throughout it (`null`: none). */

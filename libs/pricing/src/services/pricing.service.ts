@@ -75,8 +75,13 @@ export class PricingService {
     return this.snapshot().isOnSale(productKey);
   }
 
-  /** The price of `productKey` at an instant: the organization's agreed price, else the list price. */
+  /**
+   * The price of `productKey` at an instant: the organization's agreed price, else the list price;
+   * `{ found: false }` when none is in force (a key of a family's shape never priced included).
+   * Throws UNKNOWN_PRODUCT for a key that fits no family (a typo is never "no price").
+   */
   priceAt(productKey: string, query: PriceQuery = {}): PriceLookup {
+    if (!parseProductKey(productKey)) throw new UnknownProductError(productKey);
     const snapshot = this.snapshot(query.organizationId);
     const at = query.at ?? this.clock.now();
     const record =
@@ -89,7 +94,8 @@ export class PricingService {
   /**
    * The cost of `quantity` units of `productKey` (in the family's unit) at an instant:
    * `{ found: false }` when there is no price (never zero), as priceAt answers; throws
-   * INVALID_QUANTITY on a quantity that is not a non-negative decimal.
+   * INVALID_QUANTITY on a quantity that is not a non-negative decimal, and UNKNOWN_PRODUCT as
+   * priceAt does.
    */
   quote(productKey: string, quantity: Quantity, query: PriceQuery = {}): QuoteLookup {
     const amount = parseQuantity(quantity);
