@@ -33,6 +33,17 @@ export { PriceBookUsageError } from './cli/command-line';
 export type { Price, PriceLookup, PriceQuery, QuoteLookup, UsageQuery, UsageCost } from './services/pricing.types';
 export type { TimeUsage, MeteredEvent } from './core/usage';
 export { roundForInvoice, sumCosts } from './core/usage';
+export type {
+  FocusBilling,
+  FocusColumn,
+  FocusCost,
+  FocusRow,
+  FocusUnpriced,
+  FocusUsage,
+  MeteredEvents,
+  MeteredPeriod,
+} from './core/focus';
+export { FOCUS_COLUMNS, focusCsv, focusCsvHeader, focusCsvRecord } from './core/focus';
 export type { PriceListDocument } from './core/price-list';
 
 // The catalogue of section 2.4.

@@ -31,7 +31,7 @@
 import type { UnitType } from '../catalogue/catalogue';
 import { quoteValue } from '../errors/bounded-text';
 import { InvalidUsageError, PricingError, PricingErrorCode } from '../errors/pricing-error';
-import { nextEdgeAfter, priceInForceAt, type PriceRecord } from './price-record';
+import { byValidFrom, nextEdgeAfter, priceInForceAt, type PriceRecord } from './price-record';
 import { COST_DECIMAL_PLACES, PLAIN_DECIMAL, plainQuantity, type Quantity } from './quote';
 
 /**
@@ -43,6 +43,30 @@ import { COST_DECIMAL_PLACES, PLAIN_DECIMAL, plainQuantity, type Quantity } from
 export interface ApplicablePrices {
   readonly list: readonly PriceRecord[];
   readonly organization: readonly PriceRecord[];
+}
+
+/**
+ * The applicable prices of one product key and organization (`null`: list prices only) among
+ * `records` (any keys and scopes, in any order), indexed once: for a caller that read records
+ * itself (the CLI's `focus`), where the prices in memory index them (pricing-snapshot.ts).
+ */
+export function applicablePricesIn(
+  records: readonly PriceRecord[],
+): (productKey: string, organizationId: string | null) => ApplicablePrices {
+  const byScope = new Map<string, PriceRecord[]>();
+  for (const record of records) {
+    const scope = JSON.stringify([record.productKey, record.organizationId]);
+    const scoped = byScope.get(scope);
+    if (scoped) scoped.push(record);
+    else byScope.set(scope, [record]);
+  }
+  for (const scoped of byScope.values()) scoped.sort(byValidFrom);
+  const of = (productKey: string, organizationId: string | null): readonly PriceRecord[] =>
+    byScope.get(JSON.stringify([productKey, organizationId])) ?? [];
+  return (productKey, organizationId) => ({
+    list: of(productKey, null),
+    organization: organizationId === null ? [] : of(productKey, organizationId),
+  });
 }
 
 /** Time-based usage over `[from, to)`, to the millisecond. */
@@ -233,6 +257,17 @@ interface PriceWindow {
   readonly from: number;
   to: number;
   readonly price: PriceRecord | null;
+}
+
+/**
+ * The instants inside `(fromMs, toMs)` at which the price that applies changes, as costOfUsage
+ * splits usage (a list price changing while the organization's applies is no change): none when
+ * one price, or none, applies throughout.
+ */
+export function priceChangesWithin(prices: ApplicablePrices, fromMs: number, toMs: number): number[] {
+  return windows(prices, fromMs, toMs)
+    .slice(1)
+    .map((window) => window.from);
 }
 
 /** `[fromMs, toMs)` split where the applicable price changes, adjacent windows of one price merged. */

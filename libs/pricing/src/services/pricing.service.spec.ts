@@ -323,6 +323,21 @@ describe('PricingService reads, given a product key that fits no family', () => 
     ['quote', (service, key) => service.quote(key, '1', { at })],
     ['costOfUsage', (service, key) => service.costOfUsage(key, { ...interval, sizeGib: '1' })],
     ['costOfEvents', (service, key) => service.costOfEvents(key, [{ at, quantity: '1' }])],
+    [
+      'focusRows',
+      (service, key) =>
+        service.focusRows(
+          key,
+          interval,
+          {},
+          {
+            providerName: 'Example Cloud',
+            billingAccountId: 'org_42',
+            billingPeriodStart: at,
+            billingPeriodEnd: new Date('2026-04-01T00:00:00Z'),
+          },
+        ),
+    ],
   ];
 
   it.each(reads.flatMap(([read, call]) => ['storage.gp2', 'compute.x', 'Storage.gp1'].map((key) => [read, key, call])))(
