@@ -298,6 +298,8 @@ describe('focusRows: FOCUS 1.2 cost rows of priced usage', () => {
     expect(refusal(() => focusRows('network.vpc_egress', list(egress), { ...hour, to: hour.from }, MARCH)).field).toBe(
       'to',
     );
+    const neither = { from: hour.from, to: hour.to };
+    expect(refusal(() => focusRows('network.vpc_egress', list(egress), neither, MARCH)).field).toBe('quantity');
   });
 
   it('prices metered events in the windows costOfEvents gives them', () => {

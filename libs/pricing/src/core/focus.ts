@@ -277,6 +277,9 @@ function meteredPeriodPricer(unitType: UnitType, usage: MeteredPeriod): Pricer {
       'to',
     );
   }
+  if ((usage.quantity === undefined) === (usage.bytes === undefined)) {
+    throw new InvalidUsageError('a metered period has exactly one of quantity and bytes', 'quantity');
+  }
   const event: MeteredEvent = { at: from, quantity: usage.quantity, bytes: usage.bytes };
   return {
     price: (prices) => {
