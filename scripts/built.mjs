@@ -1,6 +1,6 @@
 // Builds the apps when a source changed since the last build, then runs the built entry point
 // named on the command line in this process: `npm start`, `npm run pricing` and `npm run migrate`
-// run the build they find, without the two seconds of `nest build` each time (an operator runs
+// run the build they find, without a second of `npm run build` each time (an operator runs
 // the CLI many times a day). The tests build nothing: they run the sources (docs/tests.md).
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, statSync, utimesSync, writeFileSync } from 'node:fs';
@@ -12,7 +12,7 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 /** Written after each build, with the time the build started: sources newer than it are not built. */
 const STAMP = join(ROOT, 'dist', '.built');
 const SOURCE_FOLDERS = ['apps', 'libs', 'bench'];
-const SOURCE_FILES = ['package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'nest-cli.json'];
+const SOURCE_FILES = ['package-lock.json', 'tsconfig.json', 'scripts/build.mjs', 'test/support/typescript.cjs'];
 
 /** The latest modification time of the files under `path` (milliseconds; 0 when absent). */
 function newest(path) {
@@ -33,13 +33,13 @@ export function isStale() {
   return [...SOURCE_FOLDERS, ...SOURCE_FILES].some((name) => newest(join(ROOT, name)) > built);
 }
 
-/** Runs `nest build` when the build is stale; its errors go to stderr, and a failed build throws. */
+/** Runs the build (scripts/build.mjs) when it is stale; its errors go to stderr, and a failed build throws. */
 export function ensureBuilt() {
   if (!isStale()) return;
   const startedAt = new Date();
-  const nest = join(ROOT, 'node_modules', '@nestjs', 'cli', 'bin', 'nest.js');
-  const build = spawnSync(process.execPath, [nest, 'build'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
-  if (build.status !== 0) throw new Error(`nest build failed (exit ${build.status})`);
+  const script = join(ROOT, 'scripts', 'build.mjs');
+  const build = spawnSync(process.execPath, [script], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+  if (build.status !== 0) throw new Error(`the build failed (exit ${build.status})`);
   mkdirSync(dirname(STAMP), { recursive: true });
   writeFileSync(STAMP, `${startedAt.toISOString()}\n`);
   utimesSync(STAMP, startedAt, startedAt); // a source saved during the build is built next time

@@ -14,8 +14,9 @@ import {
   type NestModule,
   type OnApplicationBootstrap,
 } from '@nestjs/common';
-import { APP_GUARD, APP_INTERCEPTOR, NestFactory } from '@nestjs/core';
+import { APP_GUARD, APP_INTERCEPTOR, NestFactory, Reflector } from '@nestjs/core';
 import { Test } from '@nestjs/testing';
+import { isPublic } from '@app/auth';
 import { appDatabaseOptions, freePort } from '@app/control-plane';
 import { DatabaseConnection, DatabaseModule } from '@app/database';
 import { PriceBookService, PricingModule, PricingService, PricingUnavailableError } from '@app/pricing';
@@ -111,6 +112,19 @@ class TracingMiddleware implements NestMiddleware {
   use(req: IncomingMessage, _res: unknown, next: () => void): void {
     seen.middleware.push(line(req));
     next();
+  }
+}
+
+/**
+ * A host's own global guard, which refuses every request (403) but for routes marked @Public():
+ * the one line docs/using-pricing.md asks of it, `isPublic(context, reflector)` from @app/auth.
+ */
+@Injectable()
+class DenyByDefaultGuard implements CanActivate {
+  constructor(private readonly reflector: Reflector) {}
+
+  canActivate(context: ExecutionContext): boolean {
+    return isPublic(context, this.reflector);
   }
 }
 
@@ -245,6 +259,21 @@ describe('PricingModule in a host of its own', () => {
       expect((await request(server).get('/orders/gp1')).status).toBe(200);
       const expected = ['GET /v1/pricing', 'GET /v1/pricing', 'HEAD /v1/pricing', 'GET /orders/gp1'];
       expect(seen).toEqual({ guard: expected, interceptor: expected, middleware: expected });
+    });
+  });
+
+  it("a host's own deny-by-default global guard serves the public list when it asks isPublic(), and refuses the rest", async () => {
+    const guarded: DynamicModule = {
+      module: HostModule,
+      imports: [DatabaseModule.forRoot(appDatabaseOptions(db.url)), PricingModule.forRoot(), OrdersModule],
+      providers: [{ provide: APP_GUARD, useClass: DenyByDefaultGuard }],
+    };
+    await withHttpApp(guarded, async (_app, server) => {
+      const list = await request(server).get('/v1/pricing');
+      expect(list.status).toBe(200);
+      expect((list.body as { currency: string }).currency).toBe('EUR');
+      expect((await request(server).get('/v1/pricing/changes')).status).toBe(200);
+      expect((await request(server).get('/orders/gp1')).status).toBe(403);
     });
   });
 

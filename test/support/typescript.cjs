@@ -1,6 +1,6 @@
-// How our TypeScript runs without a build, in one place: Jest's transform (jest.shared.mjs) and
-// the processes the tests start (register.cjs) compile it with these swc options and resolve the
-// @app/... entry points from tsconfig.json's `paths`, their one declaration.
+// How our TypeScript is compiled, in one place: Jest's transform (jest.shared.mjs), the processes
+// the tests start (register.cjs) and the build (scripts/build.mjs) compile it with these swc
+// options and resolve the @app/... entry points from tsconfig.json's `paths`, their one declaration.
 const { readFileSync } = require('node:fs');
 const Module = require('node:module');
 const { join, resolve } = require('node:path');

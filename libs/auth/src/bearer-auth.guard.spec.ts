@@ -3,7 +3,7 @@ import { Reflector } from '@nestjs/core';
 import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host';
 import { AuthError } from './auth.error';
 import { BearerAuthGuard } from './bearer-auth.guard';
-import { Public } from './public.decorator';
+import { isPublic, Public } from './public.decorator';
 
 @Controller('private')
 class PrivateController {
@@ -41,5 +41,15 @@ describe('BearerAuthGuard', () => {
       expect(guard.canActivate(contextOf(PublicController, read))).toBe(true);
       expect(() => guard.canActivate(contextOf(PrivateController, read))).toThrow(AuthError);
     }
+  });
+});
+
+describe("isPublic, for a guard of the host's own", () => {
+  const reflector = new Reflector();
+
+  it('is true where @Public() marks the handler or the controller, and false elsewhere', () => {
+    expect(isPublic(contextOf(PrivateController, PrivateController.prototype.open), reflector)).toBe(true);
+    expect(isPublic(contextOf(PublicController, PrivateController.prototype.read), reflector)).toBe(true);
+    expect(isPublic(contextOf(PrivateController, PrivateController.prototype.read), reflector)).toBe(false);
   });
 });

@@ -5,7 +5,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { AuthError, AuthErrorCode } from './auth.error';
 import { AUTH_OPTIONS, type AuthModuleOptions } from './auth.options';
 import { bearerToken } from './bearer-token';
-import { IS_PUBLIC } from './public.decorator';
+import { isPublic } from './public.decorator';
 
 /**
  * The control plane's global guard (registered by the host app as APP_GUARD):
@@ -49,12 +49,9 @@ export class BearerAuthGuard implements CanActivate {
     const handler = context.getHandler();
     let handlers = this.publicRoutes.get(controller);
     if (!handlers) this.publicRoutes.set(controller, (handlers = new WeakMap()));
-    let isPublic = handlers.get(handler);
-    if (isPublic === undefined) {
-      isPublic = Boolean(this.reflector.getAllAndOverride<boolean | undefined>(IS_PUBLIC, [handler, controller]));
-      handlers.set(handler, isPublic);
-    }
-    return isPublic;
+    let open = handlers.get(handler);
+    if (open === undefined) handlers.set(handler, (open = isPublic(context, this.reflector)));
+    return open;
   }
 
   private isKnown(candidate: Buffer): boolean {

@@ -4,5 +4,5 @@ export type { AuthModuleOptions } from './auth.options';
 export { BearerAuthGuard } from './bearer-auth.guard';
 export { BearerAuthMiddleware } from './bearer-auth.middleware';
 export { bearerToken } from './bearer-token';
-export { Public, IS_PUBLIC } from './public.decorator';
+export { Public, IS_PUBLIC, isPublic } from './public.decorator';
 export { AuthError, AuthErrorCode } from './auth.error';

@@ -10,20 +10,41 @@ export { PricingMetrics } from './metrics/pricing-metrics';
 export { PRICE_LIST_PATH } from './http/pricing.controller';
 export { RETRY_AFTER_UNAVAILABLE_S } from './rendering/price-list-response';
 
-// Errors: every one is a PricingError; branch on its `code` (docs/using-pricing.md, "Errors").
+// Errors: every one is a PricingError; branch on its `code` (docs/using-pricing.md, "Errors"), and
+// map it to an HTTP status with PRICING_ERROR_STATUS.
 export {
   PricingError,
   PricingErrorCode,
+  PRICING_ERROR_STATUS,
   ProductUnavailableError,
+  UnknownProductError,
   PricingUnavailableError,
+  InvalidUsageError,
   PriceBookRefusedError,
   PublicationMissedError,
+  RateLimitedError,
+  PriceBookCommittedError,
+  PriceBookCommitUnknownError,
+  ChangeLogMismatchError,
 } from './errors/pricing-error';
+export { PriceBookFileError } from './cli/price-book-file';
+export { PriceBookUsageError } from './cli/command-line';
 
 // What PricingService answers, and takes.
 export type { Price, PriceLookup, PriceQuery, QuoteLookup, UsageQuery, UsageCost } from './services/pricing.types';
 export type { TimeUsage, MeteredEvent } from './core/usage';
 export { roundForInvoice, sumCosts } from './core/usage';
+export type {
+  FocusBilling,
+  FocusColumn,
+  FocusCost,
+  FocusRow,
+  FocusUnpriced,
+  FocusUsage,
+  MeteredEvents,
+  MeteredPeriod,
+} from './core/focus';
+export { FOCUS_COLUMNS, focusCsv, focusCsvHeader, focusCsvRecord } from './core/focus';
 export type { PriceListDocument } from './core/price-list';
 
 // The catalogue of section 2.4.

@@ -2,14 +2,17 @@ import { ArgumentsHost, Catch, HttpException, HttpStatus, Logger, type Exception
 import { AuthErrorCode } from '@app/auth';
 import { CodedError } from '@app/errors';
 import { DatabaseUnavailableError } from '@app/database';
-import { PricingErrorCode, RETRY_AFTER_UNAVAILABLE_S } from '@app/pricing';
+import { PRICING_ERROR_STATUS, PricingErrorCode, RETRY_AFTER_UNAVAILABLE_S } from '@app/pricing';
 import type { ServerResponse } from 'node:http';
 import { ApiErrorCode } from './api-error';
 import { sendErrorEnvelope } from './error-envelope';
 
 type Code = ApiErrorCode | AuthErrorCode | PricingErrorCode;
 
-/** The one place where error codes become HTTP statuses. */
+/**
+ * The one place where error codes become HTTP statuses: the app's own and auth's here, pricing's
+ * as the library maps them (PRICING_ERROR_STATUS, libs/pricing/src/errors/pricing-error.ts).
+ */
 const STATUS_OF: Record<Code, number> = {
   [ApiErrorCode.InvalidRequest]: HttpStatus.BAD_REQUEST,
   [ApiErrorCode.PayloadTooLarge]: HttpStatus.PAYLOAD_TOO_LARGE,
@@ -19,24 +22,7 @@ const STATUS_OF: Record<Code, number> = {
   [ApiErrorCode.MethodNotAllowed]: HttpStatus.METHOD_NOT_ALLOWED,
   [ApiErrorCode.ServiceUnavailable]: HttpStatus.SERVICE_UNAVAILABLE,
   [ApiErrorCode.Internal]: HttpStatus.INTERNAL_SERVER_ERROR,
-  [PricingErrorCode.ProductUnavailable]: HttpStatus.CONFLICT,
-  [PricingErrorCode.UnknownProduct]: HttpStatus.BAD_REQUEST,
-  [PricingErrorCode.InvalidQuantity]: HttpStatus.BAD_REQUEST,
-  [PricingErrorCode.InvalidUsage]: HttpStatus.BAD_REQUEST,
-  [PricingErrorCode.FutureInstant]: HttpStatus.NOT_FOUND,
-  [PricingErrorCode.PricingUnavailable]: HttpStatus.SERVICE_UNAVAILABLE,
-  [PricingErrorCode.PriceBookRefused]: HttpStatus.BAD_REQUEST,
-  // A write too long for its publication instant: nothing was written; again with a later one.
-  [PricingErrorCode.PublicationMissed]: HttpStatus.CONFLICT,
-  [PricingErrorCode.RateLimited]: HttpStatus.TOO_MANY_REQUESTS,
-  // The price book CLI's errors, should a host's route write prices or read book files: a write that
-  // committed, or may have, and then failed is the server's failure, its message saying what is known.
-  [PricingErrorCode.PriceBookCommitted]: HttpStatus.INTERNAL_SERVER_ERROR,
-  [PricingErrorCode.PriceBookCommitUnknown]: HttpStatus.INTERNAL_SERVER_ERROR,
-  [PricingErrorCode.PriceBookFile]: HttpStatus.BAD_REQUEST,
-  [PricingErrorCode.PriceBookUsage]: HttpStatus.BAD_REQUEST,
-  // `verify` from a host's route: the database was changed outside the price book.
-  [PricingErrorCode.ChangeLogMismatch]: HttpStatus.INTERNAL_SERVER_ERROR,
+  ...PRICING_ERROR_STATUS,
 };
 
 function isKnownCode(code: string): code is Code {

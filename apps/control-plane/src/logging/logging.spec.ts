@@ -1,8 +1,9 @@
+import { ConsoleLogger, Logger } from '@nestjs/common';
 import { IncomingMessage, ServerResponse } from 'node:http';
 import { Socket } from 'node:net';
 import { Writable } from 'node:stream';
 import pino from 'pino';
-import { logDestination, logOptions } from './logging';
+import { logDestination, logOptions, PinoNestLogger } from './logging';
 import { requestIdOf } from './request-logging';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -104,5 +105,53 @@ describe('LOG_FORMAT=pretty', () => {
     expect(text()).toContain('…[cut:');
     expect(lines[0]).toMatch(/INFO\S*: listening a\.a\./); // text for a person (coloured at a terminal), not JSON
     for (const line of lines) expect(Buffer.byteLength(line) + 1).toBeLessThanOrEqual(4096);
+  });
+});
+
+describe('PinoNestLogger, as Nest calls a logger', () => {
+  it('writes the context Nest passes last, merges an object message, and gives an Error as err', () => {
+    const { logger, lines } = capture();
+    const nest = new PinoNestLogger(logger);
+    nest.log('listening on 3000', 'Main');
+    nest.warn({ request_id: 'r-1', err: new Error('boom') }, 'ApiExceptionFilter');
+    nest.error(new TypeError('bad'), 'Loader');
+    nest.log('no context');
+    nest.log('two %s', 'words', 'Ctx');
+    nest.verbose('not at info', 'Main');
+    nest.debug('not at info either', 'Main');
+    expect(lines().map(({ level, context, msg }) => ({ level, context, msg }))).toEqual([
+      { level: 'info', context: 'Main', msg: 'listening on 3000' },
+      { level: 'warn', context: 'ApiExceptionFilter', msg: 'boom' }, // pino's: the error's message
+      { level: 'error', context: 'Loader', msg: 'bad' },
+      { level: 'info', context: undefined, msg: 'no context' },
+      { level: 'info', context: 'Ctx', msg: 'two words' },
+    ]);
+    expect(lines()[1]).toMatchObject({ request_id: 'r-1', err: { type: 'Error', message: 'boom' } });
+    expect(lines()[2]).toMatchObject({ err: { type: 'TypeError', message: 'bad' } });
+  });
+
+  it("turns Nest's exception handlers' error(message, stack, context) into an err with that stack", () => {
+    const { logger, lines } = capture();
+    new PinoNestLogger(logger).error('boom', 'Error: boom\n    at handler (app.ts:1:1)', 'ExceptionsHandler');
+    expect(lines()[0]).toMatchObject({
+      level: 'error',
+      context: 'ExceptionsHandler',
+      err: { message: 'boom', stack: 'Error: boom\n    at handler (app.ts:1:1)' },
+    });
+  });
+
+  it('writes fatal lines, and through Logger.overrideLogger as the app installs it', () => {
+    const { logger, lines } = capture();
+    Logger.overrideLogger(new PinoNestLogger(logger));
+    try {
+      new Logger('Shutdown').fatal('stopping');
+      Logger.warn('static', 'Static');
+    } finally {
+      Logger.overrideLogger(new ConsoleLogger());
+    }
+    expect(lines().map(({ level, context, msg }) => [level, context, msg])).toEqual([
+      ['fatal', 'Shutdown', 'stopping'],
+      ['warn', 'Static', 'static'],
+    ]);
   });
 });

@@ -1,6 +1,5 @@
 import type { LoggerService } from '@nestjs/common';
-import { Logger as NestPinoLogger, PinoLogger, type Params } from 'nestjs-pino';
-import pino, { type DestinationStream, type LoggerOptions } from 'pino';
+import pino, { type DestinationStream, type Level, type Logger, type LoggerOptions } from 'pino';
 import { prettyFactory } from 'pino-pretty';
 import type { AppConfig } from '../config/app-config';
 import { boundLogLine, REDACTED, redactSecrets } from './log-text';
@@ -69,36 +68,99 @@ export function logDestination(
   return { write: (line: string) => void out.write(boundLogLine(line)) };
 }
 
-/** One set of parameters per configuration: nestjs-pino keeps one root logger per process anyway. */
-const paramsOf = new WeakMap<LogSettings, Params>();
+/** The root logger of each configuration: the app's Nest logger and its request lines share it. */
+const rootOf = new WeakMap<LogSettings, Logger>();
 
-/** nestjs-pino's parameters: the root logger of the process, JSON lines (or text) on stdout. */
-export function loggerParams(settings: LogSettings): Params {
-  let params = paramsOf.get(settings);
-  if (!params)
-    paramsOf.set(settings, (params = { pinoHttp: [logOptions(settings), logDestination(settings.logFormat)] }));
-  return params;
+/** The root logger of `settings` (one per configuration object): JSON lines (or text) on stdout. */
+export function rootLogger(settings: LogSettings): Logger {
+  let root = rootOf.get(settings);
+  if (!root) rootOf.set(settings, (root = pino(logOptions(settings), logDestination(settings.logFormat))));
+  return root;
 }
 
 /**
- * The service's Nest logger (nestjs-pino): JSON lines with `context` on stdout. main.ts installs
- * it before anything logs, PostgreSQL's start included. nestjs-pino keeps one root logger per
- * process: the first settings win.
+ * The service's Nest logger: JSON lines with `context` on stdout, from the root logger that
+ * request-logging.ts writes its lines with. main.ts installs it before anything logs, PostgreSQL's
+ * start included.
  */
 export function appLogger(settings: LogSettings): LoggerService {
-  return nestLogger(loggerParams(settings));
+  return new PinoNestLogger(rootLogger(settings));
 }
 
 /**
  * The CLI's diagnostics: warnings and errors as log lines on stderr, as stdout carries the
- * command's own output (exports, the price list) and its human messages go to stderr as text.
+ * command's output (exports, the price list) and its human messages go to stderr as text.
  */
 export function cliLogger(format: LogSettings['logFormat'], stderr: NodeJS.WritableStream): LoggerService {
-  return nestLogger({
-    pinoHttp: [logOptions({ logLevel: 'warn', logFormat: format }), logDestination(format, stderr)],
-  });
+  return new PinoNestLogger(pino(logOptions({ logLevel: 'warn', logFormat: format }), logDestination(format, stderr)));
 }
 
-function nestLogger(params: Params): LoggerService {
-  return new NestPinoLogger(new PinoLogger(params), params);
+/** Nest's log levels as pino's. */
+type NestLevel = 'verbose' | 'debug' | 'log' | 'warn' | 'error' | 'fatal';
+const PINO_LEVEL: Readonly<Record<NestLevel, Level>> = {
+  verbose: 'trace',
+  debug: 'debug',
+  log: 'info',
+  warn: 'warn',
+  error: 'error',
+  fatal: 'fatal',
+};
+
+/**
+ * Nest's LoggerService on a pino logger, with the contract of Nest's loggers: the last optional
+ * parameter is the context (`context` on the line), an object message is merged into the line (an
+ * Error as `err`), and the `error(message, stack, context)` of Nest's exception handlers gives an
+ * `err` with that stack. Ours rather than nestjs-pino's, whose releases need Node.js 22.12
+ * (docs/decisions.md, "Toolchain"): the app used only this of it.
+ */
+export class PinoNestLogger implements LoggerService {
+  constructor(private readonly logger: Logger) {}
+
+  verbose(message: unknown, ...params: unknown[]): void {
+    this.write('verbose', message, params);
+  }
+
+  debug(message: unknown, ...params: unknown[]): void {
+    this.write('debug', message, params);
+  }
+
+  log(message: unknown, ...params: unknown[]): void {
+    this.write('log', message, params);
+  }
+
+  warn(message: unknown, ...params: unknown[]): void {
+    this.write('warn', message, params);
+  }
+
+  error(message: unknown, ...params: unknown[]): void {
+    this.write('error', message, params);
+  }
+
+  fatal(message: unknown, ...params: unknown[]): void {
+    this.write('fatal', message, params);
+  }
+
+  private write(level: NestLevel, message: unknown, params: readonly unknown[]): void {
+    const fields: Record<string, unknown> = {};
+    const rest = params.slice(0, -1);
+    if (params.length > 0) fields.context = params.at(-1);
+    const method: (fields: object, ...args: unknown[]) => void = this.logger[PINO_LEVEL[level]];
+    const log = (fields: object, ...args: unknown[]): void => method.call(this.logger, fields, ...args);
+    if (typeof message === 'object' && message !== null) {
+      if (message instanceof Error) fields.err = message;
+      else Object.assign(fields, message);
+      log(fields, ...rest);
+    } else if (level === 'error' && isStackTrace(message, rest)) {
+      const err = new Error(String(message));
+      err.stack = rest[0] as string;
+      log({ ...fields, err });
+    } else {
+      log(fields, message, ...rest);
+    }
+  }
+}
+
+/** Nest's exception handlers call `error(message, stack, context)`: a message and one stack trace. */
+function isStackTrace(message: unknown, rest: readonly unknown[]): boolean {
+  return typeof message === 'string' && rest.length === 1 && typeof rest[0] === 'string' && /\n\s*at /.test(rest[0]);
 }

@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import { PRICE_LIST_PATH } from '@app/pricing';
-import { PinoLogger } from 'nestjs-pino';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import parseurl from 'parseurl';
@@ -8,7 +7,7 @@ import { pinoHttp } from 'pino-http';
 import { AppConfig } from '../config/app-config';
 import { isRoutable } from '../request-target';
 import { loggedUrl } from './log-text';
-import { loggerParams } from './logging';
+import { rootLogger } from './logging';
 
 export const REQUEST_ID_HEADER = 'X-Request-Id';
 /** A request id from the client is kept when it is a plain token; anything else is replaced. */
@@ -71,18 +70,17 @@ const isHealthCheck = (req: IncomingMessage): boolean => routedPath(req)?.starts
  * `GET /v1/pricing` one parse of its path (which Express's router reuses) and one anchored test,
  * nothing more: the price list's answers are counted in metrics, not logged one by one (and a
  * shared cache never stores one client's request id with the list). Probes get an id but no line. Lines logged while a request is handled carry
- * its id where they are written (`request_id`): nestjs-pino's request context would bind it to
- * every line, but its AsyncLocalStorage puts a hook on every promise of the process, the price
- * list's included (docs/operations.md, "Logs").
+ * its id where they are written (`request_id`): a request context binding it to every line (as
+ * nestjs-pino's did) would put an AsyncLocalStorage hook on every promise of the process, the
+ * price list's included (docs/operations.md, "Logs").
  */
 @Injectable()
 export class RequestLogging {
   readonly middleware: (req: IncomingMessage, res: ServerResponse, next: () => void) => void;
 
   constructor(config: AppConfig) {
-    new PinoLogger(loggerParams(config)); // creates the process's root logger if there is none yet
     const logRequest = pinoHttp({
-      logger: PinoLogger.root,
+      logger: rootLogger(config),
       genReqId: requestIdOf,
       customAttributeKeys: { reqId: 'request_id' },
       quietReqLogger: true,

@@ -1,5 +1,6 @@
 import {
   ChangeLogMismatchError,
+  InvalidUsageError,
   PriceBookCommittedError,
   PriceBookCommitUnknownError,
   PriceBookRefusedError,
@@ -14,7 +15,7 @@ export type ExplainedError = abstract new (...args: never[]) => Error;
 /**
  * How the price book CLI ends on an error (docs/price-book-cli.md, "Exit codes"): 2 and the usage
  * for wrong usage; 1 for a refusal (its message as it is: the book's problems, a bad file, and the
- * host's `explained` errors), for a change log that does not prove the book (`verify`, its message
+ * host's `explained` errors, usage `focus` cannot price), for a change log that does not prove the book (`verify`, its message
  * as it is), for a write that committed before something failed (its message says the change is
  * in force) or whose commit was cut off (it may be in force: its message says so), or for any
  * other failure, with nothing written.
@@ -31,6 +32,7 @@ export function cliFailure(
     PriceBookCommitUnknownError,
     PriceBookFileError,
     ChangeLogMismatchError,
+    InvalidUsageError,
     ...explained,
   ];
   if (known.some((type) => error instanceof type)) return { code: 1, message: (error as Error).message };

@@ -4,14 +4,16 @@ import { lstat, stat } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { explainProductKey } from '../catalogue/catalogue';
 import { PricingError, PricingErrorCode } from '../errors/pricing-error';
-import { cutText, MAX_QUOTED_CHARACTERS, quoteValue } from '../errors/bounded-text';
+import { cutText, hasUnprintable, MAX_QUOTED_CHARACTERS, quoteValue } from '../errors/bounded-text';
 import { actorProblem, reasonProblem } from '../price-book/author';
 import { ORGANIZATION_ID, type PriceBook } from '../price-book/price-book';
 import { processUser, type PublishOptions, type WriteOptions } from '../services/price-book.service';
 import type { Withdrawal } from '../price-book/plan-withdrawal';
 import { NO_PROGRESS, type Progress } from '../price-book/progress';
 import { parseInstant } from '../core/instant';
+import type { FocusCommandBilling } from './focus-command';
 import { planTargetProblem, readPlanFile, type PlanFile } from './plan-file';
+import { readUsageFile, type UsageFileRow } from './usage-file';
 import { DEFAULT_PRICE_BOOK_MAX_BYTES, PriceBookFileError, readPriceBookFileAndDigest } from './price-book-file';
 
 export const PRICE_BOOK_USAGE = `usage: npm run -s pricing -- <command>
@@ -39,6 +41,13 @@ export const PRICE_BOOK_USAGE = `usage: npm run -s pricing -- <command>
   withdraw <product_key> --valid-until <timestamp> [--organization <id>] [--actor <name>] [--reason <text>]
                        withdraw a scheduled end
                        (withdraw takes --publish-in too)
+  focus <usage.csv> --provider <name> --billing-period-start <timestamp>
+        --billing-period-end <timestamp> [--billing-account <id>]
+                       price a usage file (CSV: product_key, start, end, and organization_id,
+                       quantity or size_gib as its families need) with the price book as it is
+                       now, and print FOCUS 1.2 cost rows as CSV: one per usage and price
+                       window; refused, no rows printed, when any usage has no price.
+                       --billing-account: the account of usage without an organization
   verify [--json]      check every link of the change log's hash chain, and that the stored prices
                        and availability are what the log says; print the number of entries and the
                        chain's head (record it elsewhere to compare later); exit 1 naming the first
@@ -105,6 +114,12 @@ export type PriceBookCommand =
     }
   | { readonly name: 'withdraw'; readonly withdrawal: Withdrawal; readonly author: CommandAuthor }
   | { readonly name: 'verify'; readonly json: boolean }
+  | {
+      readonly name: 'focus';
+      readonly file: string;
+      readonly usage: readonly UsageFileRow[];
+      readonly billing: FocusCommandBilling;
+    }
   | { readonly name: 'migrate' };
 
 type OptionName =
@@ -118,7 +133,11 @@ type OptionName =
   | 'reason'
   | 'since'
   | 'until'
-  | 'publish-in';
+  | 'publish-in'
+  | 'provider'
+  | 'billing-account'
+  | 'billing-period-start'
+  | 'billing-period-end';
 
 /** The options each command takes; any other is a usage error. */
 const OPTIONS_OF: Readonly<Record<string, readonly OptionName[]>> = {
@@ -128,6 +147,7 @@ const OPTIONS_OF: Readonly<Record<string, readonly OptionName[]>> = {
   changes: ['since', 'until', 'json'],
   withdraw: ['valid-from', 'valid-until', 'organization', 'actor', 'reason', 'publish-in'],
   verify: ['json'],
+  focus: ['provider', 'billing-account', 'billing-period-start', 'billing-period-end'],
 };
 const COMMANDS: ReadonlySet<string> = new Set(Object.keys(OPTIONS_OF).concat('export', 'show', 'migrate'));
 
@@ -169,6 +189,10 @@ export async function preparePriceBookCommand(
         since: { type: 'string' },
         until: { type: 'string' },
         'publish-in': { type: 'string' },
+        provider: { type: 'string' },
+        'billing-account': { type: 'string' },
+        'billing-period-start': { type: 'string' },
+        'billing-period-end': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -239,6 +263,12 @@ export async function preparePriceBookCommand(
     case 'verify':
       if (args.length > 0) throw new PriceBookUsageError('verify takes no arguments');
       return { name: 'verify', json };
+    case 'focus': {
+      if (args.length !== 1) throw new PriceBookUsageError('focus takes one usage file');
+      const billing = focusBillingOf(values);
+      const usage = await readUsageFile(args[0], { ...reading, maxBytes: maxBytes() });
+      return { name: 'focus', file: args[0], usage, billing };
+    }
     default:
       throw new PriceBookUsageError(`unknown command ${quoteValue(command)}`);
   }
@@ -293,6 +323,47 @@ function authorOf(
   const reasonWrong = reason === undefined ? undefined : reasonProblem(reason);
   if (reasonWrong) throw new PriceBookUsageError(`--reason ${quoteValue(reason!)}: ${reasonWrong}`);
   return reason === undefined ? { actor, ...publishIn } : { actor, reason, ...publishIn };
+}
+
+/** The longest provider name taken: a name, not a text. */
+const MAX_PROVIDER_LENGTH = 200;
+
+/** The billing details of `focus`, checked: a provider, a billing period of whole seconds, an account for list-price usage. */
+function focusBillingOf(values: {
+  readonly provider?: string;
+  readonly 'billing-account'?: string;
+  readonly 'billing-period-start'?: string;
+  readonly 'billing-period-end'?: string;
+}): FocusCommandBilling {
+  const provider = values.provider;
+  if (provider === undefined) throw new PriceBookUsageError('focus needs --provider, the ProviderName of its rows');
+  if (provider === '' || provider.length > MAX_PROVIDER_LENGTH || hasUnprintable(provider)) {
+    throw new PriceBookUsageError(
+      `--provider ${quoteValue(provider)}: 1 to ${MAX_PROVIDER_LENGTH} printable characters`,
+    );
+  }
+  const period = (option: 'billing-period-start' | 'billing-period-end'): Date => {
+    const text = values[option];
+    if (text === undefined) throw new PriceBookUsageError(`focus needs --${option}`);
+    const ms = instantOption(`--${option}`, text);
+    if (ms % 1000 !== 0) throw new PriceBookUsageError(`--${option} ${quoteValue(text)}: not a whole second`);
+    return new Date(ms);
+  };
+  const start = period('billing-period-start');
+  const end = period('billing-period-end');
+  if (start >= end) throw new PriceBookUsageError('--billing-period-start must be before --billing-period-end');
+  const account = values['billing-account'];
+  if (account !== undefined && !ORGANIZATION_ID.test(account)) {
+    throw new PriceBookUsageError(
+      `--billing-account ${quoteValue(account)}: 1 to 64 letters, digits, "_", "." or "-", starting with a letter or digit`,
+    );
+  }
+  return {
+    providerName: provider,
+    billingPeriodStart: start,
+    billingPeriodEnd: end,
+    listBillingAccountId: account ?? null,
+  };
 }
 
 /** An instant of the command line, as epoch milliseconds. */

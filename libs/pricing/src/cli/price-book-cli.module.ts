@@ -1,4 +1,4 @@
-import { Module, type DynamicModule } from '@nestjs/common';
+import { Module, type DynamicModule, type INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { DatabaseModule } from '@app/database';
 import type { DataSource } from 'typeorm';
@@ -27,7 +27,7 @@ export class PriceBookCliModule {
         { provide: PriceBookHost, useClass: StandaloneHost },
         PriceBookService,
       ],
-      exports: [PriceBookService],
+      exports: [PriceBookService, PriceBookReads],
     };
   }
 }
@@ -36,9 +36,17 @@ export class PriceBookCliModule {
  * Runs `work` with the PriceBookService of an application context of PriceBookCliModule on
  * `dataSource`, and closes the context after (the DataSource stays open: it is the caller's).
  */
-export async function withPriceBook<T>(
+export function withPriceBook<T>(
   dataSource: DataSource,
   work: (priceBook: PriceBookService) => Promise<T>,
+): Promise<T> {
+  return withPriceBookContext(dataSource, (context) => work(context.get(PriceBookService)));
+}
+
+/** As withPriceBook, with the application context itself: for a command that reads with PriceBookReads (`focus`). */
+export async function withPriceBookContext<T>(
+  dataSource: DataSource,
+  work: (context: INestApplicationContext) => Promise<T>,
 ): Promise<T> {
   // A failed start throws here rather than aborting the process. No `logger`: Nest's is global,
   // and the caller's (the CLI's, on stderr) stays in place.
@@ -46,7 +54,7 @@ export async function withPriceBook<T>(
     abortOnError: false,
   });
   try {
-    return await work(context.get(PriceBookService));
+    return await work(context);
   } finally {
     await context.close();
   }

@@ -14,7 +14,9 @@ import type { PriceBookService } from '../services/price-book.service';
 import { NO_PROGRESS, type Progress } from '../price-book/progress';
 import { formatInstant } from '../core/instant';
 import { writePlanFile } from './plan-file';
-import { withPriceBook } from './price-book-cli.module';
+import { PriceBookReads } from '../database/price-book-reads';
+import { runFocus } from './focus-command';
+import { withPriceBook, withPriceBookContext } from './price-book-cli.module';
 import type { PriceBookCommand } from './command-line';
 
 // The price book CLI's commands, run on a migrated database (docs/price-book-cli.md); their
@@ -35,12 +37,17 @@ export function runPriceBookCommand(
   now: Date,
   progress: Progress = NO_PROGRESS,
 ): Promise<void> {
+  if (command.name === 'focus') {
+    return withPriceBookContext(dataSource, (context) =>
+      runFocus(command.file, command.usage, command.billing, context.get(PriceBookReads), out),
+    );
+  }
   return withPriceBook(dataSource, (priceBook) => runOn(priceBook, command, out, now, progress));
 }
 
 async function runOn(
   priceBook: PriceBookService,
-  command: DatabaseCommand,
+  command: Exclude<DatabaseCommand, { readonly name: 'focus' }>,
   out: (text: string | Buffer) => void,
   now: Date,
   progress: Progress,

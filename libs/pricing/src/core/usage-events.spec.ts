@@ -172,7 +172,7 @@ describe('sumCosts', () => {
   });
 
   it.each(['1e3', '-1', '', '.5'])('refuses %p', (cost) => {
-    expect(() => sumCosts([cost])).toThrow(`not a decimal cost: ${cost}`);
+    expect(() => sumCosts([cost])).toThrow(`not a plain non-negative decimal cost: ${JSON.stringify(cost)}`);
   });
 });
 describe('roundForInvoice', () => {
@@ -191,11 +191,13 @@ describe('roundForInvoice', () => {
   });
 
   it.each(['1e3', '-1', '', '.5', ' 1', '1.', '01'])('refuses %p', (cost) => {
-    expect(() => roundForInvoice(cost)).toThrow(`not a decimal cost: ${cost}`);
+    expect(() => roundForInvoice(cost)).toThrow(`not a plain non-negative decimal cost: ${JSON.stringify(cost)}`);
   });
 
   it('refuses a float', () => {
-    expect(() => roundForInvoice(4.965 as unknown as string)).toThrow('not a decimal cost: 4.965');
+    expect(() => roundForInvoice(4.965 as unknown as string)).toThrow(
+      'not a plain non-negative decimal cost: the number 4.965',
+    );
   });
 
   it('one month of one volume: each line rounded then added is 4.97, its total rounded would be 4.96', () => {

@@ -1,6 +1,8 @@
 import fc from 'fast-check';
+import { PricingError, PricingErrorCode } from '../errors/pricing-error';
+import { thrownAs } from '../errors/thrown.fixture';
 import { Exact, PLAIN_DECIMAL } from './quote';
-import { roundForInvoice } from './usage';
+import { roundForInvoice, sumCosts } from './usage';
 
 // roundForInvoice: the one rounding to cents (docs/decisions.md, "Rounding an invoice").
 
@@ -72,17 +74,24 @@ describe('roundForInvoice on any cost', () => {
     );
   });
 
-  it('refuses anything but a plain non-negative decimal string, with the one message', () => {
+  it('refuses anything but a plain non-negative decimal string with INVALID_COST, as sumCosts does', () => {
     fc.assert(
       fc.property(
         fc.oneof(
           fc.string(),
           fc.double(),
-          fc.constantFrom('-1', '1e3', '.5', '1.', '01', ' 1', '1,5', '+1', 'NaN', 'Infinity'),
+          fc.bigInt(),
+          fc.constantFrom('-1', '1e3', '.5', '1.', '01', ' 1', '1,5', '+1', 'NaN', 'Infinity', null, undefined),
+          fc.constant(Object.create(null) as unknown),
         ),
         (value) => {
           fc.pre(!(typeof value === 'string' && PLAIN_DECIMAL.test(value)));
-          expect(() => roundForInvoice(value as string)).toThrow('not a decimal cost');
+          for (const refuse of [() => roundForInvoice(value as string), () => sumCosts(['1', value as string])]) {
+            const error = thrownAs(PricingError, refuse);
+            expect(error.code).toBe(PricingErrorCode.InvalidCost);
+            expect(error.message).toMatch(/^not a plain non-negative decimal cost: /);
+            expect(error.message.length).toBeLessThan(200); // the value is quoted cut (bounded-text.ts)
+          }
         },
       ),
     );

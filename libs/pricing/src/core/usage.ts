@@ -29,8 +29,9 @@
 // digits, with one integer division per rounding. (decimal.js would round the division to its
 // precision first, then to 20 places, and is slower: docs/benchmarks.md, "Usage pricing".)
 import type { UnitType } from '../catalogue/catalogue';
-import { InvalidUsageError } from '../errors/pricing-error';
-import { nextEdgeAfter, priceInForceAt, type PriceRecord } from './price-record';
+import { quoteValue } from '../errors/bounded-text';
+import { InvalidUsageError, PricingError, PricingErrorCode } from '../errors/pricing-error';
+import { byValidFrom, nextEdgeAfter, priceInForceAt, type PriceRecord } from './price-record';
 import { COST_DECIMAL_PLACES, PLAIN_DECIMAL, plainQuantity, type Quantity } from './quote';
 
 /**
@@ -42,6 +43,30 @@ import { COST_DECIMAL_PLACES, PLAIN_DECIMAL, plainQuantity, type Quantity } from
 export interface ApplicablePrices {
   readonly list: readonly PriceRecord[];
   readonly organization: readonly PriceRecord[];
+}
+
+/**
+ * The applicable prices of one product key and organization (`null`: list prices only) among
+ * `records` (any keys and scopes, in any order), indexed once: for a caller that read records
+ * itself (the CLI's `focus`), where the prices in memory index them (pricing-snapshot.ts).
+ */
+export function applicablePricesIn(
+  records: readonly PriceRecord[],
+): (productKey: string, organizationId: string | null) => ApplicablePrices {
+  const byScope = new Map<string, PriceRecord[]>();
+  for (const record of records) {
+    const scope = JSON.stringify([record.productKey, record.organizationId]);
+    const scoped = byScope.get(scope);
+    if (scoped) scoped.push(record);
+    else byScope.set(scope, [record]);
+  }
+  for (const scoped of byScope.values()) scoped.sort(byValidFrom);
+  const of = (productKey: string, organizationId: string | null): readonly PriceRecord[] =>
+    byScope.get(JSON.stringify([productKey, organizationId])) ?? [];
+  return (productKey, organizationId) => ({
+    list: of(productKey, null),
+    organization: organizationId === null ? [] : of(productKey, organizationId),
+  });
 }
 
 /** Time-based usage over `[from, to)`, to the millisecond. */
@@ -179,7 +204,7 @@ export function costOfEvents(prices: ApplicablePrices, unitType: UnitType, event
 export function sumCosts(costs: readonly string[]): string {
   const sum = { digits: 0n, scale: 0 };
   for (const cost of costs) {
-    if (typeof cost !== 'string' || !PLAIN_DECIMAL.test(cost)) throw new Error(`not a decimal cost: ${String(cost)}`);
+    checkCost(cost);
     addScaled(sum, parseScaled(cost));
   }
   return formatScaled(sum.digits, sum.scale);
@@ -197,7 +222,7 @@ const INVOICE_DECIMAL_PLACES = 2;
  * `total` rounded: docs/using-pricing.md, "Rounding an invoice".
  */
 export function roundForInvoice(cost: string): string {
-  if (typeof cost !== 'string' || !PLAIN_DECIMAL.test(cost)) throw new Error(`not a decimal cost: ${String(cost)}`);
+  checkCost(cost);
   const { digits, scale } = parseScaled(cost);
   let cents: bigint;
   if (scale <= INVOICE_DECIMAL_PLACES) {
@@ -210,11 +235,39 @@ export function roundForInvoice(cost: string): string {
   return `${text.slice(0, -INVOICE_DECIMAL_PLACES)}.${text.slice(-INVOICE_DECIMAL_PLACES)}`;
 }
 
+/**
+ * Throws INVALID_COST unless `cost` is a plain non-negative decimal string; `details.cost` says
+ * what was given, quoted and cut (bounded-text.ts): untyped callers may pass a float or an object.
+ */
+function checkCost(cost: unknown): asserts cost is string {
+  if (typeof cost === 'string' && PLAIN_DECIMAL.test(cost)) return;
+  const given =
+    typeof cost === 'string'
+      ? quoteValue(cost)
+      : typeof cost === 'number' || typeof cost === 'bigint'
+        ? `the ${typeof cost} ${String(cost)}`
+        : `a value of type ${cost === null ? 'null' : typeof cost}`;
+  throw new PricingError(PricingErrorCode.InvalidCost, `not a plain non-negative decimal cost: ${given}`, {
+    cost: given,
+  });
+}
+
 /** A window `[from, to)` in epoch milliseconds and the price that applied throughout it (`null`: none). */
 interface PriceWindow {
   readonly from: number;
   to: number;
   readonly price: PriceRecord | null;
+}
+
+/**
+ * The instants inside `(fromMs, toMs)` at which the price that applies changes, as costOfUsage
+ * splits usage (a list price changing while the organization's applies is no change): none when
+ * one price, or none, applies throughout.
+ */
+export function priceChangesWithin(prices: ApplicablePrices, fromMs: number, toMs: number): number[] {
+  return windows(prices, fromMs, toMs)
+    .slice(1)
+    .map((window) => window.from);
 }
 
 /** `[fromMs, toMs)` split where the applicable price changes, adjacent windows of one price merged. */

@@ -66,6 +66,22 @@ export class PriceBookReads {
   }
 
   /**
+   * Every record of `productKeys`: their list prices, and the prices agreed with `organizationIds`
+   * (`focus`: the prices usage of those keys and organizations is priced at), in one snapshot.
+   */
+  recordsOf(productKeys: readonly string[], organizationIds: readonly string[]): Promise<PriceRecord[]> {
+    return this.dataSource.transaction('REPEATABLE READ', async (db) => {
+      const found = await rows<PriceRecordRow>(
+        db,
+        `SELECT ${RECORD_COLUMNS} FROM price_record
+          WHERE product_key = ANY($1::text[]) AND (organization_id IS NULL OR organization_id = ANY($2::text[]))`,
+        [[...productKeys], [...organizationIds]],
+      );
+      return found.map((row) => toPriceRecord(row));
+    });
+  }
+
+  /**
    * Checks the change log's chain and the book against it, in one snapshot (change-log.ts,
    * verifyLog), reporting to `progress`.
    */

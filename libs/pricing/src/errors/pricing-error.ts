@@ -12,10 +12,15 @@ export enum PricingErrorCode {
   UnknownProduct = 'UNKNOWN_PRODUCT',
   /** No price list can be served: prices were never loaded, or are too stale. */
   PricingUnavailable = 'PRICING_UNAVAILABLE',
-  /** The list was asked for at an instant later than now: the future is not shown. */
+  /**
+   * `priceListAsOf` was asked for the list at an instant later than now: the list of the future
+   * is not known yet (`GET /v1/pricing/at/{instant}` answers such an instant 404 itself).
+   */
   FutureInstant = 'FUTURE_INSTANT',
   /** A quantity given to a quote is not a non-negative decimal. */
   InvalidQuantity = 'INVALID_QUANTITY',
+  /** A cost given to `sumCosts` or `roundForInvoice` is not a plain non-negative decimal string. */
+  InvalidCost = 'INVALID_COST',
   /** Usage given to usage pricing cannot be priced as given (see InvalidUsageError). */
   InvalidUsage = 'INVALID_USAGE',
   /** A price book or withdrawal was refused; nothing was written. */
@@ -43,6 +48,34 @@ export enum PricingErrorCode {
 }
 
 export class PricingError extends CodedError<PricingErrorCode> {}
+
+/**
+ * The HTTP status of every code, for a host's exception filter (the control plane's uses it:
+ * apps/control-plane/src/errors/api-exception.filter.ts). A caller's mistake is 400, a product that
+ * cannot be ordered 409, prices not loaded 503 (with `Retry-After`), a list of the future 404 (it
+ * does not exist yet), and the errors of the price book's workflows that mean the server or its
+ * database failed 500. Plain numbers: this layer imports no framework.
+ */
+export const PRICING_ERROR_STATUS: Readonly<Record<PricingErrorCode, number>> = Object.freeze({
+  [PricingErrorCode.ProductUnavailable]: 409,
+  [PricingErrorCode.UnknownProduct]: 400,
+  [PricingErrorCode.PricingUnavailable]: 503,
+  [PricingErrorCode.FutureInstant]: 404,
+  [PricingErrorCode.InvalidQuantity]: 400,
+  [PricingErrorCode.InvalidCost]: 400,
+  [PricingErrorCode.InvalidUsage]: 400,
+  [PricingErrorCode.PriceBookRefused]: 400,
+  // A write too long for its publication instant: nothing was written; again with a later one.
+  [PricingErrorCode.PublicationMissed]: 409,
+  [PricingErrorCode.RateLimited]: 429,
+  // A write that committed, or may have, and then failed is the server's failure; its message says what is known.
+  [PricingErrorCode.PriceBookCommitted]: 500,
+  [PricingErrorCode.PriceBookCommitUnknown]: 500,
+  [PricingErrorCode.PriceBookFile]: 400,
+  [PricingErrorCode.PriceBookUsage]: 400,
+  // `verify`: the database was changed outside the price book.
+  [PricingErrorCode.ChangeLogMismatch]: 500,
+});
 
 export class ProductUnavailableError extends PricingError {
   constructor(

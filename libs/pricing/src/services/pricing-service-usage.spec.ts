@@ -42,6 +42,28 @@ describe('PricingService.costOfUsage and costOfEvents', () => {
     expect(cost.lines[0]).toMatchObject({ quantity: '2', cost: '0.02', price: { productKey: 'network.vpc_egress' } });
   });
 
+  it("gives FOCUS rows of the prices it holds: the organization's agreed price where in force, with both records", async () => {
+    const { service } = await serviceOf([listGp1, listGp1Later, orgGp1, egress]);
+    const usage = { from: new Date('2026-01-24T00:00:00Z'), to: new Date('2026-02-02T00:00:00Z'), sizeGib: '10' };
+    const billing = {
+      providerName: 'Example Cloud',
+      billingAccountId: 'org_42',
+      billingPeriodStart: new Date('2026-01-01T00:00:00Z'),
+      billingPeriodEnd: new Date('2026-03-01T00:00:00Z'),
+    };
+    const cost = service.focusRows('storage.gp1', usage, { organizationId: 'org_42' }, billing);
+    expect(cost.complete).toBe(true);
+    expect(
+      cost.rows.map((row) => [row.ChargePeriodStart, row.ContractedCost, row.ListCost, row.x_PriceRecordId]),
+    ).toEqual([
+      ['2026-01-24T00:00:00Z', '0.024', '0.024', String(listGp1.id)],
+      ['2026-01-25T00:00:00Z', '0', '0.024', String(orgGp1.id)],
+      ['2026-01-26T00:00:00Z', '0.144', '0.144', String(listGp1.id)],
+      ['2026-02-01T00:00:00Z', '0.048', '0.048', String(listGp1Later.id)],
+    ]);
+    expect(thrownBy(() => service.focusRows('storage.gp9', usage, {}, billing)).code).toBe('UNKNOWN_PRODUCT');
+  });
+
   it('refuses an unknown product, and answers nothing before prices are loaded', async () => {
     const { service, cache } = await serviceOf([egress]);
     const interval = { from: new Date('2026-03-01T00:00:00Z'), to: new Date('2026-03-02T00:00:00Z') };
@@ -49,5 +71,13 @@ describe('PricingService.costOfUsage and costOfEvents', () => {
     expect(thrownBy(() => service.costOfUsage('network.vpc_egress', interval)).code).toBe('INVALID_USAGE');
     cache.replace(undefined);
     expect(thrownBy(() => service.costOfEvents('network.vpc_egress', [])).code).toBe('PRICING_UNAVAILABLE');
+    const billing = {
+      providerName: 'Example Cloud',
+      billingAccountId: 'org_42',
+      billingPeriodStart: new Date('2026-03-01T00:00:00Z'),
+      billingPeriodEnd: new Date('2026-04-01T00:00:00Z'),
+    };
+    const hour = { from: interval.from, to: new Date('2026-03-01T01:00:00Z'), quantity: '1' };
+    expect(thrownBy(() => service.focusRows('network.vpc_egress', hour, {}, billing)).code).toBe('PRICING_UNAVAILABLE');
   });
 });

@@ -227,7 +227,7 @@ describe('PricingService.priceAt', () => {
     const { service } = await serviceOf([...records, ended]);
     expect(service.priceAt('storage.snapshot')).toEqual({ found: false });
     expect(service.priceAt('storage.snapshot', { organizationId: 'org_42' })).toEqual({ found: false });
-    expect(service.priceAt('not a key')).toEqual({ found: false });
+    expect(thrownBy(() => service.priceAt('not a key')).code).toBe('UNKNOWN_PRODUCT'); // a typo is no "no price"
     expect(service.priceAt('network.vpc_egress')).toEqual({ found: false });
   });
 
@@ -308,6 +308,57 @@ describe('PricingService.roundForInvoice', () => {
     const { service, cache } = await serviceOf([]);
     cache.replace(undefined);
     expect(service.roundForInvoice('0.125')).toBe('0.13');
-    expect(() => service.roundForInvoice('0,125')).toThrow('not a decimal cost: 0,125');
+    const error = thrownBy(() => service.roundForInvoice('0,125'));
+    expect(error).toMatchObject({ code: 'INVALID_COST', details: { cost: '"0,125"' } });
+    expect(error.message).toBe('not a plain non-negative decimal cost: "0,125"');
+  });
+});
+
+describe('PricingService reads, given a product key that fits no family', () => {
+  const at = new Date('2026-03-01T00:00:00Z');
+  const interval = { from: at, to: new Date('2026-03-02T00:00:00Z') };
+  const reads: [string, (service: Awaited<ReturnType<typeof serviceOf>>['service'], key: string) => unknown][] = [
+    ['priceAt', (service, key) => service.priceAt(key, { at })],
+    ['priceAt for an organization', (service, key) => service.priceAt(key, { at, organizationId: 'org_42' })],
+    ['quote', (service, key) => service.quote(key, '1', { at })],
+    ['costOfUsage', (service, key) => service.costOfUsage(key, { ...interval, sizeGib: '1' })],
+    ['costOfEvents', (service, key) => service.costOfEvents(key, [{ at, quantity: '1' }])],
+    [
+      'focusRows',
+      (service, key) =>
+        service.focusRows(
+          key,
+          interval,
+          {},
+          {
+            providerName: 'Example Cloud',
+            billingAccountId: 'org_42',
+            billingPeriodStart: at,
+            billingPeriodEnd: new Date('2026-04-01T00:00:00Z'),
+          },
+        ),
+    ],
+  ];
+
+  it.each(reads.flatMap(([read, call]) => ['storage.gp2', 'compute.x', 'Storage.gp1'].map((key) => [read, key, call])))(
+    '%s refuses %s with UNKNOWN_PRODUCT, never "no price"',
+    async (_read, key, call) => {
+      const { service } = await serviceOf([gp1, st1, io1], NOT_ON_SALE);
+      const error = thrownBy(() => (call as (typeof reads)[number][1])(service, key as string));
+      expect(error).toBeInstanceOf(UnknownProductError);
+      expect(error.code).toBe('UNKNOWN_PRODUCT');
+      expect(error.details).toEqual({ product_key: key });
+    },
+  );
+
+  it("answers a key of a family's shape that was never priced as unpriced: found false, an unpriced line", async () => {
+    const { service } = await serviceOf([gp1, st1, io1], NOT_ON_SALE);
+    expect(service.priceAt('compute.zz.9', { at })).toEqual({ found: false });
+    expect(service.quote('compute.zz.9', '3600', { at })).toEqual({ found: false });
+    const usage = service.costOfUsage('compute.zz.9', interval);
+    expect(usage).toMatchObject({ total: '0', complete: false });
+    expect(usage.lines).toEqual([{ priced: false, ...interval, quantity: '86400', price: null, cost: null }]);
+    const events = service.costOfEvents('observability.api_request', [{ at, quantity: '5' }]);
+    expect(events).toMatchObject({ complete: false, lines: [{ priced: false, quantity: '5' }] });
   });
 });

@@ -9,6 +9,7 @@ import {
   ProductUnavailableError,
   UnknownProductError,
 } from '../errors/pricing-error';
+import { focusRows, type FocusBilling, type FocusCost, type FocusUsage } from '../core/focus';
 import type { PriceListDocument } from '../core/price-list';
 import type { PriceRecord } from '../core/price-record';
 import { costOf, parseQuantity, type Quantity } from '../core/quote';
@@ -75,8 +76,13 @@ export class PricingService {
     return this.snapshot().isOnSale(productKey);
   }
 
-  /** The price of `productKey` at an instant: the organization's agreed price, else the list price. */
+  /**
+   * The price of `productKey` at an instant: the organization's agreed price, else the list price;
+   * `{ found: false }` when none is in force (a key of a family's shape never priced included).
+   * Throws UNKNOWN_PRODUCT for a key that fits no family (a typo is never "no price").
+   */
   priceAt(productKey: string, query: PriceQuery = {}): PriceLookup {
+    if (!parseProductKey(productKey)) throw new UnknownProductError(productKey);
     const snapshot = this.snapshot(query.organizationId);
     const at = query.at ?? this.clock.now();
     const record =
@@ -89,7 +95,8 @@ export class PricingService {
   /**
    * The cost of `quantity` units of `productKey` (in the family's unit) at an instant:
    * `{ found: false }` when there is no price (never zero), as priceAt answers; throws
-   * INVALID_QUANTITY on a quantity that is not a non-negative decimal.
+   * INVALID_QUANTITY on a quantity that is not a non-negative decimal, and UNKNOWN_PRODUCT as
+   * priceAt does.
    */
   quote(productKey: string, quantity: Quantity, query: PriceQuery = {}): QuoteLookup {
     const amount = parseQuantity(quantity);
@@ -126,6 +133,20 @@ export class PricingService {
   costOfEvents(productKey: string, events: readonly MeteredEvent[], query: UsageQuery = {}): UsageCost {
     const { prices, unitType } = this.pricesFor(productKey, query);
     return withPublicPrices(costOfEvents(prices, unitType, events));
+  }
+
+  /**
+   * Usage as FOCUS 1.2 cost rows (core/focus.ts; docs/using-pricing.md, "FOCUS cost rows"): one
+   * row per window of one applicable price (the organization's agreed price where in force, else
+   * the list price) and one list price, with the ids of both records; time-based usage as
+   * costOfUsage takes it, metered usage over a period (`{ from, to, quantity }`) or as events
+   * (`{ events }`). `billing` gives what pricing cannot know (the provider, the billing account and
+   * period). Unpriced parts have no row: they are in `unpriced`, and `complete` is false. Throws
+   * UNKNOWN_PRODUCT, or INVALID_USAGE naming the input at fault.
+   */
+  focusRows(productKey: string, usage: FocusUsage, query: UsageQuery, billing: FocusBilling): FocusCost {
+    const { prices } = this.pricesFor(productKey, query);
+    return focusRows(productKey, prices, usage, billing);
   }
 
   /**
