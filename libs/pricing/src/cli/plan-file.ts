@@ -6,7 +6,7 @@ import { parseInstant } from '../core/instant';
 import { quoteValue } from '../errors/bounded-text';
 import type { ImportReport } from '../price-book/describe-import';
 import { parsePlanChange, planChangeJson, planChangeOf, type PlanChange } from '../price-book/reviewed-plan';
-import { prettyJsonParts } from '../price-book/text-parts';
+import { prettyJsonParts } from './text-parts';
 import type { ReviewedPlan } from '../services/price-book.service';
 import { PriceBookFileError, parseJsonText, readFileBytes, textOf } from './price-book-file';
 

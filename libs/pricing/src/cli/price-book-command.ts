@@ -1,15 +1,12 @@
 import type { DataSource } from 'typeorm';
 import { PriceBookCommittedError } from '../errors/pricing-error';
 import { escapeJson } from '../errors/bounded-text';
-import {
-  formatImportSummary,
-  importChangeLines,
-  importReportJsonParts,
-  type ImportReport,
-} from '../price-book/describe-import';
-import { changeLines, loggedChangeJson } from '../price-book/format-changes';
-import { formatHistory, historyJson } from '../price-book/format-history';
-import { PrettyJsonArray } from '../price-book/text-parts';
+import type { ImportReport } from '../price-book/describe-import';
+import { formatImportSummary, importChangeLines, importReportJsonParts } from './format-import';
+import { changeLines, loggedChangeJson } from './format-changes';
+import { formatHistory, historyJson } from './format-history';
+import { priceBookParts } from './format-price-book';
+import { PrettyJsonArray } from './text-parts';
 import type { PriceBookService } from '../services/price-book.service';
 import { NO_PROGRESS, type Progress } from '../price-book/progress';
 import { formatInstant } from '../core/instant';
@@ -67,9 +64,11 @@ async function runOn(
       const result = await priceBook.applyBook(command.book, { progress, reviewed: command.plan, ...command.author });
       return printReport(result, command, out);
     }
-    case 'export':
-      for (const part of await priceBook.exportInParts()) out(part);
+    case 'export': {
+      const { records, availability } = await priceBook.book();
+      for (const part of priceBookParts(records, availability)) out(part);
       return;
+    }
     case 'show':
       return out(await priceBook.priceListAt(now));
     case 'history': {

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { PriceRecord } from '../core/price-record';
-import type { LoggedChange, PriceHistory } from '../price-book/format-history';
+import type { LoggedChange, PriceHistory } from '../price-book/price-history';
 import { NO_PROGRESS, type Progress } from '../price-book/progress';
 import { verifyLog, type LogVerification } from './change-log';
 import {

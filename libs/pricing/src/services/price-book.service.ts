@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { userInfo } from 'node:os';
-import { PriceBookReads } from '../database/price-book-reads';
+import { PriceBookReads, type StoredBook } from '../database/price-book-reads';
 import { PriceBookWrites, type PriceScope } from '../database/price-book-writes';
 import { PriceSnapshotReads } from '../database/price-snapshot-reads';
 import { quoteValue } from '../errors/bounded-text';
@@ -8,8 +8,7 @@ import { ChangeLogMismatchError, PriceBookCommittedError, PriceBookRefusedError 
 import { formatInstant } from '../core/instant';
 import { actorProblem, reasonProblem, type Author } from '../price-book/author';
 import { describeImportPlan, type ImportReport } from '../price-book/describe-import';
-import type { LoggedChange, PriceHistory } from '../price-book/format-history';
-import { priceBookParts } from '../price-book/format-price-book';
+import type { LoggedChange, PriceHistory } from '../price-book/price-history';
 import { planChangesNothing, planImport, type ImportPlan } from '../price-book/plan-import';
 import { planWithdrawal, type Withdrawal } from '../price-book/plan-withdrawal';
 import { parsePriceBook, type PriceBook } from '../price-book/price-book';
@@ -229,16 +228,13 @@ export class PriceBookService {
     return this.reads.history(productKey, organizationId);
   }
 
-  /** The whole price book, history included, in the import format (stable bytes). */
-  async export(): Promise<string> {
-    return [...(await this.exportInParts())].join('');
-  }
-
-  /** As `export`, in parts: a book of a million records is never one string (price-book/text-parts.ts). */
-  async exportInParts(): Promise<Iterable<string>> {
+  /**
+   * The whole price book, history included: every record and the availability of products, in one
+   * snapshot (what `export` prints in the book format: cli/format-price-book.ts).
+   */
+  async book(): Promise<StoredBook> {
     await this.host.databaseReady();
-    const { records, availability } = await this.reads.readBook();
-    return priceBookParts(records, availability);
+    return this.reads.readBook();
   }
 
   /** The body `GET /v1/pricing` serves at `instant`, read from the database now. */

@@ -1,7 +1,8 @@
 import { jan1, priceRecord } from '../core/price-record.fixture';
-import type { LoggedEffect } from './change-log-chain';
-import { formatHistory, historyJson, statusAt, type PriceChange } from './format-history';
-import { loggedRecord } from './logged-record.fixture';
+import type { LoggedEffect } from '../price-book/change-log-chain';
+import { formatHistory, historyJson } from './format-history';
+import { statusAt, type PriceChange } from '../price-book/price-history';
+import { loggedRecord } from '../price-book/logged-record.fixture';
 
 const NOW = Date.parse('2026-06-01T12:00:00Z');
 const at = (text: string): number => Date.parse(text);

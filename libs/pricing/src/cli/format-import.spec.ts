@@ -1,16 +1,14 @@
 import { priceRecord } from '../core/price-record.fixture';
 import {
-  describeImportPlan,
   formatImportChanges,
   formatImportSummary,
   importChangeLines,
   importReportJson,
   importReportJsonParts,
-  type ImportChange,
-  type ImportReport,
-} from './describe-import';
-import { planImport, type ImportPlan } from './plan-import';
-import { parsePriceBook } from './price-book';
+} from './format-import';
+import { describeImportPlan, type ImportChange, type ImportReport } from '../price-book/describe-import';
+import { planImport, type ImportPlan } from '../price-book/plan-import';
+import { parsePriceBook } from '../price-book/price-book';
 
 const NOW = Date.parse('2026-06-01T12:00:00Z');
 const seconds = { unit_type: 'seconds', unit_count: 3600 };
