@@ -32,4 +32,6 @@ export const ALL_MIGRATIONS = [
   'RuntimeGrants1764000010500',
   'VolumesRuntimeGrants1764000010600',
   'OneClock1764000011000',
+  'ReadOnlyDryRun1764000012000',
+  'InitialAvailabilityLogged1764000012100',
 ];
