@@ -268,7 +268,10 @@ describe('two roles: the owner migrates, the service and the CLI run as the runt
     ok(changes);
     expect(changes.stdout).toContain('withdraw_price');
     const shown = await runCli(['show'], runtimeOnly);
-    ok(shown);
+    expect({ code: shown.code, stderr: shown.stderr }).toEqual({
+      code: 0,
+      stderr: 'not on sale (ordering them fails with PRODUCT_UNAVAILABLE): storage.st1\n',
+    });
     expect(shown.stdout).toContain('"storage_volume"');
     // The record count, kept by a trigger that runs as the owner, followed every write.
     const [{ counted, kept }] = await queryAt<{ counted: number; kept: number }>(

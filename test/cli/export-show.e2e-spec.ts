@@ -150,9 +150,12 @@ describe('show', () => {
     );
   });
 
-  it('prints the bytes GET /v1/pricing serves', async () => {
+  it('prints the bytes GET /v1/pricing serves, and on stderr the products not on sale', async () => {
     const shown = await f.cli('show');
-    expect({ code: shown.code, stderr: shown.stderr }).toEqual({ code: 0, stderr: '' });
+    expect({ code: shown.code, stderr: shown.stderr }).toEqual({
+      code: 0,
+      stderr: 'not on sale (ordering them fails with PRODUCT_UNAVAILABLE): storage.io1, storage.st1\n',
+    });
 
     const rendered = await withPriceBook(f.dataSource, (priceBook) => priceBook.priceListAt(new Date()));
     expect(shown.stdout).toBe(rendered.toString('utf8'));
@@ -172,6 +175,15 @@ describe('show', () => {
     } finally {
       await app.close();
     }
+  });
+
+  it('--json prints the document, its bytes as they are, and the availability of every product with a row', async () => {
+    const [shown, json] = await Promise.all([f.cli('show'), f.cli('show', '--json')]);
+    expect({ code: json.code, stderr: json.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(json.stdout).toBe(
+      `{"price_list":${shown.stdout},"products":[{"product_key":"storage.io1","on_sale":false},{"product_key":"storage.st1","on_sale":false}]}\n`,
+    );
+    expect(JSON.parse(json.stdout)).toEqual({ price_list: JSON.parse(shown.stdout), products: expect.any(Array) });
   });
 
   it('has the families in order and only list prices in force', async () => {

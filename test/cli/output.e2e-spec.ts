@@ -35,7 +35,19 @@ describe('stdout carries the output alone', () => {
       // The first command initialises PostgreSQL and migrates (export alone would refuse an
       // unmigrated database): its warnings, none of them on stdout.
       const migrated = await spawnCli(['migrate'], { DATA_DIR: join(parent, 'pg') });
-      expect([migrated.code, migrated.stdout]).toEqual([0, 'database migrated\n']);
+      expect([migrated.code, migrated.stdout]).toEqual([
+        0,
+        expect.stringMatching(/^database migrated: PricingSchema1764000000000, /),
+      ]);
+      // Where it wrote, first: the embedded PostgreSQL under DATA_DIR, and said so.
+      expect(migrated.target).toMatch(
+        new RegExp(
+          `^target host=127\\.0\\.0\\.1 port=\\d+ database=control_plane role=control_plane postgresql=\\S+ price_book_version=none via=embedded data_dir=${join(parent, 'pg')}$`,
+        ),
+      );
+      expect(migrated.stderr).toContain(
+        `DATABASE_URL is unset: migrate writes to the embedded PostgreSQL under ${join(parent, 'pg')}`,
+      );
       if (process.getuid?.() === 0) expect(migrated.stderr).toContain('searchable (o+x)');
       const result = await spawnCli(['export'], { DATA_DIR: join(parent, 'pg') });
       expect(result.code).toBe(0);

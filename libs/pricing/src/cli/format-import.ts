@@ -1,25 +1,30 @@
 import { formatInstant } from '../core/instant';
-import type { ImportChange, ImportReport, PriceTerms } from '../price-book/describe-import';
-import { changeAsRun, planChangeJson } from '../price-book/reviewed-plan';
+import type { AtApply, ImportChange, ImportReport, PriceTerms } from '../price-book/describe-import';
+import { changeAsRun, planChangeJson, planChangeOf } from '../price-book/reviewed-plan';
 import { joinedInParts, prettyJsonParts, widest } from './text-parts';
 
 // How the CLI prints what an import did, or a dry run would do (docs/price-book-cli.md, "The
 // plan"): plan lines, the summary, and `--json`. The changes themselves: price-book/describe-import.ts.
 
+/** How a dry run shows an instant that only the apply gives (an entry without `valid_from`): not as the dry run's own. */
+export const WHEN_APPLIED = 'when applied';
+
 /**
  * One line per change, columns separated by spaces (the kind, the product key and the scope
  * padded to line up), e.g.
  * `change    compute.g2.4  list        0.0590 per 3600 seconds from 2027-01-01T00:00:00Z, ending 0.0610 from 2026-01-01T00:00:00Z`.
- * The scope is `list` or `org:<organization id>`, `-` for availability, which has none. In parts
+ * The scope is `list` or `org:<organization id>`, `-` for availability, which has none. For a dry
+ * run (`dryRun`), an instant that only the apply gives reads `when applied`, as the plan file writes
+ * it "at apply": the dry run's own instant is not the one an import will use. In parts
  * (text-parts.ts): a million changes are never one string.
  */
-export function* importChangeLines(changes: readonly ImportChange[]): Generator<string, void, void> {
+export function* importChangeLines(changes: readonly ImportChange[], dryRun = false): Generator<string, void, void> {
   const keyWidth = widest(changes.map(productKeyOf));
   const scopeWidth = widest(changes.map(scopeColumn));
   yield* joinedInParts(
     (function* () {
       for (const change of changes) {
-        const what = whatHappens(change);
+        const what = whatHappens(change, dryRun);
         const columns =
           `${kindOf(change).padEnd(KIND_WIDTH)} ${productKeyOf(change).padEnd(keyWidth)}  ` +
           scopeColumn(change).padEnd(scopeWidth);
@@ -30,8 +35,8 @@ export function* importChangeLines(changes: readonly ImportChange[]): Generator<
 }
 
 /** The lines of importChangeLines as one string, for a plan known to be small. */
-export function formatImportChanges(changes: readonly ImportChange[]): string {
-  return [...importChangeLines(changes)].join('');
+export function formatImportChanges(changes: readonly ImportChange[], dryRun = false): string {
+  return [...importChangeLines(changes, dryRun)].join('');
 }
 
 /** The summary line: what was (or, for a dry run, would be) written, in one stable form. */
@@ -61,7 +66,11 @@ export function importReportJsonParts(report: ImportReport): Generator<string, v
       unchanged: report.unchanged,
     },
   };
-  return prettyJsonParts(head, 'changes', mapped(report.changes, importChangeJson));
+  return prettyJsonParts(
+    head,
+    'changes',
+    mapped(report.changes, (change) => importChangeJson(change, report.dryRun)),
+  );
 }
 
 /** The report as JSON in one string, for a plan known to be small. */
@@ -80,30 +89,37 @@ function kindOf(change: ImportChange): string {
   return change.onSale ? 'on-sale' : 'off-sale';
 }
 
-function whatHappens(change: ImportChange): string {
+function whatHappens(change: ImportChange, dryRun: boolean): string {
+  const at = (ms: number, atApply: boolean | undefined): string =>
+    dryRun && atApply === true ? WHEN_APPLIED : formatInstant(ms);
   switch (change.kind) {
     case 'new':
-      return describeTerms(change.price);
+      return describeTerms(change.price, change, at);
     case 'change':
-      return `${describeTerms(change.price)}, ending ${change.ends.amount} from ${formatInstant(change.ends.validFrom)}`;
+      return `${describeTerms(change.price, change, at)}, ending ${change.ends.amount} from ${formatInstant(change.ends.validFrom)}`;
     case 'end':
-      return `${describeTerms(change.price)} ends at ${formatInstant(change.validUntil)}`;
+      return `${describeTerms(change.price, {}, at)} ends ${dryRun && change.endsAtApply ? WHEN_APPLIED : `at ${formatInstant(change.validUntil)}`}`;
     case 'availability':
       return '';
   }
 }
 
-function describeTerms(price: PriceTerms): string {
-  const until = price.validUntil !== null ? ` until ${formatInstant(price.validUntil)}` : '';
-  return `${price.amount} per ${price.unitCount} ${price.unitType} from ${formatInstant(price.validFrom)}${until}`;
+function describeTerms(
+  price: PriceTerms,
+  atApply: AtApply,
+  at: (ms: number, atApply: boolean | undefined) => string,
+): string {
+  const until = price.validUntil !== null ? ` until ${at(price.validUntil, atApply.endsAtApply)}` : '';
+  return `${price.amount} per ${price.unitCount} ${price.unitType} from ${at(price.validFrom, atApply.startsAtApply)}${until}`;
 }
 
 /**
- * One change as `--json` gives it, every instant as the run had it; field names and values as in
- * the price book file (a plan file gives it so too, but for the apply's own instants: reviewed-plan.ts).
+ * One change as `--json` gives it; field names and values as in the price book file. An import's,
+ * every instant as the run had it; a dry run's, as a plan file gives it (reviewed-plan.ts): an
+ * instant that only the apply gives is "at apply".
  */
-export function importChangeJson(change: ImportChange): Record<string, unknown> {
-  return planChangeJson(changeAsRun(change));
+export function importChangeJson(change: ImportChange, dryRun = false): Record<string, unknown> {
+  return planChangeJson(dryRun ? planChangeOf(change) : changeAsRun(change));
 }
 
 function scopeOf(organizationId: string | null): string {
