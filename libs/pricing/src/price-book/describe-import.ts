@@ -29,7 +29,8 @@ export interface AtApply {
  * - `new`: a price is recorded and ends no recorded price;
  * - `change`: a price is recorded and ends the recorded open price `ends` at its `valid_from`
  *   (a scheduled change; `ends` is that price as it was);
- * - `end`: the end of a recorded open price is set to `validUntil` (by the `change` of that instant);
+ * - `end`: the end of a recorded open price is set to `validUntil`: by the `change` of that instant,
+ *   or by itself (an entry that restates the price with a `valid_until`: no record is added);
  * - `availability`: a product goes on sale or off sale.
  * Every `new` and `change` is one price set, every `end` one price ended.
  */
@@ -62,7 +63,9 @@ export interface ImportReport {
  * the same plan always gives the same lines. O(n log n).
  */
 export function describeImportPlan(plan: ImportPlan): ImportChange[] {
-  const endedBy = new Map(plan.ends.map((end) => [end.supersededBy, end.record]));
+  const endedBy = new Map(
+    plan.ends.flatMap((end) => (end.supersededBy === null ? [] : [[end.supersededBy, end.record] as const])),
+  );
   const prices: PricedChange[] = [
     ...plan.inserts.map((insert, index): PricedChange => {
       const ended = endedBy.get(index);
@@ -75,8 +78,8 @@ export function describeImportPlan(plan: ImportPlan): ImportChange[] {
       kind: 'end',
       price: end.record,
       validUntil: end.validUntil,
-      // An end is set at the valid_from of the price that ends it.
-      ...atApplyOf(false, plan.inserts[end.supersededBy].startsAtApply),
+      // An end is set at the valid_from of the price that ends it; an end of its own, at the book's instant.
+      ...atApplyOf(false, end.supersededBy !== null && plan.inserts[end.supersededBy].startsAtApply),
     })),
   ];
   const availability = sortNatural(plan.availability, (a) => a.productKey).map((a): ImportChange => ({

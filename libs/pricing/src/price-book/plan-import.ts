@@ -17,13 +17,17 @@ export interface PlannedInsert extends Pick<
   endsAtApply: boolean;
 }
 
-/** An existing open price that a scheduled change ends at the change's `valid_from`. */
+/**
+ * An existing open price given an end: by a scheduled change, at the change's `valid_from`
+ * (`supersededBy` its insert), or by an entry that restates it with a `valid_until` (an end of its
+ * own: `supersededBy` null, no record added, the price keeps its `valid_from`).
+ */
 export interface PlannedEnd {
   readonly id: number;
-  /** Epoch milliseconds: the `validFrom` of the insert that ends it (the write's instant when that one startsAtApply). */
+  /** Epoch milliseconds: the `validFrom` of the insert that ends it (the write's instant when that one startsAtApply), or the entry's `valid_until`. */
   readonly validUntil: number;
-  /** Index of the insert that ends it. */
-  readonly supersededBy: number;
+  /** Index of the insert that ends it; null for an end of its own. */
+  readonly supersededBy: number | null;
   /** The record as stored, before this end. */
   readonly record: PriceRecord;
 }
@@ -132,6 +136,34 @@ export function planImport(
       unchanged++;
       continue;
     }
+    // The terms of a stored price with an end it has not: that end is set, and nothing else.
+    const ended = storedItEnds(entry, scope.stored, now);
+    if (ended) {
+      const until = entry.validUntil!;
+      if (ended.validUntil !== null && ended.validUntil <= now) {
+        errors.push(
+          `${path}.valid_until: the recorded price ${describeTerms(ended)} ended at ${formatInstant(ended.validUntil)}; ` +
+            `an end that took effect cannot move`,
+        );
+      } else if (ended.validUntil !== null) {
+        errors.push(
+          `${path}.valid_until: the recorded price ${describeTerms(ended)} ends at ${formatInstant(ended.validUntil)} ` +
+            `already; an end is moved by withdrawing it first (withdraw --valid-until ${formatInstant(ended.validUntil)}), ` +
+            `then setting the new one`,
+        );
+      } else if (until < now) {
+        errors.push(
+          `${path}.valid_until: ${formatInstant(until)} is before this write takes effect (${formatInstant(now)}); ` +
+            `an end is set to then or later`,
+        );
+      } else if (until <= ended.validFrom) {
+        errors.push(`${path}.valid_until: ${formatInstant(until)} must be after valid_from (${formatInstant(ended.validFrom)})`);
+      } else {
+        ended.validUntil = until;
+        ends.push({ id: ended.stored!.id, validUntil: until, supersededBy: null, record: ended.stored! });
+      }
+      continue;
+    }
 
     const from = entry.validFrom ?? now;
     const until = entry.validUntil;
@@ -223,10 +255,37 @@ function restates(entry: PriceBookEntry, slot: Slot, now: number): boolean {
 
 /** The one stored price an entry could restate: the one starting at its `valid_from`, or in force now. */
 function restatesStored(entry: PriceBookEntry, stored: readonly Slot[], now: number): boolean {
+  const slot = storedAt(entry, stored, now);
+  return slot !== undefined && restates(entry, slot, now);
+}
+
+/** The last stored price starting at or before the entry's `valid_from` (or now, without one). */
+function storedAt(entry: PriceBookEntry, stored: readonly Slot[], now: number): Slot | undefined {
   const at = entry.validFrom ?? now;
-  // The last price starting at or before `at`: it starts at `valid_from`, or is the one in force now.
   const i = firstIndexWhere(stored, (slot) => slot.validFrom > at) - 1;
-  return i >= 0 && restates(entry, stored[i], now);
+  return i >= 0 ? stored[i] : undefined;
+}
+
+/**
+ * The stored price whose end an entry sets (docs/decisions.md, "Ends"): an entry with a
+ * `valid_until` and the terms of a stored price that no later price ends, starting at the entry's
+ * `valid_from` (without one: the price in force now). Its end is the entry's `valid_until`: no record
+ * is added, and the price keeps its `valid_from`. A price that has an end already is returned too,
+ * for the message that says how to move one.
+ */
+function storedItEnds(entry: PriceBookEntry, stored: readonly Slot[], now: number): Slot | undefined {
+  if (entry.validUntil === null) return undefined;
+  const slot = storedAt(entry, stored, now);
+  if (slot === undefined || slot.stored === null || slot.superseded) return undefined;
+  if (slot.unitType !== entry.unitType || slot.unitCount !== entry.unitCount || slot.amount !== entry.amount) {
+    return undefined;
+  }
+  const starts = entry.validFrom === null ? isInForce(slot, now) : slot.validFrom === entry.validFrom;
+  return starts ? slot : undefined;
+}
+
+function describeTerms(slot: Slot): string {
+  return `${slot.amount} per ${slot.unitCount} ${slot.unitType} from ${formatInstant(slot.validFrom)}`;
 }
 
 /** The stored prices that overlap [from, until): the first few, and how many in all. */
