@@ -343,6 +343,7 @@ describe('reading the log', () => {
     expect(JSON.parse(result.stdout)).toEqual({
       product_key: 'compute.g9.4',
       organization_id: 'org_9',
+      on_sale: true,
       records: [
         {
           status: 'in-force',
@@ -361,6 +362,7 @@ describe('reading the log', () => {
           actor: 'bea',
           reason: 'contract 2026-117',
           price: expect.objectContaining({ amount: '0.80' }),
+          on_sale: null,
         },
       ],
     });

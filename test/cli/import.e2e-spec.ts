@@ -311,7 +311,8 @@ describe('organization prices are their own scope', () => {
 });
 
 describe('products: availability', () => {
-  const f = useCliDatabase();
+  // compute.g2.64 is priced: availability is set for a product (test/cli/availability.e2e-spec.ts).
+  const f = useCliDatabase({ prices: [price('compute.g2.64', '1.00', { valid_from: '2026-01-01T00:00:00Z' })] });
 
   async function availability(): Promise<Record<string, boolean>> {
     const rows: { product_key: string; on_sale: boolean }[] = await f.dataSource.query(
@@ -327,7 +328,7 @@ describe('products: availability', () => {
         products: [
           { product_key: 'storage.io1', on_sale: false },
           { product_key: 'storage.st1', on_sale: false },
-          { product_key: 'storage.gp1', on_sale: true },
+          { product_key: 'compute.g2.64', on_sale: true },
         ],
       }),
     );
@@ -346,7 +347,7 @@ describe('products: availability', () => {
     expect(result.stdout).toContain(': 0 prices set, 0 ended, 2 availability changes');
     expect(await availability()).toEqual({ 'compute.g2.64': false, 'storage.io1': true, 'storage.st1': false });
     const changes: { product_key: string; change: string }[] = await f.dataSource.query(
-      `SELECT product_key, change FROM price_change ORDER BY product_key`,
+      `SELECT product_key, change FROM price_change WHERE change = 'availability' ORDER BY product_key`,
     );
     // Beside the rows of the initial availability (InitialAvailabilityLogged1764000012100), one per change.
     expect(changes).toEqual([

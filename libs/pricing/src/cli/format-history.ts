@@ -29,9 +29,12 @@ export function quoteReason(reason: string): string {
  * "history"): a heading; one line per record, oldest first: its status at `now` (epoch ms), terms, window and
  * when it was recorded; then the change log of the key and scope, oldest first: when, what
  * (`set`, `end set`, `withdrawn`, `end withdrawn`), which price, who and why (the reason quoted
- * as a JSON string). A withdrawn scheduled price has no record any more: the log still says when
- * it was recorded and withdrawn. Every stored value is escaped (escapeWord), and any stored
- * instant shown, so that no row can act on the terminal or fail the command.
+ * as a JSON string), the product's availability changes among them (`on sale`, `off sale`: they
+ * concern every scope). A withdrawn scheduled price has no record any more: the log still says when
+ * it was recorded and withdrawn. The product's availability has a line of its own when it is not
+ * on sale or was ever changed (`availability: off sale ...`); a product without is on sale once
+ * priced. Every stored value is escaped (escapeWord), and any stored instant shown, so that no row
+ * can act on the terminal or fail the command.
  */
 export function formatHistory(
   history: PriceHistory,
@@ -42,7 +45,7 @@ export function formatHistory(
   const scope = organizationId === null ? 'list price' : `organization ${escapeWord(organizationId)}`;
   const heading = `history of ${escapeWord(productKey)} (${scope}) at ${formatInstant(now)}`;
   const { records, changes } = history;
-  if (records.length === 0 && changes.length === 0) return `${heading}: no records\n`;
+  if (records.length === 0 && changes.length === 0 && history.onSale !== false) return `${heading}: no records\n`;
   const terms = records.map(termsText);
   const windows = records.map((r) => {
     const until = r.validUntil !== null ? ` until ${recordInstant(r, 'validUntil')}` : '';
@@ -63,6 +66,7 @@ export function formatHistory(
   const instants = changes.map((c) => changeInstant(c));
   const instantWidth = widest(instants);
   const whiches = changes.map((change) => {
+    if (change.change === 'availability') return 'the product, in every scope';
     const record = change.priceRecordId === null ? undefined : byId.get(change.priceRecordId);
     const set = change.priceRecordId === null ? undefined : setBy.get(change.priceRecordId);
     return record
@@ -73,7 +77,7 @@ export function formatHistory(
   });
   const whichWidth = widest(whiches);
   const changeLines = changes.map((change, i) => {
-    const label = CHANGE_LABELS[change.change] ?? escapeWord(change.change);
+    const label = changeLabel(change);
     const columns = `  ${instants[i].padEnd(instantWidth)}  ${label.padEnd(CHANGE_WIDTH)}`;
     const author = authorColumns(change);
     return author === '' ? `${columns}${whiches[i]}` : `${columns}${whiches[i].padEnd(whichWidth)}  ${author}`;
@@ -81,9 +85,16 @@ export function formatHistory(
 
   const withdrawn = changes.filter((c) => c.change === 'withdraw_price').length;
   const counts = [plural(records.length, 'record'), ...(withdrawn > 0 ? [`${withdrawn} withdrawn`] : [])];
+  const onSale = history.onSale ?? true;
+  const availabilityChanged = changes.some((change) => change.change === 'availability');
+  const availability =
+    !onSale || availabilityChanged
+      ? [`availability: ${onSale ? 'on sale' : 'off sale (ordering it fails with PRODUCT_UNAVAILABLE)'}`]
+      : [];
   return [
     `${heading}: ${counts.join(', ')}, oldest first`,
     ...recordLines,
+    ...availability,
     ...(changeLines.length > 0 ? ['changes, oldest first:', ...changeLines] : []),
   ]
     .map((line) => `${line}\n`)
@@ -101,6 +112,14 @@ const CHANGE_LABELS: Readonly<Record<string, string>> = {
   withdraw_end: 'end withdrawn',
   availability: 'availability',
 };
+
+/** What a change line says a change did: an availability change, what it set (as it was recorded before the log kept that: `availability`). */
+function changeLabel(change: PriceChange): string {
+  if (change.change === 'availability' && typeof change.onSale === 'boolean') {
+    return change.onSale ? 'on sale' : 'off sale';
+  }
+  return CHANGE_LABELS[change.change] ?? escapeWord(change.change);
+}
 
 /** `actor  "reason"`: who and why, the reason quoted (JSON); empty for a write recorded before actors. */
 export function authorColumns(change: Pick<PriceChange, 'actor' | 'reason'>): string {
@@ -148,6 +167,7 @@ export function historyJson(
   const document = {
     product_key: productKey,
     organization_id: organizationId,
+    on_sale: history.onSale ?? true,
     records: history.records.map((record) => ({
       status: statusAt(record, now),
       unit_type: record.unitType,
@@ -162,7 +182,10 @@ export function historyJson(
   return `${escapeJson(JSON.stringify(document, null, 2))}\n`;
 }
 
-/** One change as JSON: when, what, who and why, and the price as its write left it (`null` for none). */
+/**
+ * One change as JSON: when, what, who and why, the price as its write left it (`null` for none),
+ * and what an availability change set (`on_sale`; `null` for the other kinds, and before the log kept it).
+ */
 export function changeJson(change: PriceChange): Record<string, unknown> {
   const record = writtenRecord(change);
   return {
@@ -171,6 +194,7 @@ export function changeJson(change: PriceChange): Record<string, unknown> {
     actor: change.actor,
     reason: change.reason,
     price: record ? writtenTermsJson(record) : null,
+    on_sale: change.onSale ?? null,
   };
 }
 

@@ -58,7 +58,10 @@ export class PriceBookReads {
     return readAvailability(this.dataSource.manager);
   }
 
-  /** Every record of one key and scope (`organizationId` null: the list price), and its change log. */
+  /**
+   * Every record of one key and scope (`organizationId` null: the list price), its change log with
+   * the product's availability changes (which concern every scope), and its availability now.
+   */
   history(productKey: string, organizationId: string | null): Promise<PriceHistory> {
     return this.dataSource.transaction('REPEATABLE READ', async (db) => {
       const scope = organizationId === null ? 'organization_id IS NULL' : 'organization_id = $2';
@@ -72,10 +75,20 @@ export class PriceBookReads {
       const changes = await rows<PriceChangeRow>(
         db,
         `SELECT ${CHANGE_COLUMNS} FROM price_change
-          WHERE product_key = $1 AND ${scope} AND change <> 'availability' ORDER BY price_change.changed_at, price_change.id`,
+          WHERE product_key = $1 AND ((${scope} AND change <> 'availability') OR change = 'availability')
+          ORDER BY price_change.changed_at, price_change.id`,
         parameters,
       );
-      return { records: records.map(toHistoryRecord), changes: changes.map(toPriceChange) };
+      const [availability] = await rows<{ on_sale: boolean }>(
+        db,
+        `SELECT on_sale FROM product_availability WHERE product_key = $1`,
+        [productKey],
+      );
+      return {
+        records: records.map(toHistoryRecord),
+        changes: changes.map(toPriceChange),
+        onSale: availability?.on_sale ?? true,
+      };
     });
   }
 

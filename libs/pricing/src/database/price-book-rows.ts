@@ -171,6 +171,7 @@ export function toPriceChange(row: PriceChangeRow): PriceChange {
     actor: row.actor,
     reason: row.reason,
     effect: isLoggedEffect(row.effect) ? row.effect : null,
+    ...(row.change === 'availability' ? { onSale: row.on_sale } : {}),
   };
 }
 

@@ -236,6 +236,17 @@ export class PriceBookWrites {
     return records;
   }
 
+  /** Which of `productKeys` have a record, in any scope. */
+  async pricedProducts(tx: PriceBookTransaction, productKeys: readonly string[]): Promise<Set<string>> {
+    if (productKeys.length === 0) return new Set();
+    const found = await rows<{ product_key: string }>(
+      tx,
+      `SELECT DISTINCT product_key FROM price_record WHERE product_key = ANY($1::text[])`,
+      [[...productKeys]],
+    );
+    return new Set(found.map((row) => row.product_key));
+  }
+
   /** The availability of products (a product not listed is on sale). */
   availability(tx: PriceBookTransaction): Promise<Map<string, boolean>> {
     return readAvailability(tx);

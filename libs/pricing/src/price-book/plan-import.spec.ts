@@ -273,6 +273,29 @@ describe('planImport', () => {
     ]);
   });
 
+  it('refuses a key of products that is no product: no price, recorded or in the book, and no availability', () => {
+    const products = [
+      { product_key: 'compute.zz.9', on_sale: false }, // a typo of nothing
+      { product_key: 'storage.gp1', on_sale: false }, // recorded
+      { product_key: 'compute.g2.4', on_sale: false }, // priced by this book
+      { product_key: 'storage.io1', on_sale: true }, // has an availability
+    ];
+    const planned = planImport(
+      book([{ product_key: 'compute.g2.4', unit_type: 'seconds', unit_count: 3600, amount: '1' }], products),
+      [],
+      new Map([['storage.io1', false]]),
+      NOW,
+      undefined,
+      new Set(['storage.gp1']),
+    );
+    expect(planned).toEqual({
+      errors: [
+        'products[0].product_key: "compute.zz.9" is no product: it has no price, recorded or in this book, and no ' +
+          'availability (a typo? availability is set for a priced product)',
+      ],
+    });
+  });
+
   it('changes availability only where it differs (no row means on sale)', () => {
     const planned = planImport(
       book(

@@ -3,6 +3,7 @@ import { formatInstant } from '../core/instant';
 import { byValidFrom, isInForce, type PriceRecord } from '../core/price-record';
 import { compareCodePoints } from '../catalogue/natural-order';
 import type { AvailabilityEntry, PriceBook, PriceBookEntry } from './price-book';
+import { quoteValue } from '../errors/bounded-text';
 
 /** A price to insert: a record-to-be (no id yet); `supersededBy` points at another insert of the same plan. */
 export interface PlannedInsert extends Pick<
@@ -93,6 +94,7 @@ export function planImport(
   availability: ReadonlyMap<string, boolean>,
   now: number,
   progress?: PlanningProgress,
+  pricedProducts?: ReadonlySet<string>,
 ): PlannedImport {
   const errors: string[] = [];
   const scopes = new Map<string, Scope>();
@@ -157,7 +159,9 @@ export function planImport(
             `an end is set to then or later`,
         );
       } else if (until <= ended.validFrom) {
-        errors.push(`${path}.valid_until: ${formatInstant(until)} must be after valid_from (${formatInstant(ended.validFrom)})`);
+        errors.push(
+          `${path}.valid_until: ${formatInstant(until)} must be after valid_from (${formatInstant(ended.validFrom)})`,
+        );
       } else {
         ended.validUntil = until;
         ends.push({ id: ended.stored!.id, validUntil: until, supersededBy: null, record: ended.stored! });
@@ -230,6 +234,19 @@ export function planImport(
   }
   progress?.(entries.length);
 
+  // A product is known by a price (recorded in any scope, or in this book) or an availability of
+  // its own; any other key of `products` is a typo, refused as an unknown key of `prices` is.
+  if (pricedProducts !== undefined) {
+    const bookKeys = new Set(book.prices.map((entry) => entry.productKey));
+    for (const product of book.products) {
+      const key = product.productKey;
+      if (pricedProducts.has(key) || bookKeys.has(key) || availability.has(key)) continue;
+      errors.push(
+        `products[${product.index}].product_key: ${quoteValue(key)} is no product: it has no price, recorded or in ` +
+          `this book, and no availability (a typo? availability is set for a priced product)`,
+      );
+    }
+  }
   const availabilityChanges = book.products.filter(
     (product) => (availability.get(product.productKey) ?? true) !== product.onSale,
   );
@@ -322,8 +339,9 @@ function describeSlot(slot: Slot): string {
   return `${origin} ${slot.amount} per ${slot.unitCount} ${slot.unitType} from ${formatInstant(slot.validFrom)} until ${until}`;
 }
 
-/** Orders messages by entry number (`prices[2]` before `prices[10]`). */
+/** Orders messages by entry: `products` first, then `prices`, each by number (`prices[2]` before `prices[10]`). */
 function compareByEntry(a: string, b: string): number {
   const n = (s: string): number => Number(/^\w+\[(\d+)\]/.exec(s)?.[1] ?? -1);
-  return n(a) - n(b) || compareCodePoints(a, b);
+  const products = (s: string): number => (s.startsWith('products[') ? 0 : 1);
+  return products(a) - products(b) || n(a) - n(b) || compareCodePoints(a, b);
 }

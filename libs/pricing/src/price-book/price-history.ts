@@ -29,6 +29,11 @@ export interface PriceChange {
    * as they are now. `null` when the row holds nothing of the log's form (written by hand).
    */
   readonly effect: LoggedEffect | null;
+  /**
+   * An availability change: what it set (on sale or not), `null` when it was recorded before the
+   * log kept that (migration 1764000008000). Absent for the other kinds.
+   */
+  readonly onSale?: boolean | null;
 }
 
 /** A change of any key and scope (the `changes` command). */
@@ -52,10 +57,15 @@ export interface HistoryRecord extends PriceRecord {
   };
 }
 
-/** Every record of one key and scope, by `valid_from`, and the change log of that key and scope, oldest first. */
+/**
+ * Every record of one key and scope, by `valid_from`, and the change log of that key and scope with
+ * the product's availability changes among it, oldest first; and whether the product is on sale now.
+ */
 export interface PriceHistory {
   readonly records: readonly HistoryRecord[];
   readonly changes: readonly PriceChange[];
+  /** The product's availability now (product_availability; a product without a row is on sale). Absent: on sale. */
+  readonly onSale?: boolean;
 }
 
 export type RecordStatus = 'ended' | 'in-force' | 'scheduled';

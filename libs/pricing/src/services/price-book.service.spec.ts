@@ -38,6 +38,7 @@ function stubRepository(stored: readonly PriceRecord[]) {
       return Promise.resolve(stored.filter((r) => named.has(`${r.organizationId}/${r.productKey}`)));
     },
     availability: () => Promise.resolve(new Map<string, boolean>()),
+    pricedProducts: () => Promise.resolve(new Set<string>()),
     writePlan: () => Promise.resolve(),
     writeWithdrawal: () => Promise.resolve(),
     publishChange: () => Promise.resolve('2'),

@@ -161,7 +161,15 @@ export class PriceBookService {
           // Only what the book names: a change of one price reads one scope, whatever the book's size.
           const stored = await this.writes.recordsOf(tx, scopesOf(book));
           const availability = await this.writes.availability(tx);
-          const planned = planImport(book, stored, availability, instant.getTime(), (done) => progress.update(done));
+          const priced = await this.writes.pricedProducts(tx, productsOf(book));
+          const planned = planImport(
+            book,
+            stored,
+            availability,
+            instant.getTime(),
+            (done) => progress.update(done),
+            priced,
+          );
           if ('errors' in planned) throw new PriceBookRefusedError(planned.errors);
           const { plan } = planned;
           if (options.reviewed) refuseUnlessReviewed(plan, options.reviewed);
@@ -206,7 +214,15 @@ export class PriceBookService {
         const stored: PriceRecord[] = schema ? await this.writes.recordsOf(tx, scopesOf(book)) : [];
         const availability = schema ? await this.writes.availability(tx) : new Map(INITIAL_AVAILABILITY);
         const version = schema ? await this.writes.version(tx) : FIRST_VERSION;
-        const planned = planImport(book, stored, availability, instant.getTime(), (done) => progress.update(done));
+        const priced = schema ? await this.writes.pricedProducts(tx, productsOf(book)) : new Set<string>();
+        const planned = planImport(
+          book,
+          stored,
+          availability,
+          instant.getTime(),
+          (done) => progress.update(done),
+          priced,
+        );
         if ('errors' in planned) throw new PriceBookRefusedError(planned.errors);
         const { plan } = planned;
         const changed = !planChangesNothing(plan);
@@ -409,6 +425,11 @@ function refuseUnlessReviewed(plan: ImportPlan, reviewed: ReviewedPlan): void {
 
 function quoteChange(change: PlanChange | undefined): string {
   return change === undefined ? 'none' : quoteValue(JSON.stringify(planChangeJson(change)));
+}
+
+/** The product keys of a book's availability entries. */
+function productsOf(book: PriceBook): string[] {
+  return book.products.map((product) => product.productKey);
 }
 
 /** The product keys and scopes a book's prices name, each once. */
