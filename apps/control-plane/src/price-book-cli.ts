@@ -174,6 +174,8 @@ async function run(
     }),
     signal,
   )) as DatabaseCommand;
+  // The book is read: its bar goes before anything else is said.
+  progress.stop();
   const config = configuration();
   // Diagnostics (PostgreSQL, the database) as log lines on stderr; results stay text. Those of
   // starting the embedded PostgreSQL are held until the target is said: it comes first.
@@ -266,8 +268,12 @@ async function run(
   } finally {
     held.release();
     progress.stop();
-    // Whatever is still in flight (an interrupted read) ends with its connection: PostgreSQL rolls back.
-    if (signal.aborted) for (const connection of connections) connection.drop(signal.reason as Error);
+    if (signal.aborted) {
+      // Connections dropped on purpose are no warning for the pool to log after what was said.
+      Logger.overrideLogger(false);
+      // Whatever is still in flight (an interrupted read) ends with its connection: PostgreSQL rolls back.
+      for (const connection of connections) connection.drop(signal.reason as Error);
+    }
     if (dataSource.isInitialized) await dataSource.destroy().catch(() => undefined);
     await embedded?.stop();
   }

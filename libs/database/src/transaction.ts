@@ -25,9 +25,9 @@ export interface TransactionOptions<T = unknown> {
   readonly commit?: boolean | ((result: T) => boolean);
   /**
    * Stops the work (an operator's Ctrl-C): until the COMMIT is sent, an abort drops the
-   * transaction's connection, so that PostgreSQL rolls it back whatever it was doing, and the call
-   * throws the signal's reason; once the COMMIT is sent, it runs to its end (what a commit that was
-   * cut off did, nobody could tell).
+   * transaction's connection and ends its backend (pg_terminate_backend), so that PostgreSQL rolls
+   * it back whatever it was doing and releases its locks, and the call throws the signal's reason;
+   * once the COMMIT is sent, it runs to its end (what a commit that was cut off did, nobody could tell).
    */
   readonly signal?: AbortSignal;
 }
@@ -45,10 +45,19 @@ export async function inTransaction<T>(
 ): Promise<T> {
   signal?.throwIfAborted();
   const runner = dataSource.createQueryRunner();
-  const client = (await runner.connect()) as Partial<TimedClient> | undefined;
+  // pg's Client keeps its backend's process id (`processID`), which its types leave out.
+  const client = (await runner.connect()) as (Partial<TimedClient> & { processID?: number | null }) | undefined;
   let committing = false;
+  let ended: Promise<unknown> = Promise.resolve();
   const interrupt = (): void => {
-    if (!committing) client?.drop?.(signal?.reason instanceof Error ? signal.reason : new Error('interrupted'));
+    if (committing) return;
+    client?.drop?.(signal?.reason instanceof Error ? signal.reason : new Error('interrupted'));
+    // A dropped connection is noticed by its backend only when it next talks to it (after a long
+    // statement): ended on a connection of its own, it rolls back and releases its locks at once.
+    const pid = client?.processID;
+    if (typeof pid === 'number') {
+      ended = dataSource.query('SELECT pg_terminate_backend($1)', [pid]).catch(() => undefined);
+    }
   };
   signal?.addEventListener('abort', interrupt, { once: true });
   try {
@@ -62,7 +71,10 @@ export async function inTransaction<T>(
   } catch (error) {
     if (runner.isTransactionActive) await runner.rollbackTransaction().catch(() => undefined);
     // What the dropped connection made the work throw is the interrupt's doing.
-    if (signal?.aborted && !committing) throw signal.reason;
+    if (signal?.aborted && !committing) {
+      await ended;
+      throw signal.reason;
+    }
     throw error;
   } finally {
     signal?.removeEventListener('abort', interrupt);

@@ -34,9 +34,9 @@ export function terminalProgress(stream: ProgressStream, settings: TerminalSetti
       bar = new SingleBar(
         {
           stream,
-          format:
-            `${step.padEnd(8)} [{bar}] {percentage}% | {value}/{total} ${unit} | ` +
-            '{duration_formatted} elapsed, about {eta_formatted} left',
+          // Short enough for 80 columns with six-figure counts: the estimate is what is cut last.
+          format: `${step.padEnd(8)} [{bar}] {percentage}% {value}/{total} ${unit}, {duration_formatted} elapsed, about {eta_formatted} left`,
+          barsize: 16,
           clearOnComplete: true,
           hideCursor: false, // a cursor hidden by a killed process would stay hidden
           linewrap: true, // never turned off: a killed process would leave it off
