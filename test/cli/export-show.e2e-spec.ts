@@ -16,7 +16,7 @@ describe('export', () => {
     await applyBook(f.dataSource, await sampleBook());
     expectApplied(
       await f.import({
-        products: [{ product_key: 'compute.g2.64', on_sale: false }],
+        products: [{ product_key: 'compute.g2.32', on_sale: false }],
         prices: [
           price('compute.e1.1', '1.00', { valid_from: '2020-01-01T00:00:00Z', valid_until: '2021-01-01T00:00:00Z' }),
           price('storage.gp1', '0.0400', { organization_id: 'org_42', valid_from: '2026-06-01T00:00:00Z' }),
@@ -39,7 +39,7 @@ describe('export', () => {
     };
     expect(Object.keys(book).sort()).toEqual(['prices', 'products']);
     expect(book.products).toEqual([
-      { product_key: 'compute.g2.64', on_sale: false },
+      { product_key: 'compute.g2.32', on_sale: false },
       { product_key: 'storage.io1', on_sale: false },
       { product_key: 'storage.st1', on_sale: false },
     ]);
