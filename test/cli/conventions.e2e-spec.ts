@@ -207,9 +207,9 @@ describe('files: from where the command was typed, or standard input', () => {
 describe('changes: filters, and a reader that stops reading', () => {
   const f = useCliDatabase();
   beforeAll(async () => {
-    // More than a pipe holds (64 KiB): the reader stops long before the end.
+    // Three times what a pipe holds (64 KiB): the reader stops long before the end.
     await applyBook(f.dataSource, {
-      prices: Array.from({ length: 3_000 }, (_, i) =>
+      prices: Array.from({ length: 1_500 }, (_, i) =>
         price(`compute.h${i % 5}.${i}`, '0.0100', { valid_from: '2026-01-01T00:00:00Z' }),
       ),
     });
@@ -218,7 +218,7 @@ describe('changes: filters, and a reader that stops reading', () => {
 
   it('--product keeps one key, --limit the last n, --since and --until a window', async () => {
     const all = (await f.cli('changes')).stdout.trimEnd().split('\n');
-    expect(all).toHaveLength(2 + 3_000 + 2); // the first migration's availability, the sets, a set and an end
+    expect(all).toHaveLength(2 + 1_500 + 2); // the first migration's availability, the sets, a set and an end
     const key = (await f.cli('changes', '--product', 'compute.h0.0')).stdout.trimEnd().split('\n');
     expect(key.map((line) => line.split(/ {2,}/).slice(1, 3))).toEqual([
       ['set', 'compute.h0.0'],
@@ -288,7 +288,7 @@ describe('--quiet, progress, NO_COLOR and TERM=dumb', () => {
     'shows progress with an estimate on a terminal, and none on TERM=dumb, which cannot redraw a line',
     async () => {
       const book = await f.bookFile({
-        prices: Array.from({ length: 6_000 }, (_, i) => price(`compute.d${i % 3}.${i}`, '0.01')),
+        prices: Array.from({ length: 3_000 }, (_, i) => price(`compute.d${i % 3}.${i}`, '0.01')),
       });
       expect(await onTerminal(`import --dry-run "${book}"`, { TERM: 'xterm' })).toMatch(
         /checking +\[.*\] \d+% .* elapsed, about \S+ left/,
@@ -301,7 +301,7 @@ describe('--quiet, progress, NO_COLOR and TERM=dumb', () => {
   );
 
   script(
-    'colours log lines on a terminal only without NO_COLOR and TERM=dumb',
+    'colours log lines on a terminal only without NO_COLOR (TERM=dumb: colourWanted in price-book-cli.ts)',
     async () => {
       // migrate as the runtime role itself warns (docs/operations.md, "Two roles"): a log line.
       const env = { DATABASE_MIGRATION_URL: f.url, LOG_FORMAT: 'pretty' };
