@@ -301,7 +301,7 @@ describe('--quiet, progress, NO_COLOR and TERM=dumb', () => {
   );
 
   script(
-    'colours log lines on a terminal only without NO_COLOR (TERM=dumb: colourWanted in price-book-cli.ts)',
+    'colours log lines on a terminal only without NO_COLOR and TERM=dumb',
     async () => {
       // migrate as the runtime role itself warns (docs/operations.md, "Two roles"): a log line.
       const env = { DATABASE_MIGRATION_URL: f.url, LOG_FORMAT: 'pretty' };
