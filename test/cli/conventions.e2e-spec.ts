@@ -309,7 +309,7 @@ describe('--quiet, progress, NO_COLOR and TERM=dumb', () => {
       const coloured = await onTerminal('migrate', { ...env, TERM: 'xterm' });
       expect(coloured).toMatch(warning);
       expect(coloured).toContain(`${ESC}[33m`); // WARN in yellow
-      for (const plain of [{ NO_COLOR: '1', TERM: 'xterm' }, { TERM: 'dumb' }]) {
+      for (const plain of [{ NO_COLOR: '1', TERM: 'xterm' }, { TERM: 'dumb' }] as Record<string, string>[]) {
         const text = await onTerminal('migrate', { ...env, ...plain });
         expect(text).toMatch(warning);
         expect(text).not.toContain(`${ESC}[`);

@@ -191,8 +191,14 @@ async function run(
         `or create the embedded one (npm start, or npm run migrate)`,
     );
   }
-  const embedded: EmbeddedDatabase | undefined =
-    config.databaseUrl === undefined ? await abandonable(startEmbeddedPostgres(config.dataDir), signal) : undefined;
+  let embedded: EmbeddedDatabase | undefined;
+  try {
+    if (config.databaseUrl === undefined) embedded = await abandonable(startEmbeddedPostgres(config.dataDir), signal);
+  } catch (error) {
+    // What the start logged says why it failed: said before the error.
+    held.release();
+    throw error;
+  }
   const url = config.databaseUrl ?? embedded!.url;
   // Migrations run as the migration role when there is one (DATABASE_MIGRATION_URL, or the
   // embedded default's owner role); the command itself runs as the runtime role.

@@ -10,6 +10,7 @@ import { PrettyJsonArray } from './text-parts';
 import type { PriceBookService } from '../services/price-book.service';
 import { NO_PROGRESS, type Progress } from '../price-book/progress';
 import { formatInstant } from '../core/instant';
+import { sortNatural } from '../catalogue/natural-order';
 import { describeLockHolder } from '../errors/pricing-error';
 import { writePlanFile } from './plan-file';
 import { PriceBookReads } from '../database/price-book-reads';
@@ -114,7 +115,7 @@ async function runOn(
     }
     case 'show': {
       const [list, availability] = await Promise.all([priceBook.priceListAt(now), priceBook.availability()]);
-      const products = [...availability].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+      const products = sortNatural([...availability], ([key]) => key);
       if (command.json) {
         // The document's own bytes inside: `jq .price_list` gives what GET /v1/pricing serves.
         const rows = products.map(([product_key, on_sale]) => JSON.stringify({ product_key, on_sale }));
