@@ -2,6 +2,7 @@ import { Injectable, type OnModuleDestroy } from '@nestjs/common';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Subscription } from 'rxjs';
 import { PriceBookLoader } from '../snapshot/price-book-loader';
+import { PastAnswers } from '../snapshot/past-answers';
 import { PricingState } from '../snapshot/pricing-state';
 import { PriceListAnswerCounts } from '../http/price-list-answer-counts';
 
@@ -36,7 +37,7 @@ export class PricingMetrics implements OnModuleDestroy {
   private readonly failures: Subscription;
   private readonly late: Subscription;
 
-  constructor(loader: PriceBookLoader, prices: PricingState, answers: PriceListAnswerCounts) {
+  constructor(loader: PriceBookLoader, prices: PricingState, answers: PriceListAnswerCounts, past: PastAnswers) {
     this.builds = loader.builds$.subscribe((seconds) => this.snapshotBuild.observe(seconds));
     this.failures = loader.renderFailures$.subscribe(() => this.renderFailures.inc());
     this.late = loader.lateWrites$.subscribe(() => this.lateWrites.inc());
@@ -56,6 +57,23 @@ export class PricingMetrics implements OnModuleDestroy {
       registers: [this.registry],
       collect() {
         this.set(prices.health().confirmedAgoS ?? Infinity);
+      },
+    });
+    new Gauge({
+      name: 'pricing_past_answers_bytes',
+      help: 'Bytes of prepared answers of the list’s past kept (/at documents and full /changes pages, every coding).',
+      registers: [this.registry],
+      collect() {
+        this.set(past.keptBytes);
+      },
+    });
+    new Counter({
+      name: 'pricing_past_answers_prepared_total',
+      help: 'Answers of the list’s past prepared (an /at document per version asked, a /changes page), kept or not.',
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        this.inc(past.preparedCount);
       },
     });
     new Gauge({
