@@ -106,6 +106,15 @@ describe('hostile input, against the service as npm start runs it', () => {
       ["a long query on a file of the explorer's", 'GET', `/docs/favicon-16x16.png?${long('a.')}`, {}, 200],
       ['a long path under /docs', 'GET', `/docs/${long('a.')}`, {}, 404],
       ['an unterminated If-None-Match', 'GET', '/v1/pricing', { 'If-None-Match': `W/"${long('a')}` }, 200],
+      ['a long If-Match on the price list', 'GET', '/v1/pricing', { 'If-Match': long('W/"a", ') }, 412],
+      ['an unterminated If-Match on the price list', 'GET', '/v1/pricing', { 'If-Match': `"${long('a')}` }, 412],
+      [
+        'a long If-Unmodified-Since on the price list',
+        'GET',
+        '/v1/pricing',
+        { 'If-Unmodified-Since': long('Mon, ') },
+        200,
+      ],
       ['a long Authorization of spaces', 'GET', `/v1/volumes/${uuid}`, { Authorization: `Bearer ${long(' a')}` }, 401],
       ...routes.flatMap(([route, method, target, status]) =>
         headers.map(([name, value]): [string, string, string, Record<string, string>, number] => [

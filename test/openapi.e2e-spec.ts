@@ -80,7 +80,7 @@ describe('the OpenAPI document', () => {
     expect(result.valid).toBe(true);
   });
 
-  it('describes GET /v1/pricing: no security, its conditional headers, 200, 304, 429 and 503 with their headers', () => {
+  it('describes GET /v1/pricing: no security, its conditional headers, 200, 304, 412, 429 and 503 with their headers', () => {
     const get = operation(document, '/v1/pricing', 'get');
     expect(get.security).toBeUndefined();
     expect(document.security).toBeUndefined(); // no global requirement either
@@ -91,10 +91,12 @@ describe('the OpenAPI document', () => {
         .sort(),
     ).toEqual([
       ['header', 'Accept-Encoding'],
+      ['header', 'If-Match'],
       ['header', 'If-Modified-Since'],
       ['header', 'If-None-Match'],
+      ['header', 'If-Unmodified-Since'],
     ]);
-    expect(Object.keys(get.responses!).sort()).toEqual(['200', '304', '429', '503']);
+    expect(Object.keys(get.responses!).sort()).toEqual(['200', '304', '412', '429', '503']);
     const headers = (status: number) => Object.keys(response(document, '/v1/pricing', 'get', status).headers!).sort();
     const cached = ['Access-Control-Allow-Origin', 'Cache-Control', 'ETag', 'Last-Modified', 'Vary'];
     expect(headers(200)).toEqual([...cached, 'Content-Encoding', 'Content-Length'].sort());
@@ -182,20 +184,28 @@ describe('the OpenAPI document', () => {
     expect(valid(body)).toBe(false);
   });
 
-  it('describes the list at an instant and the change feed: public, their parameters, 200, 304, 400, 429 and 503', () => {
+  it('describes the list at an instant and the change feed: public, their parameters, 200, 304, 400, 412, 429 and 503', () => {
     const at = operation(document, '/v1/pricing/at/{instant}', 'get');
     const changes = operation(document, '/v1/pricing/changes', 'get');
     for (const op of [at, changes]) {
       expect(op.security ?? []).toEqual([]);
       expect(Object.keys(op.responses!).sort()).toEqual(
-        op === at ? ['200', '304', '400', '404', '429', '503'] : ['200', '304', '400', '429', '503'],
+        op === at ? ['200', '304', '400', '404', '412', '429', '503'] : ['200', '304', '400', '412', '429', '503'],
       );
     }
-    expect((at.parameters as OpenAPIV3_1.ParameterObject[]).map((p) => [p.name, p.in, p.required])).toEqual([
-      ['instant', 'path', true],
-    ]);
-    const query = (changes.parameters as OpenAPIV3_1.ParameterObject[]).map((p) => [p.name, p.in, p.required]);
-    expect(query.sort()).toEqual([
+    const conditional = (dates: boolean) => [
+      ['Accept-Encoding', 'header', false],
+      ['If-Match', 'header', false],
+      ...(dates ? [['If-Modified-Since', 'header', false]] : []),
+      ['If-None-Match', 'header', false],
+      ...(dates ? [['If-Unmodified-Since', 'header', false]] : []),
+    ];
+    const parameters = (op: Operation) =>
+      (op.parameters as OpenAPIV3_1.ParameterObject[]).map((p) => [p.name, p.in, p.required]).sort();
+    expect(parameters(at)).toEqual([...conditional(true), ['instant', 'path', true]]);
+    // The change feed has no Last-Modified: no date to compare with.
+    expect(parameters(changes)).toEqual([
+      ...conditional(false),
       ['after', 'query', false],
       ['limit', 'query', false],
       ['since', 'query', false],

@@ -21,6 +21,7 @@ import {
   ApiOkResponse,
   ApiOperation,
   ApiParam,
+  ApiPreconditionFailedResponse,
   ApiQuery,
   ApiServiceUnavailableResponse,
   ApiTags,
@@ -56,6 +57,54 @@ import {
 } from './price-list.schema';
 import { PriceListAnswerCounts } from './price-list-answer-counts';
 import { PriceListRateLimitGuard } from './price-list-rate-limit';
+
+/**
+ * The conditional request headers of the three resources and their 412 (RFC 9110 13.2.2;
+ * docs/decisions.md, "ETag and conditional requests"). The dates only where the resource has a
+ * Last-Modified: the change feed has none, so it ignores them.
+ */
+function ConditionalRequests(withDates: boolean): MethodDecorator {
+  const dates = [
+    ApiHeader({
+      name: 'If-Unmodified-Since',
+      required: false,
+      description:
+        'An HTTP date; only evaluated without If-Match: 412 when the resource changed after it (its Last-Modified is later).',
+    }),
+    ApiHeader({
+      name: 'If-Modified-Since',
+      required: false,
+      description:
+        'An HTTP date; only evaluated without If-None-Match: 304 when the resource is certainly unchanged since.',
+    }),
+  ];
+  return applyDecorators(
+    ApiHeader({
+      name: 'If-Match',
+      required: false,
+      description:
+        '`*`, or ETags: strong comparison, and the ETag is weak, so only `*` passes; anything else gets 412. ' +
+        'Evaluated before If-None-Match.',
+    }),
+    ApiHeader({
+      name: 'If-None-Match',
+      required: false,
+      description: 'ETags from earlier responses (or `*`): 304 when one matches (weak comparison).',
+    }),
+    ...(withDates ? dates : []),
+    ApiHeader({
+      name: 'Accept-Encoding',
+      required: false,
+      description:
+        'Codings the client takes, with q-values: `br` (preferred at equal weight) or `gzip`; otherwise the plain JSON. The ETag is the same for every coding.',
+    }),
+    ApiPreconditionFailedResponse({
+      description: 'If-Match or If-Unmodified-Since is false. Plain text.',
+      headers: REFUSAL_HEADERS,
+      content: PLAIN_TEXT,
+    }),
+  );
+}
 
 /** What the list at an instant and the change feed answer beside their 200 and 400, as GET /v1/pricing does. */
 function PastResponses(): MethodDecorator {
@@ -126,22 +175,7 @@ export class PricingController {
       'Other methods, OPTIONS included, get 405 with `Allow: GET, HEAD` (no CORS preflight). ' +
       'Responses may be cached for 5 minutes; revalidate with `If-None-Match`.',
   })
-  @ApiHeader({
-    name: 'If-None-Match',
-    required: false,
-    description: 'ETags from earlier responses (or `*`): 304 when one matches the current list (weak comparison).',
-  })
-  @ApiHeader({
-    name: 'If-Modified-Since',
-    required: false,
-    description: 'An HTTP date; only evaluated without If-None-Match: 304 when the list is certainly unchanged since.',
-  })
-  @ApiHeader({
-    name: 'Accept-Encoding',
-    required: false,
-    description:
-      'Codings the client takes, with q-values: `br` (preferred at equal weight) or `gzip`; otherwise the plain JSON. The ETag is the same for every coding.',
-  })
+  @ConditionalRequests(true)
   @ApiOkResponse({
     description: 'The current price list.',
     type: PriceListDocumentSchema,
@@ -179,6 +213,7 @@ export class PricingController {
       'An RFC 3339 date-time with an offset (`2026-03-01T00:00:00Z`, `2026-03-01T01:00:00.250+01:00`); ' +
       'fractions beyond milliseconds are cut. Not later than now.',
   })
+  @ConditionalRequests(true)
   @ApiOkResponse({ description: 'The list as served then.', type: PriceListDocumentSchema, headers: PAST_HEADERS })
   @ApiBadRequestResponse({ description: 'Not an RFC 3339 date-time.', headers: REFUSAL_HEADERS, content: PLAIN_TEXT })
   @ApiNotFoundResponse({ description: 'An instant later than now.', headers: REFUSAL_HEADERS, content: PLAIN_TEXT })
@@ -224,6 +259,7 @@ export class PricingController {
     required: false,
     schema: { type: 'integer', minimum: 1, maximum: MAX_CHANGES_PER_PAGE, default: MAX_CHANGES_PER_PAGE },
   })
+  @ConditionalRequests(false)
   @ApiOkResponse({ description: 'A page of changes.', type: PriceListChangesSchema, headers: PAST_HEADERS })
   @ApiBadRequestResponse({
     description: 'An unknown parameter, `after` with `since`, or a bad value.',
