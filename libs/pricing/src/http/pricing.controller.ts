@@ -26,6 +26,7 @@ import {
   ApiServiceUnavailableResponse,
   ApiTags,
   ApiTooManyRequestsResponse,
+  type ApiResponseOptions,
 } from '@nestjs/swagger';
 import { Public } from '@app/auth';
 import { Clock } from '@app/clock';
@@ -45,7 +46,10 @@ import {
 } from './answer-price-list-request';
 import { encodeCursor, FEED_START, MAX_CHANGES_PER_PAGE, parseFeedQuery, positionBefore } from './feed-query';
 import {
-  PAST_HEADERS,
+  CHANGES_200_HEADERS,
+  CHANGES_304_HEADERS,
+  PAST_LIST_200_HEADERS,
+  PAST_LIST_304_HEADERS,
   PLAIN_TEXT,
   PriceListChangesSchema,
   REFUSAL_HEADERS,
@@ -107,9 +111,9 @@ function ConditionalRequests(withDates: boolean): MethodDecorator {
 }
 
 /** What the list at an instant and the change feed answer beside their 200 and 400, as GET /v1/pricing does. */
-function PastResponses(): MethodDecorator {
+function PastResponses(notModifiedHeaders: NonNullable<ApiResponseOptions['headers']>): MethodDecorator {
   return applyDecorators(
-    ApiNotModifiedResponse({ description: 'The client’s copy is current: no body.', headers: PAST_HEADERS }),
+    ApiNotModifiedResponse({ description: 'The client’s copy is current: no body.', headers: notModifiedHeaders }),
     ApiTooManyRequestsResponse({
       description: 'As `GET /v1/pricing`.',
       headers: retryHeaders('Seconds until the window of this address ends.'),
@@ -214,10 +218,14 @@ export class PricingController {
       'fractions beyond milliseconds are cut. Not later than now.',
   })
   @ConditionalRequests(true)
-  @ApiOkResponse({ description: 'The list as served then.', type: PriceListDocumentSchema, headers: PAST_HEADERS })
+  @ApiOkResponse({
+    description: 'The list as served then.',
+    type: PriceListDocumentSchema,
+    headers: PAST_LIST_200_HEADERS,
+  })
   @ApiBadRequestResponse({ description: 'Not an RFC 3339 date-time.', headers: REFUSAL_HEADERS, content: PLAIN_TEXT })
   @ApiNotFoundResponse({ description: 'An instant later than now.', headers: REFUSAL_HEADERS, content: PLAIN_TEXT })
-  @PastResponses()
+  @PastResponses(PAST_LIST_304_HEADERS)
   async pastList(
     @Param('instant') text: string,
     @Req() req: IncomingMessage,
@@ -260,13 +268,13 @@ export class PricingController {
     schema: { type: 'integer', minimum: 1, maximum: MAX_CHANGES_PER_PAGE, default: MAX_CHANGES_PER_PAGE },
   })
   @ConditionalRequests(false)
-  @ApiOkResponse({ description: 'A page of changes.', type: PriceListChangesSchema, headers: PAST_HEADERS })
+  @ApiOkResponse({ description: 'A page of changes.', type: PriceListChangesSchema, headers: CHANGES_200_HEADERS })
   @ApiBadRequestResponse({
     description: 'An unknown parameter, `after` with `since`, or a bad value.',
     headers: REFUSAL_HEADERS,
     content: PLAIN_TEXT,
   })
-  @PastResponses()
+  @PastResponses(CHANGES_304_HEADERS)
   async changes(@Req() req: IncomingMessage, @Res() res: ServerResponse): Promise<void> {
     const url = req.url ?? '';
     const question = url.indexOf('?');
