@@ -130,6 +130,18 @@ describe('the public list as it was: /v1/pricing/at/{instant} and /v1/pricing/ch
     expect(past.headers.etag).toBe(response.headers.etag);
   });
 
+  it('reads a leap second as the last millisecond before the next UTC day (docs/decisions.md, "Leap seconds")', async () => {
+    const leap = await get('/v1/pricing/at/2016-12-31T23:59:60Z');
+    const before = await get('/v1/pricing/at/2016-12-31T23:59:59.999Z');
+    expect([leap.status, leap.headers.etag]).toEqual([200, before.headers.etag]);
+    expect((await get(`/v1/pricing/at/${encodeURIComponent('2017-01-01T00:59:60.5+01:00')}`)).status).toBe(200);
+    // Only 23:59 UTC has a second 60.
+    expect((await get('/v1/pricing/at/2016-12-31T23:58:60Z')).status).toBe(400);
+    const since = await get('/v1/pricing/changes?since=2016-12-31T23:59:60Z');
+    expect(since.status).toBe(200);
+    expect(since.body.equals((await get('/v1/pricing/changes?since=2016-12-31T23:59:59.999Z')).body)).toBe(true);
+  });
+
   it('answers conditional requests, codings and HEAD as GET /v1/pricing does', async () => {
     // The list as loaded: no earlier change in the second of its last_changed (If-Modified-Since).
     const { at, response } = samples[0];

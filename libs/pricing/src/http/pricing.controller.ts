@@ -231,7 +231,7 @@ export class PricingController {
     @Req() req: IncomingMessage,
     @Res() res: ServerResponse,
   ): Promise<void> {
-    const instant = parseInstant(text, { cutFraction: true })?.getTime();
+    const instant = parseInstant(text, { cutFraction: true, leapSecond: true })?.getTime();
     const now = this.clock.nowMs();
     if (instant === undefined) {
       const message = 'The instant must be an RFC 3339 date-time with an offset, e.g. 2026-03-01T00:00:00Z.';
