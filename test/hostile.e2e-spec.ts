@@ -390,4 +390,21 @@ describe('a process started without its configuration', () => {
     expect(cli.stderr).toContain('DATABASE_URL is required when NODE_ENV=production');
     expect(existsSync(dataDir)).toBe(false);
   }, 30_000);
+
+  it('refuses NODE_ENV=production with DATABASE_URL and DATABASE_MIGRATION_URL naming two databases, naming both', async () => {
+    // It started, migrated one database, read the other and answered 503 forever, logging nothing.
+    const env = {
+      NODE_ENV: 'production',
+      DATABASE_URL: 'postgres://app:secret@127.0.0.1:1/pricing',
+      DATABASE_MIGRATION_URL: 'postgres://owner:secret@127.0.0.1:1/pricing_other',
+      METRICS_PORT: 'off',
+    };
+    const service = await startService(env);
+    expect(await service.exited).toBe(1);
+    expect(service.stderr()).toMatch(/DATABASE_MIGRATION_URL names another database .* than DATABASE_URL/);
+    expect(service.output()).not.toMatch(/listening on|secret/);
+    const cli = await spawnCli(['show'], env);
+    expect(cli.code).toBe(1);
+    expect(cli.stderr).toMatch(/DATABASE_MIGRATION_URL names another database .* than DATABASE_URL/);
+  }, 30_000);
 });
