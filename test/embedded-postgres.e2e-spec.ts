@@ -1,12 +1,14 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { freePort } from '@app/control-plane';
+import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { createServer, type AddressInfo } from 'node:net';
+import { dirname, join } from 'node:path';
+import { Client } from 'pg';
 import { runCli, spawnCli } from './support/cli';
 import { startEmbeddedPostgresInChild, type ChildEmbeddedDatabase } from './support/embedded-postgres';
+import { waitFor } from './support/http';
 import { queryAt } from './support/sql';
+import { passableTempDir } from './support/temp-dir';
 
 // The embedded PostgreSQL (`npm start` without DATABASE_URL), tighter (docs/operations.md, "The
 // embedded PostgreSQL"): its passwords are never readable by others, not even the one initdb reads
@@ -49,28 +51,36 @@ async function modeOf(path: string): Promise<number> {
 }
 
 const asRoot = process.getuid?.() === 0;
+const postgresGid = (): number => Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).trim());
 
 describe('the embedded PostgreSQL', () => {
+  /** A folder of the test's own, passable by the postgres user (test/support/temp-dir.ts). */
+  let parent: string;
+  /** DATA_DIR: made by the start itself, inside `parent`. */
   let dir: string;
   let started: Awaited<ReturnType<typeof start>> | undefined;
 
   beforeEach(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'embedded-postgres-'));
+    parent = await passableTempDir('embedded-postgres');
+    dir = join(parent, 'data');
   });
 
   afterEach(async () => {
     await started?.stop();
     started = undefined;
-    await rm(dir, { recursive: true, force: true });
+    await rm(parent, { recursive: true, force: true });
   });
 
-  it('keeps its passwords private from the start, initdb’s too, and widens only what PostgreSQL needs', async () => {
+  it('keeps its passwords private from the start, initdb’s too, and lets the group postgres pass only the folders it made', async () => {
     started = await start(dir);
 
     expect(await modeOf(join(dir, 'postgres-password'))).toBe(0o600);
     expect(await modeOf(join(dir, 'control-plane-password'))).toBe(0o600);
-    // Others may at most pass through the data directory (as root, to reach PostgreSQL's data).
-    expect((await modeOf(dir)) & 0o007).toBe(asRoot ? 0o001 : 0);
+    // The data directory it made: others may not even pass; as root, the group postgres may pass
+    // (to reach PostgreSQL's data), not list. The folder above it, not its own, is as it was.
+    expect(await modeOf(dir)).toBe(asRoot ? 0o710 : 0o700);
+    if (asRoot) expect((await stat(dir)).gid).toBe(postgresGid());
+    expect(await modeOf(parent)).toBe(0o711);
     expect((await modeOf(join(dir, 'postgres'))) & 0o077).toBe(0);
 
     // The password initdb read: nobody else could read it, or list its directory, while it existed.
@@ -81,11 +91,12 @@ describe('the embedded PostgreSQL', () => {
     expect(existsSync(initdb.file)).toBe(false);
     if (asRoot) {
       // initdb runs as the postgres user: its group, and only it, may read the file.
-      expect(initdb.gid).toBe(Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).trim()));
+      expect(initdb.gid).toBe(postgresGid());
       expect(initdb.mode).toBe(0o640);
       expect(initdb.directoryMode).toBe(0o2750);
       expect(started.output()).toContain('readable by the group postgres while initdb reads the password there');
-      expect(started.output()).toMatch(/made .* searchable \(o\+x\)/);
+      expect(started.output()).toContain(`made ${dir} passable (not readable) by the group postgres`);
+      expect(started.output()).not.toContain('searchable (o+x)');
     } else {
       expect(initdb.mode).toBe(0o600);
     }
@@ -248,22 +259,99 @@ describe('the embedded PostgreSQL', () => {
     expect(started.output()).toContain("the database postgres holds the app's tables");
   }, 60_000);
 
+  it('changes no folder it did not make: one the postgres user cannot pass stops the start, named, and stays as it was', async () => {
+    if (!asRoot) return; // PostgreSQL runs as this user: every folder it reaches, it already passes
+    // Every folder from / down to the test's, as they were.
+    const above = (path: string): string[] => (dirname(path) === path ? [path] : [path, ...above(dirname(path))]);
+    const modes = async () => Promise.all(above(parent).map(async (folder) => [folder, await modeOf(folder)]));
+    const before = await modes();
+
+    // A folder of the test's own (as mktemp makes them: 0700) above DATA_DIR: left as it is.
+    const closed = join(parent, 'closed');
+    await mkdir(closed, { mode: 0o700 });
+    await expect(start(join(closed, 'data'))).rejects.toThrow(
+      new RegExp(`cannot pass through ${closed} \\(mode 0700\\).*changes no folder it did not make`),
+    );
+    expect(await modeOf(closed)).toBe(0o700);
+    expect(existsSync(join(closed, 'data', 'postgres'))).toBe(false);
+    // DATA_DIR itself, made by the test: the same.
+    await expect(start(closed)).rejects.toThrow(`cannot pass through ${closed} (mode 0700)`);
+    expect(await modeOf(closed)).toBe(0o700);
+
+    // Where it can: the folders above are as they were, whatever it made below them.
+    started = await start(join(parent, 'a', 'b'));
+    expect(await modes()).toEqual(before);
+    expect([await modeOf(join(parent, 'a')), await modeOf(join(parent, 'a', 'b'))]).toEqual([0o710, 0o710]);
+  }, 60_000);
+
   it('started while the previous server of its data still refuses connections (shutting down), waits for it, then starts its own', async () => {
-    started = await start(dir);
-    await started.stop();
-    // The previous instance's server, still shutting down: its postmaster.pid names a live process
-    // that takes no connection (here a process of the test, on a port where nothing listens).
-    // It lives long enough for the start, from source and on a loaded machine, to find it alive.
-    const previous = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 8000)'], { stdio: 'ignore' });
-    const gone = new Promise((done) => previous.once('exit', done));
-    const port = await freePort();
-    const pidFile = join(dir, 'postgres', 'postmaster.pid');
-    await writeFile(pidFile, `${previous.pid}\n${join(dir, 'postgres')}\n0\n${port}\n\n127.0.0.1\n`);
-    started = await start(dir);
-    await gone;
-    expect(started.output()).toMatch(/refuses connections \(ECONNREFUSED\): waiting for it/);
+    const previous = await start(dir);
+    // The previous instance's server, shutting down (smart shutdown, SIGTERM): it waits for the
+    // session still open and meanwhile refuses new connections (57P03).
+    const session = new Client({ connectionString: previous.url });
+    await session.connect();
+    const [pid] = (await readFile(join(dir, 'postgres', 'postmaster.pid'), 'utf8')).split('\n');
+    process.kill(Number(pid), 'SIGTERM');
+    let output = '';
+    const next = startEmbeddedPostgresInChild(dir, { onOutput: (text) => (output += text) });
+    try {
+      await waitFor(
+        'the start to wait',
+        () => Promise.resolve(output),
+        (o) => o.includes('waiting for it'),
+        30_000,
+        50,
+      );
+    } finally {
+      await session.end();
+    }
+    started = Object.assign(await next, { initdbPasswordFiles: [] });
+    await previous.kill(); // its server is gone
+    expect(started.output()).toMatch(/refuses connections \(57P03\): waiting for it/);
     const [{ one }] = await queryAt<{ one: number }>(started.url, `SELECT 1 AS one`);
     expect(one).toBe(1);
-    expect(new URL(started.url).port).not.toBe(String(port));
+    expect(started.output()).not.toContain('stale');
   }, 60_000);
+
+  it.each([
+    ['a process that is no PostgreSQL (a PID reused after a crash or a reboot)', undefined],
+    ['a process that is no PostgreSQL, in the data directory', 'postgres'],
+  ])(
+    'takes a postmaster.pid naming %s for stale: never sends it the password, starts its own',
+    async (_what, cwd) => {
+      started = await start(dir);
+      await started.stop();
+      started = undefined;
+      // A process of this user that lives on, and something listening on the port the file names.
+      const squatter = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], {
+        stdio: 'ignore',
+        cwd: cwd === undefined ? undefined : join(dir, cwd),
+      });
+      const received: Buffer[] = [];
+      const listener = createServer((socket) => {
+        // As a server that asks for the password in clear text (AuthenticationCleartextPassword) would.
+        socket.on('data', (chunk: Buffer) => received.push(chunk));
+        socket.write(Buffer.from([0x52, 0, 0, 0, 8, 0, 0, 0, 3]));
+      });
+      await new Promise<void>((done) => listener.listen(0, '127.0.0.1', done));
+      const port = (listener.address() as AddressInfo).port;
+      try {
+        const pidFile = join(dir, 'postgres', 'postmaster.pid');
+        await writeFile(pidFile, `${squatter.pid}\n${join(dir, 'postgres')}\n0\n${port}\n\n127.0.0.1\n`);
+        started = await start(dir);
+        expect(received).toEqual([]); // not a byte: no startup message, no password
+        expect(new URL(started.url).port).not.toBe(String(port));
+        expect(started.output()).toMatch(
+          new RegExp(`names process ${squatter.pid}, which is not a PostgreSQL of this data directory: a stale file`),
+        );
+        const [{ one }] = await queryAt<{ one: number }>(started.url, `SELECT 1 AS one`);
+        expect(one).toBe(1);
+        expect(squatter.exitCode).toBeNull(); // left alone
+      } finally {
+        squatter.kill();
+        listener.close();
+      }
+    },
+    60_000,
+  );
 });

@@ -16,6 +16,8 @@ export interface ChildEmbeddedDatabase {
   output(): string;
   /** Stops the server and the child. */
   stop(): Promise<void>;
+  /** Ends the child at once (SIGKILL), its server left as it is: for a server that is gone already. */
+  kill(): Promise<void>;
 }
 
 /**
@@ -26,7 +28,7 @@ export interface ChildEmbeddedDatabase {
  */
 export function startEmbeddedPostgresInChild(
   dir: string,
-  options: { port?: number; prelude?: string } = {},
+  options: { port?: number; prelude?: string; onOutput?: (text: string) => void } = {},
 ): Promise<ChildEmbeddedDatabase> {
   const script = `
 ${options.prelude ?? ''}
@@ -56,9 +58,13 @@ startEmbeddedPostgres(process.argv[2], process.argv[3] ? { port: Number(process.
     const exited = new Promise<void>((done) => child.once('exit', () => done()));
     let output = '';
     let started = false;
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      options.onOutput?.(chunk.toString());
+    });
     child.stdout.on('data', (chunk: Buffer) => {
       output += chunk.toString();
+      options.onOutput?.(chunk.toString());
       const found = new RegExp(`^${RESULT_LINE}(.+)\\n`, 'm').exec(output);
       if (started || !found) return;
       started = true;
@@ -66,7 +72,12 @@ startEmbeddedPostgres(process.argv[2], process.argv[3] ? { port: Number(process.
         ChildEmbeddedDatabase,
         'url' | 'migrationUrl' | 'superuserUrl' | 'report'
       >;
-      resolveStart({ ...result, output: () => output, stop: () => (child.stdin.end(), exited) });
+      resolveStart({
+        ...result,
+        output: () => output,
+        stop: () => (child.stdin.end(), exited),
+        kill: () => (child.kill('SIGKILL'), exited),
+      });
     });
     child.once('exit', (code) => reject(new Error(`embedded PostgreSQL exited (${code}): ${output}`)));
   });

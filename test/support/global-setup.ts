@@ -1,6 +1,3 @@
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import type * as Database from '@app/database';
 // Jest loads the global setup outside its module mapping: @app/... resolves here through
@@ -10,6 +7,7 @@ import type * as AppDatabase from '../../apps/control-plane/src/database/app-dat
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '../../apps/control-plane/src/database/embedded-postgres';
 /* eslint-enable no-restricted-imports */
 import { stopTestDatabase } from './global-teardown';
+import { passableTempDir } from './temp-dir';
 import { queryAt } from './sql';
 import {
   ADMIN_DATABASE_VARIABLE,
@@ -34,7 +32,7 @@ export default async function globalSetup(): Promise<void> {
   let started: { embedded?: EmbeddedDatabase; dir: string } | undefined;
   try {
     if (!adminUrl) {
-      const dir = await mkdtemp(join(tmpdir(), 'pricing-test-pg-'));
+      const dir = await passableTempDir('pricing-test-pg');
       started = { dir };
       started.embedded = await startEmbeddedPostgres(dir);
       adminUrl = started.embedded.superuserUrl;

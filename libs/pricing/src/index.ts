@@ -10,6 +10,12 @@ export { PricingMetrics } from './metrics/pricing-metrics';
 export { PRICE_LIST_PATH } from './http/pricing.controller';
 export { RETRY_AFTER_UNAVAILABLE_S } from './rendering/price-list-response';
 
+// A host's own JSON answered as the list is (the host's `/openapi.json`): prepared once (a weak
+// ETag, gzip and brotli, off the event loop), then 200, 304 or 412 per request with the coding
+// Accept-Encoding prefers (docs/decisions.md, "ETag and conditional requests", "Compression").
+export { prepareAnswers, type PreparedAnswers, type PlainResponse } from './rendering/price-list-response';
+export { answerPriceListRequest as answerPreparedRequest } from './http/answer-price-list-request';
+
 // Errors: every one is a PricingError; branch on its `code` (docs/using-pricing.md, "Errors"), and
 // map it to an HTTP status with PRICING_ERROR_STATUS.
 export {

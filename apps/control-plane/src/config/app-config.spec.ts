@@ -165,6 +165,40 @@ describe('loadConfig', () => {
     ]);
   });
 
+  it('with NODE_ENV=production, refuses DATABASE_URL and DATABASE_MIGRATION_URL naming two databases, naming both', () => {
+    const production = { NODE_ENV: 'production', DATABASE_URL: 'postgres://app:secret@db.internal:5432/pricing' };
+    const problems = (migration: string) => problemsOf({ ...production, DATABASE_MIGRATION_URL: migration });
+    // One database: other roles, other passwords, the default port written or not, the host's case.
+    expect(problems('postgres://owner:other@db.internal/pricing')).toEqual([]);
+    expect(problems('postgresql://owner@DB.internal:5432/pricing?sslmode=require')).toEqual([]);
+    // Two: another database name, port or host.
+    for (const [migration, named] of [
+      ['postgres://owner:q@db.internal/pricing_staging', 'db.internal:5432/pricing_staging'],
+      ['postgres://owner:q@db.internal:5433/pricing', 'db.internal:5433/pricing'],
+      ['postgres://owner:q@db-replica.internal/pricing', 'db-replica.internal:5432/pricing'],
+      ['postgres://owner:q@db.internal', 'db.internal:5432/owner'], // no database: libpq's default, the user's name
+    ]) {
+      expect(problems(migration)).toEqual([
+        `DATABASE_MIGRATION_URL names another database (${named}, not db.internal:5432/pricing) than DATABASE_URL: ` +
+          'with NODE_ENV=production both must name one database (the same host, port and database name, as written), ' +
+          'or the service would read a database its migrations never touched',
+      ]);
+    }
+    expect(problems('postgres://owner:q@db.internal/other').join()).not.toContain('secret');
+    // Not in development, where a host may be written two ways (localhost, 127.0.0.1).
+    expect(
+      problemsOf({
+        DATABASE_URL: 'postgres://app:p@localhost/pricing',
+        DATABASE_MIGRATION_URL: 'postgres://owner:q@127.0.0.1/pricing',
+      }),
+    ).toEqual([]);
+    // A URL no parser reads is refused by its own rule, once.
+    expect(problems('postgres://u:pw@127.0.0.1:99999/pricing')).toEqual([
+      'DATABASE_MIGRATION_URL is not a URL that can be parsed (check its port and brackets)',
+    ]);
+    expect(problems('postgres://owner@db.internal/%E0%A4%A')).toHaveLength(1);
+  });
+
   it('turns the metrics server off with METRICS_PORT=off', () => {
     expect(loadConfig({ METRICS_PORT: 'off' }).metricsPort).toBe('off');
   });

@@ -50,6 +50,41 @@ const ParsableUrl = (name: string) =>
     { message: `${name} is not a URL that can be parsed (check its port and brackets)` },
   );
 
+/**
+ * Where a PostgreSQL URL connects, as pg reads it, without its credentials: host (lower case; a
+ * `host` parameter wins, as for a socket directory), port (5432 by default) and database (the
+ * user's name by default, as libpq's). `undefined` for what `new URL` cannot read.
+ */
+function databaseOf(url: string): string | undefined {
+  if (!URL.canParse(url)) return undefined;
+  const parsed = new URL(url);
+  const host = parsed.searchParams.get('host') ?? (decoded(parsed.hostname).toLowerCase() || 'localhost');
+  const port = parsed.searchParams.get('port') ?? (parsed.port || '5432');
+  const database = decoded(parsed.pathname.slice(1)) || decoded(parsed.username);
+  return `${host}:${port}/${database}`;
+}
+
+/** Percent-decoded text, or the text as it is where its escapes are no UTF-8 (decodeURIComponent would throw). */
+function decoded(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
+/**
+ * `host:port/database of the migration URL, not host:port/database of the service's` when the two
+ * URLs name two databases; `undefined` when they name one, or either is missing or unreadable
+ * (other rules say so).
+ */
+function databasesDiffer(databaseUrl: string | undefined, migrationUrl: unknown): string | undefined {
+  if (databaseUrl === undefined || typeof migrationUrl !== 'string') return undefined;
+  const [service, migrations] = [databaseOf(databaseUrl), databaseOf(migrationUrl)];
+  if (service === undefined || migrations === undefined || service === migrations) return undefined;
+  return `${migrations}, not ${service}`;
+}
+
 const TOKEN_LIST = /^[A-Za-z0-9._~+/=-]{16,}(,[A-Za-z0-9._~+/=-]{16,})*$/;
 
 /** The validated configuration of the control plane (README, "Configuration"); nothing else reads `process.env`. */
@@ -89,6 +124,23 @@ export class AppConfig {
   )
   @Matches(POSTGRES_URL, { message: 'DATABASE_MIGRATION_URL must be a postgres:// or postgresql:// URL' })
   @ParsableUrl('DATABASE_MIGRATION_URL')
+  @ValidateBy(
+    {
+      name: 'sameDatabase',
+      validator: {
+        validate: (value: unknown, args) => {
+          const config = args?.object as AppConfig;
+          return config.nodeEnv !== 'production' || databasesDiffer(config.databaseUrl, value) === undefined;
+        },
+      },
+    },
+    {
+      message: ({ object, value }) =>
+        `DATABASE_MIGRATION_URL names another database (${databasesDiffer((object as AppConfig).databaseUrl, value)}) ` +
+        'than DATABASE_URL: with NODE_ENV=production both must name one database (the same host, port and database ' +
+        'name, as written), or the service would read a database its migrations never touched',
+    },
+  )
   readonly databaseMigrationUrl?: string;
 
   /** `production` refuses the development defaults (the embedded PostgreSQL); any other value changes nothing. */

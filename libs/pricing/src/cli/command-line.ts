@@ -366,9 +366,12 @@ function focusBillingOf(values: {
   };
 }
 
-/** An instant of the command line, as epoch milliseconds. */
+/**
+ * An instant of `changes --since/--until`, as epoch milliseconds: it asks about the log, so a
+ * leap second is read as the millisecond before the next UTC day, as the change feed reads it.
+ */
 function instantOption(option: string, text: string): number {
-  const instant = parseInstant(text);
+  const instant = parseInstant(text, { leapSecond: true });
   if (!instant)
     throw new PriceBookUsageError(`${option} ${quoteValue(text)}: not an RFC 3339 timestamp with an offset`);
   return instant.getTime();

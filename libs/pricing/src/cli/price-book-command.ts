@@ -9,6 +9,7 @@ import {
 } from '../price-book/describe-import';
 import { changeLines, loggedChangeJson } from '../price-book/format-changes';
 import { formatHistory, historyJson } from '../price-book/format-history';
+import { printableListBody } from '../price-book/format-price-book';
 import { PrettyJsonArray } from '../price-book/text-parts';
 import type { PriceBookService } from '../services/price-book.service';
 import { NO_PROGRESS, type Progress } from '../price-book/progress';
@@ -71,7 +72,8 @@ async function runOn(
       for (const part of await priceBook.exportInParts()) out(part);
       return;
     case 'show':
-      return out(await priceBook.priceListAt(now));
+      // Control, format and bidirectional characters escaped, every value whole or refused.
+      return out(printableListBody(await priceBook.priceListAt(now)));
     case 'history': {
       const history = await priceBook.history(command.productKey, command.organizationId);
       const print = command.json ? historyJson : formatHistory;

@@ -178,7 +178,11 @@ export class PriceListChangesSchema {
 
 const string = { type: 'string' } as const;
 
-/** Headers of 200 and 304: the same validators and caching rules. */
+// Each response declares exactly the headers the server sends with it (test/openapi-headers.e2e-spec.ts
+// compares them); Content-Type is its `content`, and the transport's own (Content-Length, Date,
+// Connection, Keep-Alive, Transfer-Encoding) are left out: any hop may set them.
+
+/** Headers of the list's 304: the validators and caching rules of its 200, no coding (there is no body). */
 export const PRICE_LIST_HEADERS: HeaderObjects = {
   ETag: { description: 'Weak tag of the body, `W/"<opaque_tag>"`; changes whenever the body changes.', schema: string },
   'Cache-Control': { description: `\`${PRICE_LIST_CACHE_CONTROL}\``, schema: string },
@@ -191,30 +195,46 @@ export const PRICE_LIST_HEADERS: HeaderObjects = {
   Vary: { description: '`Accept-Encoding`: the body may be sent in another coding.', schema: string },
 };
 
-/** The 200's headers: those of 304, and the coding and length of the body sent. */
-export const PRICE_LIST_200_HEADERS: HeaderObjects = {
-  ...PRICE_LIST_HEADERS,
+const CONTENT_ENCODING: HeaderObjects = {
   'Content-Encoding': {
     description:
       '`br` or `gzip` when the body is sent in that coding (see Accept-Encoding); absent for the plain JSON.',
     required: false,
     schema: { type: 'string', enum: ['br', 'gzip'] },
   },
-  'Content-Length': { description: 'The length of the body as sent, in its coding.', schema: { type: 'integer' } },
 };
 
-/** Headers of 200 and 304 of the list at an instant and of the change feed, whose caching depends on the answer. */
-export const PAST_HEADERS: HeaderObjects = {
-  ...PRICE_LIST_200_HEADERS,
+/** The list's 200: the headers of its 304, and the coding of the body sent. */
+export const PRICE_LIST_200_HEADERS: HeaderObjects = { ...PRICE_LIST_HEADERS, ...CONTENT_ENCODING };
+
+const PAST_LIST_CACHE_CONTROL: HeaderObjects = {
   'Cache-Control': {
     description:
-      '`public, max-age=604800, immutable` for what can no longer change (an instant more than 10 minutes old; ' +
-      'a page of changes that more changes follow), else `public, max-age=300`.',
+      '`public, max-age=604800, immutable` for an instant more than 10 minutes old (its list can no longer change), ' +
+      'else `public, max-age=300`.',
     schema: string,
   },
 };
 
-/** Headers of 400 and 404: nothing may cache the refusal. */
+/** The list at an instant: 304, and 200 with the coding of its body. */
+export const PAST_LIST_304_HEADERS: HeaderObjects = { ...PRICE_LIST_HEADERS, ...PAST_LIST_CACHE_CONTROL };
+export const PAST_LIST_200_HEADERS: HeaderObjects = { ...PAST_LIST_304_HEADERS, ...CONTENT_ENCODING };
+
+/** The change feed: the list's validators but Last-Modified (a page of changes has none), its own caching. */
+export const CHANGES_304_HEADERS: HeaderObjects = {
+  ETag: PRICE_LIST_HEADERS.ETag,
+  'Cache-Control': {
+    description:
+      '`public, max-age=604800, immutable` for a page that more changes follow (`has_more: true`: it can never ' +
+      'change), else `public, max-age=300`.',
+    schema: string,
+  },
+  'Access-Control-Allow-Origin': PRICE_LIST_HEADERS['Access-Control-Allow-Origin'],
+  Vary: PRICE_LIST_HEADERS.Vary,
+};
+export const CHANGES_200_HEADERS: HeaderObjects = { ...CHANGES_304_HEADERS, ...CONTENT_ENCODING };
+
+/** Headers of 400, 404 and 412: nothing may cache the refusal. */
 export const REFUSAL_HEADERS: HeaderObjects = {
   'Cache-Control': { description: '`no-store`', schema: string },
   'Access-Control-Allow-Origin': { description: '`*`', schema: string },

@@ -21,10 +21,12 @@ import {
   ApiOkResponse,
   ApiOperation,
   ApiParam,
+  ApiPreconditionFailedResponse,
   ApiQuery,
   ApiServiceUnavailableResponse,
   ApiTags,
   ApiTooManyRequestsResponse,
+  type ApiResponseOptions,
 } from '@nestjs/swagger';
 import { Public } from '@app/auth';
 import { Clock } from '@app/clock';
@@ -44,7 +46,10 @@ import {
 } from './answer-price-list-request';
 import { encodeCursor, FEED_START, MAX_CHANGES_PER_PAGE, parseFeedQuery, positionBefore } from './feed-query';
 import {
-  PAST_HEADERS,
+  CHANGES_200_HEADERS,
+  CHANGES_304_HEADERS,
+  PAST_LIST_200_HEADERS,
+  PAST_LIST_304_HEADERS,
   PLAIN_TEXT,
   PriceListChangesSchema,
   REFUSAL_HEADERS,
@@ -57,10 +62,58 @@ import {
 import { PriceListAnswerCounts } from './price-list-answer-counts';
 import { PriceListRateLimitGuard } from './price-list-rate-limit';
 
-/** What the list at an instant and the change feed answer beside their 200 and 400, as GET /v1/pricing does. */
-function PastResponses(): MethodDecorator {
+/**
+ * The conditional request headers of the three resources and their 412 (RFC 9110 13.2.2;
+ * docs/decisions.md, "ETag and conditional requests"). The dates only where the resource has a
+ * Last-Modified: the change feed has none, so it ignores them.
+ */
+function ConditionalRequests(withDates: boolean): MethodDecorator {
+  const dates = [
+    ApiHeader({
+      name: 'If-Unmodified-Since',
+      required: false,
+      description:
+        'An HTTP date; only evaluated without If-Match: 412 when the resource changed after it (its Last-Modified is later).',
+    }),
+    ApiHeader({
+      name: 'If-Modified-Since',
+      required: false,
+      description:
+        'An HTTP date; only evaluated without If-None-Match: 304 when the resource is certainly unchanged since.',
+    }),
+  ];
   return applyDecorators(
-    ApiNotModifiedResponse({ description: 'The client’s copy is current: no body.', headers: PAST_HEADERS }),
+    ApiHeader({
+      name: 'If-Match',
+      required: false,
+      description:
+        '`*`, or ETags: strong comparison, and the ETag is weak, so only `*` passes; anything else gets 412. ' +
+        'Evaluated before If-None-Match.',
+    }),
+    ApiHeader({
+      name: 'If-None-Match',
+      required: false,
+      description: 'ETags from earlier responses (or `*`): 304 when one matches (weak comparison).',
+    }),
+    ...(withDates ? dates : []),
+    ApiHeader({
+      name: 'Accept-Encoding',
+      required: false,
+      description:
+        'Codings the client takes, with q-values: `br` (preferred at equal weight) or `gzip`; otherwise the plain JSON. The ETag is the same for every coding.',
+    }),
+    ApiPreconditionFailedResponse({
+      description: 'If-Match or If-Unmodified-Since is false. Plain text.',
+      headers: REFUSAL_HEADERS,
+      content: PLAIN_TEXT,
+    }),
+  );
+}
+
+/** What the list at an instant and the change feed answer beside their 200 and 400, as GET /v1/pricing does. */
+function PastResponses(notModifiedHeaders: NonNullable<ApiResponseOptions['headers']>): MethodDecorator {
+  return applyDecorators(
+    ApiNotModifiedResponse({ description: 'The client’s copy is current: no body.', headers: notModifiedHeaders }),
     ApiTooManyRequestsResponse({
       description: 'As `GET /v1/pricing`.',
       headers: retryHeaders('Seconds until the window of this address ends.'),
@@ -126,22 +179,7 @@ export class PricingController {
       'Other methods, OPTIONS included, get 405 with `Allow: GET, HEAD` (no CORS preflight). ' +
       'Responses may be cached for 5 minutes; revalidate with `If-None-Match`.',
   })
-  @ApiHeader({
-    name: 'If-None-Match',
-    required: false,
-    description: 'ETags from earlier responses (or `*`): 304 when one matches the current list (weak comparison).',
-  })
-  @ApiHeader({
-    name: 'If-Modified-Since',
-    required: false,
-    description: 'An HTTP date; only evaluated without If-None-Match: 304 when the list is certainly unchanged since.',
-  })
-  @ApiHeader({
-    name: 'Accept-Encoding',
-    required: false,
-    description:
-      'Codings the client takes, with q-values: `br` (preferred at equal weight) or `gzip`; otherwise the plain JSON. The ETag is the same for every coding.',
-  })
+  @ConditionalRequests(true)
   @ApiOkResponse({
     description: 'The current price list.',
     type: PriceListDocumentSchema,
@@ -179,16 +217,21 @@ export class PricingController {
       'An RFC 3339 date-time with an offset (`2026-03-01T00:00:00Z`, `2026-03-01T01:00:00.250+01:00`); ' +
       'fractions beyond milliseconds are cut. Not later than now.',
   })
-  @ApiOkResponse({ description: 'The list as served then.', type: PriceListDocumentSchema, headers: PAST_HEADERS })
+  @ConditionalRequests(true)
+  @ApiOkResponse({
+    description: 'The list as served then.',
+    type: PriceListDocumentSchema,
+    headers: PAST_LIST_200_HEADERS,
+  })
   @ApiBadRequestResponse({ description: 'Not an RFC 3339 date-time.', headers: REFUSAL_HEADERS, content: PLAIN_TEXT })
   @ApiNotFoundResponse({ description: 'An instant later than now.', headers: REFUSAL_HEADERS, content: PLAIN_TEXT })
-  @PastResponses()
+  @PastResponses(PAST_LIST_304_HEADERS)
   async pastList(
     @Param('instant') text: string,
     @Req() req: IncomingMessage,
     @Res() res: ServerResponse,
   ): Promise<void> {
-    const instant = parseInstant(text, { cutFraction: true })?.getTime();
+    const instant = parseInstant(text, { cutFraction: true, leapSecond: true })?.getTime();
     const now = this.clock.nowMs();
     if (instant === undefined) {
       const message = 'The instant must be an RFC 3339 date-time with an offset, e.g. 2026-03-01T00:00:00Z.';
@@ -224,13 +267,14 @@ export class PricingController {
     required: false,
     schema: { type: 'integer', minimum: 1, maximum: MAX_CHANGES_PER_PAGE, default: MAX_CHANGES_PER_PAGE },
   })
-  @ApiOkResponse({ description: 'A page of changes.', type: PriceListChangesSchema, headers: PAST_HEADERS })
+  @ConditionalRequests(false)
+  @ApiOkResponse({ description: 'A page of changes.', type: PriceListChangesSchema, headers: CHANGES_200_HEADERS })
   @ApiBadRequestResponse({
     description: 'An unknown parameter, `after` with `since`, or a bad value.',
     headers: REFUSAL_HEADERS,
     content: PLAIN_TEXT,
   })
-  @PastResponses()
+  @PastResponses(CHANGES_304_HEADERS)
   async changes(@Req() req: IncomingMessage, @Res() res: ServerResponse): Promise<void> {
     const url = req.url ?? '';
     const question = url.indexOf('?');
