@@ -19,7 +19,7 @@ import {
 import { resolveAliases } from './typescript.cjs';
 
 /** The clock's settings of the tests' databases (price_book_clock). */
-export const TEST_CLOCK = `UPDATE price_book_clock SET publication_margin = interval '0', default_delay = interval '400 milliseconds'`;
+export const TEST_CLOCK = `UPDATE price_book_clock SET publication_margin = interval '0', default_delay = interval '600 milliseconds'`;
 
 /**
  * One PostgreSQL for the whole run: DATABASE_URL when set, else a throwaway embedded one. It is
@@ -42,7 +42,7 @@ export default async function globalSetup(): Promise<void> {
     process.env[TEMPLATE_DATABASE_VARIABLE] = template;
     await queryAt(adminUrl, `CREATE DATABASE ${template}`);
     await migrate(withDatabase(adminUrl, template));
-    // A write takes effect 0.4 s after it begins, not a second (docs/decisions.md, "One
+    // A write takes effect 0.6 s after it begins, not a second (docs/decisions.md, "One
     // clock"): the suite does not wait a second per write. test/one-clock.e2e-spec.ts runs on the defaults.
     await queryAt(withDatabase(adminUrl, template), TEST_CLOCK);
     const [{ version }] = await queryAt<{ version: string }>(
