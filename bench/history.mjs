@@ -181,7 +181,11 @@ async function fiveYears(analyze) {
   });
   log(`${rows} change-log rows; starting the app`);
   const started = performance.now();
-  const app = await startApp(url, { LOG_LEVEL: 'debug', METRICS_PORT: 'off', PRICING_RATE_LIMIT: '1000000' }, { memoryProbe: true, logLines: true });
+  const app = await startApp(
+    url,
+    { LOG_LEVEL: 'debug', METRICS_PORT: 'off', PRICING_RATE_LIMIT: '1000000' },
+    { memoryProbe: true, logLines: true },
+  );
   const startMs = performance.now() - started;
   await app.logged(/prices \d+ loaded \(\d+ records\)/);
   await sleep(SETTLE_MS);
