@@ -4,7 +4,6 @@
 // from `@app/pricing/testing`.
 export { PricingModule } from './pricing.module';
 export type { CheckpointSigning, PricingModuleOptions, TrustProxy } from './options/pricing-options';
-export { isKeyName } from './core/signed-note';
 export { PricingService } from './services/pricing.service';
 export { PriceBookService, type ImportResult } from './services/price-book.service';
 export { PricingMetrics } from './metrics/pricing-metrics';
@@ -38,7 +37,16 @@ export { PriceBookFileError } from './cli/price-book-file';
 export { PriceBookUsageError } from './cli/command-line';
 
 // What PricingService answers, and takes.
-export type { Price, PriceLookup, PriceQuery, QuoteLookup, UsageQuery, UsageCost } from './services/pricing.types';
+export type {
+  AsRecorded,
+  Price,
+  PriceLookup,
+  PriceQuery,
+  QuoteLookup,
+  RecordedQuery,
+  UsageQuery,
+  UsageCost,
+} from './services/pricing.types';
 export type { TimeUsage, MeteredEvent } from './core/usage';
 export { roundForInvoice, sumCosts } from './core/usage';
 export type {

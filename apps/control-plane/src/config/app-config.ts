@@ -14,7 +14,9 @@ import {
   type ValidationOptions,
 } from 'class-validator';
 import { KeyObject } from 'node:crypto';
-import { isKeyName, type TrustProxy } from '@app/pricing';
+import type { TrustProxy } from '@app/pricing';
+// The CLI's entry point: loading @app/pricing would load Swagger, Redis and metrics into every command.
+import { isKeyName } from '@app/pricing/cli';
 import compileTrust from 'proxy-addr';
 import { constraintMessages } from '../validation';
 import { readCheckpointKey } from './checkpoint-key';

@@ -10,3 +10,4 @@ export { parsePriceBook, type PriceBook } from '../price-book/price-book';
 export type { WriteOptions } from '../services/price-book.service';
 export { terminalProgress, type ProgressStream } from './terminal-progress';
 export { PriceBookCommittedError, PriceBookCommitUnknownError, PriceBookRefusedError } from '../errors/pricing-error';
+export { isKeyName } from '../core/signed-note';

@@ -13,8 +13,9 @@ export enum PricingErrorCode {
   /** No price list can be served: prices were never loaded, or are too stale. */
   PricingUnavailable = 'PRICING_UNAVAILABLE',
   /**
-   * `priceListAsOf` was asked for the list at an instant later than now: the list of the future
-   * is not known yet (`GET /v1/pricing/at/{instant}` answers such an instant 404 itself).
+   * `priceListAsOf` was asked for the list at an instant later than now, or a read for the book as
+   * recorded at such an instant (`asRecordedAt`): the future is not known yet (`GET
+   * /v1/pricing/at/{instant}` answers such an instant 404 itself).
    */
   FutureInstant = 'FUTURE_INSTANT',
   /** A quantity given to a quote is not a non-negative decimal. */

@@ -8,6 +8,15 @@ import { PriceSnapshotReads } from '../database/price-snapshot-reads';
 import { PRICING_OPTIONS, type ResolvedPricingOptions } from '../options/pricing-options';
 import { BrokenRecordsError, PricingSnapshot } from './pricing-snapshot';
 
+/**
+ * How far ahead `checkPublished` waits for a write held to take effect: a write's default delay
+ * is about a second; one published later (`--publish-in`, a large book) is answered from its
+ * instant on without a wait.
+ */
+const PUBLISHED_WAIT_MS = 10_000;
+/** Past the publication instant by this much, a check's instant (the database's) is surely after it. */
+const PUBLISHED_MARGIN_MS = 2;
+
 const RETRY_MS = 1_000;
 /** setTimeout holds at most 2^31-1 ms; a later instant is waited for in several turns. */
 const MAX_TIMER_MS = 2_147_483_647;
@@ -147,6 +156,19 @@ export class PriceBookLoader implements OnApplicationBootstrap, OnApplicationShu
    * check that failed, whoever asked for it (a NOTIFY that met a dead pool connection), is tried
    * again within a second, not at the next interval.
    */
+  /**
+   * Checks now, then, when a write held takes effect within PUBLISHED_WAIT_MS, waits for its
+   * publication instant (on the real clock, the database's: docs/decisions.md, "One clock") and
+   * checks again, so that the book as recorded now includes it: PricingService.refresh().
+   */
+  async checkPublished(): Promise<void> {
+    await this.check();
+    const wait = (this.shown?.latestWrite ?? -Infinity) + PUBLISHED_MARGIN_MS - Date.now();
+    if (wait <= 0 || wait > PUBLISHED_WAIT_MS) return;
+    await new Promise((resolve) => setTimeout(resolve, wait));
+    await this.check();
+  }
+
   check(): Promise<void> {
     if (this.checking) {
       this.checkAgain = true;
