@@ -828,22 +828,28 @@ describe('NODE_ENV=production', () => {
       .map((line) => JSON.parse(line) as { level: string; msg: string });
   }
 
-  it('warns once at start while DATABASE_URL’s role migrates and owns the schema, saying how to fix it', async () => {
+  it('warns once at start while DATABASE_URL’s role owns the schema (and migrates it), saying how to fix it', async () => {
     const lines = await productionStart({ DATABASE_URL: single.url });
-    const warnings = lines.filter((line) => line.msg.includes('DATABASE_MIGRATION_URL'));
+    const warnings = lines.filter((line) => line.msg.includes('owns the pricing schema'));
     expect(warnings).toEqual([
       expect.objectContaining({
         level: 'warn',
         msg: expect.stringMatching(
-          /^DATABASE_MIGRATION_URL is unset: the service's own role \(DATABASE_URL\) migrates and owns the pricing schema, so it could .*rewrite the change log.*set DATABASE_MIGRATION_URL to a role that owns the schema/,
+          /^the service's own role \(DATABASE_URL\) owns the pricing schema and migrates it, so it could .*rewrite the change log.*run the service as a member of pricing_reader.*DATABASE_MIGRATION_URL as a deploy step/,
         ),
       }),
     ]);
   }, 60_000);
 
+  it('says nothing of it as the reader, without DATABASE_MIGRATION_URL (the deploy step migrated)', async () => {
+    expect((await runCli(['migrate'], deployStep(two))).code).toBe(0);
+    const lines = await productionStart({ DATABASE_URL: two.readerUrl });
+    expect(lines.filter((line) => line.level === 'warn' || line.level === 'error')).toEqual([]);
+  }, 60_000);
+
   it('says nothing of it with DATABASE_MIGRATION_URL, and runs on the reader', async () => {
     const lines = await productionStart({ ...two.env, DATABASE_URL: two.readerUrl });
-    expect(lines.filter((line) => line.msg.includes('DATABASE_MIGRATION_URL'))).toEqual([]);
+    expect(lines.filter((line) => line.msg.includes('owns the pricing schema'))).toEqual([]);
     expect(lines.filter((line) => line.level === 'warn' || line.level === 'error')).toEqual([]);
     const [{ owner }] = await queryAt<{ owner: string }>(
       two.adminUrl,

@@ -18,11 +18,12 @@ import { ShutdownState } from './lifecycle/shutdown-state';
 import { appLogger } from './logging/logging';
 
 const logger = new Logger('Main');
-/** Said once at start, in production, while DATABASE_URL's role migrates and so owns the schema. */
+/** Said once at start, in production, when DATABASE_URL's role owns the schema (and so migrates it). */
 const SINGLE_ROLE_WARNING =
-  "DATABASE_MIGRATION_URL is unset: the service's own role (DATABASE_URL) migrates and owns the pricing schema, " +
-  'so it could disable or replace the triggers and rewrite the change log and the prices; set DATABASE_MIGRATION_URL ' +
-  'to a role that owns the schema and DATABASE_URL to one that does not (docs/operations.md, "Two roles: least privilege")';
+  "the service's own role (DATABASE_URL) owns the pricing schema and migrates it, so it could disable or replace " +
+  'the triggers and rewrite the change log and the prices; run the service as a member of pricing_reader, which ' +
+  'owns nothing, and migrate as the owner with DATABASE_MIGRATION_URL as a deploy step (docs/operations.md, ' +
+  '"Readers and writers")';
 /** How long the embedded default may take to be migrated before the sample book is loaded. */
 const EMBEDDED_READY_MS = 60_000;
 
@@ -68,8 +69,6 @@ async function main(): Promise<void> {
   if (config.databaseUrl === undefined) {
     logger.log(`DATABASE_URL is unset: using the embedded PostgreSQL in ${config.dataDir}`);
     started.embedded = startEmbeddedPostgres(config.dataDir);
-  } else if (config.databaseMigrationUrl === undefined && config.nodeEnv === 'production') {
-    logger.warn(SINGLE_ROLE_WARNING);
   }
   // The app runs as DATABASE_URL's role (the embedded default's reader); migrations run as the
   // migration role, when there is one.
@@ -86,6 +85,14 @@ async function main(): Promise<void> {
   try {
     configureExpress(app, config);
     await app.init();
+    if (config.databaseUrl && !config.databaseMigrationUrl && config.nodeEnv === 'production') {
+      // Known once connected: a reader (the intended set-up) is not warned of.
+      const connection = app.get(DatabaseConnection);
+      void connection.whenReady().then(
+        () => connection.runsWithOwnerRights && logger.warn(SINGLE_ROLE_WARNING),
+        () => undefined,
+      );
+    }
     if (started.embedded) await loadSampleBookIfEmpty(app, (await started.embedded).writerUrl, config);
     if (stopping) return;
     await app.listen(config.port, config.host);

@@ -4,7 +4,7 @@ import { DataSource } from 'typeorm';
 import { clientConfig, timedClientClass } from './data-source-options';
 import { DATABASE_OPTIONS, type DatabaseModuleOptions } from './database.options';
 import { MigrationTimeoutError } from './migrate';
-import { migrateDatabase, SchemaBehindError } from './migrate-database';
+import { migrateSchema, SchemaBehindError, type MigrationRun } from './migrate-database';
 import type { TimedClient } from './timed-client';
 
 /**
@@ -45,7 +45,9 @@ export class DatabaseConnection implements OnApplicationBootstrap, OnApplication
   /** The DataSource's initialize() in flight, if any. */
   private initializing: Promise<unknown> | undefined;
   /** A migration in flight, if any (with a migration role, on a connection of its own). */
-  private migrating: Promise<string[]> | undefined;
+  private migrating: Promise<MigrationRun> | undefined;
+  /** Once ready: whether the app's own role has the schema owner's rights (no migration role). */
+  private ownerRights = false;
   /** While `behind`: the migrations the schema lacks. */
   private lacking: readonly string[] = [];
 
@@ -56,6 +58,15 @@ export class DatabaseConnection implements OnApplicationBootstrap, OnApplication
 
   get isReady(): boolean {
     return this.state.value === 'ready';
+  }
+
+  /**
+   * Once ready, without a migration role: whether the app's own role (`url`'s) owns the schema, or
+   * has its rights (a superuser, a member of the owner), and so could rewrite what its triggers
+   * guard (main.ts warns of it in production).
+   */
+  get runsWithOwnerRights(): boolean {
+    return this.ownerRights;
   }
 
   /** While the schema is behind the code (`behind`), the migrations it lacks, in order; else none. */
@@ -128,8 +139,9 @@ export class DatabaseConnection implements OnApplicationBootstrap, OnApplication
         }
         // Stopped while connecting: no migration; onApplicationShutdown closes what this opened.
         if (this.state.value !== 'connecting' && this.state.value !== 'behind') return;
-        this.migrating = migrateDatabase(this.dataSource, this.options);
-        const applied = await this.migrating.finally(() => (this.migrating = undefined));
+        this.migrating = migrateSchema(this.dataSource, this.options);
+        const { applied, ownerRights } = await this.migrating.finally(() => (this.migrating = undefined));
+        this.ownerRights = ownerRights;
         if (applied.length > 0) this.logger.log(`migrated: ${applied.join(', ')}`);
         if (this.state.value === 'behind') this.logger.log('the schema has its migrations now: ready');
         if (this.state.value === 'connecting' || this.state.value === 'behind') this.state.next('ready');

@@ -82,6 +82,18 @@ export function groupGrantsOf(options: DatabaseModuleOptions): GroupGrants | und
  *   migrations gets SchemaBehindError. Nothing is granted.
  */
 export async function migrateDatabase(dataSource: DataSource, options: DatabaseModuleOptions): Promise<string[]> {
+  return (await migrateSchema(dataSource, options)).applied;
+}
+
+/** What a migration run did, and whether `dataSource`'s role itself has the schema owner's rights (one role). */
+export interface MigrationRun {
+  readonly applied: string[];
+  /** Without a migration URL: `dataSource`'s role owns the schema (or has its rights); else false. */
+  readonly ownerRights: boolean;
+}
+
+/** migrateDatabase, saying too whether the role it was given runs with the owner's rights (DatabaseConnection). */
+export async function migrateSchema(dataSource: DataSource, options: DatabaseModuleOptions): Promise<MigrationRun> {
   const limits = migrationLimits(options);
   const table = dataSource.options.migrationsTableName ?? 'migrations';
   if (options.migrationUrl === undefined) {
@@ -93,9 +105,11 @@ export async function migrateDatabase(dataSource: DataSource, options: DatabaseM
       );
     }
     const pending = await pendingMigrations(dataSource);
-    if (pending.length === 0) return [];
-    if (!access.mayMigrate) throw new SchemaBehindError(pending, access.role, access.owner);
-    return migrateUnderLock(dataSource, limits);
+    if (pending.length > 0 && !access.mayMigrate) throw new SchemaBehindError(pending, access.role, access.owner);
+    return {
+      applied: pending.length === 0 ? [] : await migrateUnderLock(dataSource, limits),
+      ownerRights: access.mayMigrate,
+    };
   }
   const grants = groupGrantsOf(options);
   // The role PostgreSQL took the runtime URL as (its user, else PGUSER or the system's user name);
@@ -119,7 +133,7 @@ export async function migrateDatabase(dataSource: DataSource, options: DatabaseM
     }
     if (grants) await ensureGroupRoles(owner, access.role, grants);
     if (runtime !== undefined) await checkRuntimeRole(owner, access.role, runtime, grants);
-    return await migrateUnderLock(owner, limits, grants);
+    return { applied: await migrateUnderLock(owner, limits, grants), ownerRights: false };
   } finally {
     await owner.destroy();
   }
