@@ -657,7 +657,7 @@ describe('a service whose role may not migrate, on a schema behind its code', ()
     });
     const connection = test.app.get(DatabaseConnection);
     expect(await settledState(connection)).toBe('behind');
-    await new Promise((resolve) => setTimeout(resolve, 4_500)); // past two checks
+    await new Promise((resolve) => setTimeout(resolve, 2_500)); // past the next check
     expect(logger.of('error', 'DatabaseConnection')).toEqual([
       `the database lacks migrations this code needs (${LAST}), and the role ${db.reader} may not run them (the ` +
         `schema's owner is ${db.owner}): run \`npm run migrate\` with DATABASE_MIGRATION_URL, the owner's URL, as a ` +

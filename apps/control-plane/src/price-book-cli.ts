@@ -66,7 +66,7 @@ class StderrLogger extends ConsoleLogger {
 /**
  * The price book CLI (`npm run -s pricing -- <command>`; docs/price-book-cli.md): the command and
  * its book are checked before the database is touched; a command that writes migrates the
- * database first, one that only reads (show, export, history, changes, verify) refuses a database with pending
+ * database first when its role may (migrateDatabase), one that only reads (show, export, history, changes, verify) refuses a database with pending
  * migrations. Then the command runs, on an application context of PriceBookCliModule. Resolves with the exit code: 0 done, 1 refused or failed
  * (nothing written), 2 wrong usage. cli.ts runs it for the process; tests run it in theirs.
  */
