@@ -33,14 +33,21 @@ export class PricingMetrics implements OnModuleDestroy {
     help: 'Writes seen after their publication instant had passed a read that found the book settled: the list served since differs from its past.',
     registers: [this.registry],
   });
+  private readonly refusedLoads = new Counter({
+    name: 'pricing_refused_loads_total',
+    help: "Loads refused because stored prices break the book's rules (written around them): the last good list was kept.",
+    registers: [this.registry],
+  });
   private readonly builds: Subscription;
   private readonly failures: Subscription;
   private readonly late: Subscription;
+  private readonly refused: Subscription;
 
   constructor(loader: PriceBookLoader, prices: PricingState, answers: PriceListAnswerCounts, past: PastAnswers) {
     this.builds = loader.builds$.subscribe((seconds) => this.snapshotBuild.observe(seconds));
     this.failures = loader.renderFailures$.subscribe(() => this.renderFailures.inc());
     this.late = loader.lateWrites$.subscribe(() => this.lateWrites.inc());
+    this.refused = loader.refusedLoads$.subscribe(() => this.refusedLoads.inc());
     new Counter({
       name: 'pricing_price_list_responses_total',
       help: 'Answers of GET /v1/pricing, by HTTP status.',
@@ -90,5 +97,6 @@ export class PricingMetrics implements OnModuleDestroy {
     this.builds.unsubscribe();
     this.failures.unsubscribe();
     this.late.unsubscribe();
+    this.refused.unsubscribe();
   }
 }

@@ -2,6 +2,7 @@ import { ListHistory, type FeedPosition, type ListChange } from '../core/list-hi
 import { priceListDocument, type ListAt, type PriceListDocument } from '../core/price-list';
 import { byValidFrom, isInForce, priceInForceAt, type PriceRecord } from '../core/price-record';
 import { inSlices, runNow, type Steps } from '../core/slices';
+import { recordProblem } from '../core/record-rules';
 import type { ApplicablePrices } from '../core/usage';
 import type { PriceBookHead, PricingChanges, PricingData } from '../database/pricing-data';
 import { renderPriceList, renderPriceListNow, type PriceListResponse } from '../rendering/price-list-response';
@@ -56,6 +57,7 @@ export class PricingSnapshot {
 
   /** The snapshot of `data`, its list prepared from `now` on. */
   static async build(data: PricingData, now: number): Promise<PricingSnapshot> {
+    await inSlices(refuseBroken(data.records));
     const prices = new Map<string, ProductPrices>();
     await inSlices(addRecords(prices, data.records));
     const history = await inSlices(
@@ -88,6 +90,7 @@ export class PricingSnapshot {
    * next (their product keys' records, in every scope, replace these).
    */
   async withOrganizationPrices(data: Pick<PricingData, 'records'>): Promise<PricingSnapshot> {
+    await inSlices(refuseBroken(data.records));
     const prices = await inSlices(copyWithout(this.parts.prices, new Set()));
     for (const [productKey, product] of prices) prices.set(productKey, { list: product.list });
     await inSlices(addRecords(prices, data.records));
@@ -115,6 +118,7 @@ export class PricingSnapshot {
     let recordCount = held.recordCount + changes.records.length;
     for (const productKey of changes.productKeys) recordCount -= countRecords(held.prices.get(productKey));
     if (recordCount !== changes.recordCount) return undefined;
+    await inSlices(refuseBroken(changes.records));
     const changed = new Set(changes.productKeys);
     const prices = await inSlices(copyWithout(held.prices, changed));
     await inSlices(addRecords(prices, changes.records));
@@ -254,6 +258,32 @@ export class PricingSnapshot {
   isOnSale(productKey: string): boolean {
     return this.parts.availability.get(productKey) ?? true;
   }
+}
+
+/**
+ * Stored prices that break the book's rules (core/record-rules.ts): a load that reads one makes
+ * no snapshot, so that the last good one is served (PriceBookLoader says why).
+ */
+export class BrokenRecordsError extends Error {
+  constructor(readonly problems: readonly string[]) {
+    super(
+      `stored prices break the book's rules: ${problems.slice(0, 3).join('; ')}` +
+        (problems.length > 3 ? `; and ${problems.length - 3} more` : ''),
+    );
+    this.name = 'BrokenRecordsError';
+  }
+}
+
+/** Throws BrokenRecordsError naming every record of `records` that breaks the book's rules, in steps. */
+function* refuseBroken(records: readonly PriceRecord[]): Steps<void> {
+  const problems: string[] = [];
+  for (const [i, record] of records.entries()) {
+    const problem = recordProblem(record);
+    if (problem !== undefined)
+      problems.push(`record ${record.id} (${JSON.stringify(record.productKey).slice(0, 80)}): ${problem}`);
+    if ((i & 4095) === 4095) yield;
+  }
+  if (problems.length > 0) throw new BrokenRecordsError(problems);
 }
 
 /** Indexes `records` (of keys not in `prices` yet, in any order) by key and scope, each scope sorted. */
