@@ -41,6 +41,7 @@ export class AppModule {
             trustProxy: env.trustProxy,
             redisUrl: env.redisUrl,
             maxStalenessS: env.pricingMaxStalenessS,
+            checkpoint: env.checkpointKey && { origin: env.checkpointOrigin!, privateKey: env.checkpointKey },
           }),
         }),
         DatabaseModule.forRootAsync({

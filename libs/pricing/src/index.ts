@@ -3,7 +3,8 @@
 // book CLI from `@app/pricing/cli`, the migrations from `@app/pricing/migrations`, test support
 // from `@app/pricing/testing`.
 export { PricingModule } from './pricing.module';
-export type { PricingModuleOptions, TrustProxy } from './options/pricing-options';
+export type { CheckpointSigning, PricingModuleOptions, TrustProxy } from './options/pricing-options';
+export { isKeyName } from './core/signed-note';
 export { PricingService } from './services/pricing.service';
 export { PriceBookService, type ImportResult } from './services/price-book.service';
 export { PricingMetrics } from './metrics/pricing-metrics';

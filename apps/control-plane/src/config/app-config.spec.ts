@@ -1,3 +1,7 @@
+import { generateKeyPairSync } from 'node:crypto';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { ConfigurationError, loadConfig } from './app-config';
 
 function problemsOf(env: Record<string, string>): readonly string[] {
@@ -36,6 +40,8 @@ describe('loadConfig', () => {
       logLevel: 'info',
       logFormat: 'json',
       metricsPort: 9464,
+      checkpointKey: undefined,
+      checkpointOrigin: undefined,
     });
   });
 
@@ -89,6 +95,8 @@ describe('loadConfig', () => {
       logLevel: 'debug',
       logFormat: 'pretty',
       metricsPort: 9100,
+      checkpointKey: undefined,
+      checkpointOrigin: undefined,
     });
   });
 
@@ -222,6 +230,80 @@ describe('loadConfig', () => {
     expect(problemsOf({ PORT: 'x', PRICING_RATE_LIMIT: '0' }).map((p) => p.split(' ')[0])).toEqual([
       'PORT',
       'PRICING_RATE_LIMIT',
+    ]);
+  });
+});
+
+describe('the checkpoint key (PRICING_CHECKPOINT_KEY_FILE, PRICING_CHECKPOINT_ORIGIN)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'checkpoint-key-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const file = (name: string, text: string | Buffer, mode = 0o600) => {
+    const path = join(dir, name);
+    writeFileSync(path, text, { mode });
+    chmodSync(path, mode); // whatever the umask
+    return path;
+  };
+  const pem = (type: 'ed25519' | 'x25519') =>
+    generateKeyPairSync(type as 'ed25519').privateKey.export({ format: 'pem', type: 'pkcs8' }) as string;
+  const ORIGIN = 'pricing.example.com/v1/pricing';
+
+  it('reads an Ed25519 key in PKCS#8 PEM, with its name', () => {
+    const config = loadConfig({
+      PRICING_CHECKPOINT_KEY_FILE: file('good.pem', pem('ed25519')),
+      PRICING_CHECKPOINT_ORIGIN: ORIGIN,
+    });
+    expect(config.checkpointKey?.asymmetricKeyType).toBe('ed25519');
+    expect(config.checkpointKey?.type).toBe('private');
+    expect(config.checkpointOrigin).toBe(ORIGIN);
+    // Readable by others (a mounted secret's 0644) is taken; writable by others is not.
+    expect(
+      problemsOf({
+        PRICING_CHECKPOINT_KEY_FILE: file('shared.pem', pem('ed25519'), 0o644),
+        PRICING_CHECKPOINT_ORIGIN: ORIGIN,
+      }),
+    ).toEqual([]);
+  });
+
+  it.each([
+    ['a missing file', () => join(dir, 'missing.pem'), 'PRICING_CHECKPOINT_KEY_FILE cannot be read (ENOENT)'],
+    ['a directory', () => dir, 'PRICING_CHECKPOINT_KEY_FILE is not a regular file'],
+    ['a device', () => '/dev/zero', 'PRICING_CHECKPOINT_KEY_FILE is not a regular file'],
+    [
+      'a file others may write',
+      () => file('writable.pem', pem('ed25519'), 0o666),
+      'PRICING_CHECKPOINT_KEY_FILE may be written by others than its owner (mode 666): chmod 600 it',
+    ],
+    [
+      'a file too large',
+      () => file('large.pem', Buffer.alloc(20_000, 65)),
+      'PRICING_CHECKPOINT_KEY_FILE is larger than any key file',
+    ],
+    [
+      'a key of another kind',
+      () => file('x25519.pem', pem('x25519')),
+      'PRICING_CHECKPOINT_KEY_FILE holds no Ed25519 private key in PKCS#8 PEM (make one with `npm run -s pricing -- keygen`)',
+    ],
+    [
+      'no key at all',
+      () => file('text.pem', 'hello'),
+      'PRICING_CHECKPOINT_KEY_FILE holds no Ed25519 private key in PKCS#8 PEM (make one with `npm run -s pricing -- keygen`)',
+    ],
+  ])('refuses %s', (_what, path, problem) => {
+    expect(problemsOf({ PRICING_CHECKPOINT_KEY_FILE: path(), PRICING_CHECKPOINT_ORIGIN: ORIGIN })).toEqual([problem]);
+  });
+
+  it('needs a name that is a key name with the key, and no name without it', () => {
+    const key = file('named.pem', pem('ed25519'));
+    expect(problemsOf({ PRICING_CHECKPOINT_KEY_FILE: key })).toEqual([
+      'PRICING_CHECKPOINT_ORIGIN is required with PRICING_CHECKPOINT_KEY_FILE: the key’s name, as given to keygen',
+    ]);
+    for (const origin of ['pricing example', 'a+b', '', 'x'.repeat(257)]) {
+      expect(problemsOf({ PRICING_CHECKPOINT_KEY_FILE: key, PRICING_CHECKPOINT_ORIGIN: origin })).toEqual([
+        'PRICING_CHECKPOINT_ORIGIN must be a key name: printable, no space, no "+", at most 256 characters',
+      ]);
+    }
+    expect(problemsOf({ PRICING_CHECKPOINT_ORIGIN: ORIGIN })).toEqual([
+      'PRICING_CHECKPOINT_ORIGIN names the key of PRICING_CHECKPOINT_KEY_FILE, which is not set',
     ]);
   });
 });

@@ -13,9 +13,11 @@ import {
   validateSync,
   type ValidationOptions,
 } from 'class-validator';
-import type { TrustProxy } from '@app/pricing';
+import { KeyObject } from 'node:crypto';
+import { isKeyName, type TrustProxy } from '@app/pricing';
 import compileTrust from 'proxy-addr';
 import { constraintMessages } from '../validation';
+import { readCheckpointKey } from './checkpoint-key';
 
 // Each property reads one environment variable (@Expose's name), is checked by the decorators
 // below it and has its default as its initializer: a new variable is one new property here.
@@ -229,6 +231,42 @@ export class AppConfig {
   @IsOptional()
   @Matches(/^rediss?:\/\/\S+$/, { message: 'REDIS_URL must be a redis:// or rediss:// URL' })
   readonly redisUrl?: string;
+
+  /**
+   * The key that signs `GET /v1/pricing/checkpoint` (docs/operations.md, "The public audit log"):
+   * a file of an Ed25519 private key in PKCS#8 PEM (`npm run -s pricing -- keygen`), read once at
+   * start. Unset: no checkpoint is signed (404).
+   */
+  @Expose({ name: 'PRICING_CHECKPOINT_KEY_FILE' })
+  @Transform(({ value }: { value: unknown }) =>
+    typeof value === 'string' && value !== '' ? readCheckpointKey(value) : undefined,
+  )
+  @satisfies('isCheckpointKey', (value) => value === undefined || value instanceof KeyObject, {
+    message: ({ value }) =>
+      `PRICING_CHECKPOINT_KEY_FILE ${(value as { problem?: string } | undefined)?.problem ?? 'is not a key file'}`,
+  })
+  readonly checkpointKey?: KeyObject;
+
+  /**
+   * The name of the checkpoint key, and the origin of the log it signs: the name given to `keygen`
+   * (`pricing.example.com/v1/pricing`). Required with PRICING_CHECKPOINT_KEY_FILE, and only with it.
+   */
+  @Expose({ name: 'PRICING_CHECKPOINT_ORIGIN' })
+  @ValidateIf((config: AppConfig) => config.checkpointOrigin !== undefined || config.checkpointKey !== undefined)
+  @satisfies('isKeyName', (value) => typeof value === 'string' && isKeyName(value), {
+    message: ({ value }) =>
+      value === undefined
+        ? 'PRICING_CHECKPOINT_ORIGIN is required with PRICING_CHECKPOINT_KEY_FILE: the key’s name, as given to keygen'
+        : 'PRICING_CHECKPOINT_ORIGIN must be a key name: printable, no space, no "+", at most 256 characters',
+  })
+  @ValidateBy(
+    {
+      name: 'withCheckpointKey',
+      validator: { validate: (_value: unknown, args) => (args?.object as AppConfig).checkpointKey !== undefined },
+    },
+    { message: 'PRICING_CHECKPOINT_ORIGIN names the key of PRICING_CHECKPOINT_KEY_FILE, which is not set' },
+  )
+  readonly checkpointOrigin?: string;
 
   /** Client-side limit of every database call (connect, query, heartbeat). */
   @seconds('DATABASE_TIMEOUT_S')

@@ -125,6 +125,13 @@ export class PriceListDocumentSchema {
 @ApiSchema({ name: 'PriceListChange' })
 export class PriceListChangeSchema {
   @ApiProperty({
+    type: 'integer',
+    minimum: 0,
+    description: 'The change’s place in the feed, from 0: the same for every client and every page.',
+  })
+  readonly position!: number;
+
+  @ApiProperty({
     format: 'date-time',
     description: `${RFC3339} at which the list changed: a price took effect, changed, ended, or its valid_until was set or moved.`,
   })
@@ -150,6 +157,16 @@ export class PriceListChangeSchema {
     description: 'The product’s entry in the list from `at` on, exactly as the list showed it; null where not listed.',
   })
   readonly after!: PriceListEntrySchema | null;
+
+  @ApiProperty({
+    format: 'byte',
+    example: 'q1Zb3Rq0ZL3Y1cb0aWZJrk7HBpx4M4mQhHj9N0cWAzI=',
+    description:
+      'Base64 of SHA-256(the hash of the change before, or 32 zero bytes for the first ‖ this change without ' +
+      '`position` and `hash` in the JSON Canonicalization Scheme, RFC 8785): the feed as a hash chain, whose ' +
+      'head `GET /v1/pricing/checkpoint` signs.',
+  })
+  readonly hash!: string;
 }
 
 @ApiSchema({ name: 'PriceListChanges' })
@@ -233,6 +250,13 @@ export const CHANGES_304_HEADERS: HeaderObjects = {
   Vary: PRICE_LIST_HEADERS.Vary,
 };
 export const CHANGES_200_HEADERS: HeaderObjects = { ...CHANGES_304_HEADERS, ...CONTENT_ENCODING };
+
+/** Headers of the checkpoint's 200 and 304: never compressed (a few hundred bytes), so no Vary. */
+export const CHECKPOINT_HEADERS: HeaderObjects = {
+  ETag: PRICE_LIST_HEADERS.ETag,
+  'Cache-Control': { description: '`public, max-age=10`', schema: string },
+  'Access-Control-Allow-Origin': PRICE_LIST_HEADERS['Access-Control-Allow-Origin'],
+};
 
 /** Headers of 400, 404 and 412: nothing may cache the refusal. */
 export const REFUSAL_HEADERS: HeaderObjects = {

@@ -34,6 +34,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parseInstant } from '../core/instant';
 import { RateLimitedError } from '../errors/pricing-error';
 import { IMMUTABLE } from '../rendering/changes-page';
+import { CheckpointAnswers } from '../snapshot/checkpoint-answers';
 import { PastAnswers } from '../snapshot/past-answers';
 import { PricingState } from '../snapshot/pricing-state';
 import {
@@ -48,6 +49,7 @@ import { encodeCursor, FEED_START, MAX_CHANGES_PER_PAGE, parseFeedQuery, positio
 import {
   CHANGES_200_HEADERS,
   CHANGES_304_HEADERS,
+  CHECKPOINT_HEADERS,
   PAST_LIST_200_HEADERS,
   PAST_LIST_304_HEADERS,
   PLAIN_TEXT,
@@ -166,6 +168,7 @@ export class PricingController {
   constructor(
     private readonly prices: PricingState,
     private readonly past: PastAnswers,
+    private readonly checkpoints: CheckpointAnswers,
     private readonly counts: PriceListAnswerCounts,
     private readonly clock: Clock,
   ) {}
@@ -294,8 +297,44 @@ export class PricingController {
     this.counts.send(res, answerPriceListRequest(req.method!, req.headers, answers));
   }
 
+  /** The feed's chain head, signed (docs/price-history-api.md, "The checkpoint"). */
+  @Get('checkpoint')
+  @ApiOperation({
+    summary: 'A signed checkpoint of the change feed',
+    description:
+      'The changes `GET /v1/pricing/changes` serves now, as a hash chain (each change’s `hash`): its origin, its ' +
+      'size (the number of changes) and its head (the hash of the last change; 32 zero bytes for none), each on ' +
+      'its own line, in base64 for the head, signed with Ed25519 as a C2SP signed note (c2sp.org/tlog-checkpoint). ' +
+      'Verify it with the service’s verifier key; `npm run -s pricing -- audit` does, and checks the feed against ' +
+      'it. Public; the same per-address limit as `GET /v1/pricing`, counted together. HEAD answers as GET without a body.',
+  })
+  @ConditionalRequests(false)
+  @ApiOkResponse({
+    description: 'The checkpoint, signed.',
+    headers: CHECKPOINT_HEADERS,
+    content: {
+      'text/plain; charset=utf-8': {
+        schema: { type: 'string' },
+        example:
+          'pricing.example.com/v1/pricing\n42\nq1Zb3Rq0ZL3Y1cb0aWZJrk7HBpx4M4mQhHj9N0cWAzI=\n\n' +
+          '— pricing.example.com/v1/pricing 6V3qCw…\n',
+      },
+    },
+  })
+  @ApiNotFoundResponse({
+    description: 'This service signs no checkpoint: no key is configured.',
+    headers: REFUSAL_HEADERS,
+    content: PLAIN_TEXT,
+  })
+  @PastResponses(CHECKPOINT_HEADERS)
+  checkpoint(@Req() req: IncomingMessage, @Res() res: ServerResponse): void {
+    if (!this.checkpoints.signed)
+      return this.counts.send(res, refusal(404, 'This service signs no checkpoint: no checkpoint key is configured.'));
+    this.counts.send(res, answerPriceListRequest(req.method!, req.headers, this.checkpoints.answers()));
+  }
+
   /** Described once, in the description of GET. */
-  @All(['/', 'at/:instant', 'changes'])
+  @All(['/', 'at/:instant', 'changes', 'checkpoint'])
   @ApiExcludeEndpoint()
   otherMethods(@Res() res: ServerResponse): void {
     this.counts.send(res, METHOD_NOT_ALLOWED);
