@@ -4,16 +4,22 @@ import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { createServer, type AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import { Client } from 'pg';
+import { DataSource } from 'typeorm';
+import { appDatabaseOptions } from '@app/control-plane';
+import { dataSourceOptions } from '@app/database';
 import { runCli, spawnCli } from './support/cli';
 import { startEmbeddedPostgresInChild, type ChildEmbeddedDatabase } from './support/embedded-postgres';
 import { waitFor } from './support/http';
+import { get, startService, waitUntilReady } from './support/service';
 import { queryAt } from './support/sql';
 import { passableTempDir } from './support/temp-dir';
+import { withDatabase } from './support/template-database';
 
 // The embedded PostgreSQL (`npm start` without DATABASE_URL), tighter (docs/operations.md, "The
 // embedded PostgreSQL"): its passwords are never readable by others, not even the one initdb reads
 // while it runs; permissions are widened only where PostgreSQL needs them, and logged; the app
-// connects as a role that is not a superuser.
+// connects as a role that is not a superuser: the service as a reader of the price book, the CLI as
+// a writer (docs/operations.md, "Readers and writers").
 
 /**
  * Records every password file embedded-postgres writes for initdb: its mode and its
@@ -76,6 +82,7 @@ describe('the embedded PostgreSQL', () => {
 
     expect(await modeOf(join(dir, 'postgres-password'))).toBe(0o600);
     expect(await modeOf(join(dir, 'control-plane-password'))).toBe(0o600);
+    expect(await modeOf(join(dir, 'pricing-cli-password'))).toBe(0o600);
     // The data directory it made: others may not even pass; as root, the group postgres may pass
     // (to reach PostgreSQL's data), not list. The folder above it, not its own, is as it was.
     expect(await modeOf(dir)).toBe(asRoot ? 0o710 : 0o700);
@@ -102,9 +109,10 @@ describe('the embedded PostgreSQL', () => {
     }
   }, 60_000);
 
-  it('lets the app connect as control_plane, which owns nothing, and migrate as pricing_owner, which owns everything the migrations make; neither a superuser', async () => {
+  it('lets the service connect as control_plane (a reader), the CLI as pricing_cli (a writer), both owning nothing, and migrate as pricing_owner, which owns everything the migrations make; none a superuser', async () => {
     started = await start(dir);
     expect(new URL(started.url).username).toBe('control_plane');
+    expect(new URL(started.writerUrl).username).toBe('pricing_cli');
     expect(new URL(started.migrationUrl!).username).toBe('pricing_owner');
     expect(await modeOf(join(dir, 'pricing-owner-password'))).toBe(0o600);
     const roleOf = async (url: string): Promise<Record<string, unknown>> =>
@@ -121,14 +129,30 @@ describe('the embedded PostgreSQL', () => {
       )[0];
     const database = { database: 'control_plane', database_owner: 'pricing_owner' };
     const ordinary = { rolsuper: false, rolcreatedb: false, rolcreaterole: false };
-    expect(await roleOf(started.url)).toEqual({
-      role: 'control_plane',
-      ...database,
-      ...ordinary,
-      create_schema: false,
-      temporary: false,
-      create_in_public: false,
-    });
+    for (const [url, role] of [
+      [started.url, 'control_plane'],
+      [started.writerUrl, 'pricing_cli'],
+    ]) {
+      expect(await roleOf(url)).toEqual({
+        role,
+        ...database,
+        ...ordinary,
+        create_schema: false,
+        temporary: false,
+        create_in_public: false,
+      });
+    }
+    // The group roles, made by the superuser: the owner needs no CREATEROLE.
+    const memberships = await queryAt<{ login: string; groups: string }>(
+      started.superuserUrl,
+      `SELECT r.rolname AS login, string_agg(g.rolname, ',' ORDER BY g.rolname) AS groups
+         FROM pg_roles r JOIN pg_auth_members m ON m.member = r.oid JOIN pg_roles g ON g.oid = m.roleid
+        WHERE r.rolname IN ('control_plane', 'pricing_cli', 'pricing_owner') GROUP BY 1 ORDER BY 1`,
+    );
+    expect(memberships).toEqual([
+      { login: 'control_plane', groups: 'pricing_reader,volumes_writer' },
+      { login: 'pricing_cli', groups: 'pricing_writer' },
+    ]);
     expect(await roleOf(started.migrationUrl!)).toEqual({
       role: 'pricing_owner',
       ...database,
@@ -154,10 +178,20 @@ describe('the embedded PostgreSQL', () => {
       await expect(queryAt(url, `COPY (SELECT 1) TO PROGRAM 'true'`)).rejects.toMatchObject({ code: '42501' });
       await expect(queryAt(url, `CREATE DATABASE another`)).rejects.toMatchObject({ code: '42501' });
     }
-    await expect(queryAt(started.url, `TRUNCATE price_record`)).rejects.toMatchObject({ code: '42501' });
-    await expect(
-      queryAt(started.url, `ALTER TABLE price_change DISABLE TRIGGER price_change_append_only`),
-    ).rejects.toMatchObject({ code: '42501' });
+    for (const url of [started.url, started.writerUrl]) {
+      await expect(queryAt(url, `TRUNCATE price_record`)).rejects.toMatchObject({ code: '42501' });
+      await expect(
+        queryAt(url, `ALTER TABLE price_change DISABLE TRIGGER price_change_append_only`),
+      ).rejects.toMatchObject({ code: '42501' });
+    }
+    // The service's role reads the price book and may write none of it; the CLI's may.
+    const [{ n: read }] = await queryAt<{ n: number }>(started.url, `SELECT count(*)::int AS n FROM price_change`);
+    expect(read).toBe(0);
+    await expect(queryAt(started.url, `SELECT pricing_publication_instant()`)).rejects.toMatchObject({ code: '42501' });
+    await expect(queryAt(started.url, `UPDATE price_book_version SET version = version`)).rejects.toMatchObject({
+      code: '42501',
+    });
+    expect(await queryAt(started.writerUrl, `UPDATE price_book_version SET version = version`)).toEqual([]);
 
     // Started again on the same data: the same roles and data.
     await started.stop();
@@ -202,13 +236,19 @@ describe('the embedded PostgreSQL', () => {
         prices: [{ product_key: 'storage.gp1', unit_type: 'gib_hours', unit_count: 730, amount: '0.0480' }],
       }),
     );
-    const imported = await runCli(['import', book], { DATABASE_URL: started.url }); // as that version did: migrates as control_plane
+    // As that version did: migrates as control_plane (owner of everything), then writes.
+    const imported = await runCli(['import', book], { DATABASE_URL: started.url });
     expect(imported.code).toBe(0);
-    const newer = ['RuntimeGrants1764000010500', 'VolumesRuntimeGrants1764000010600'];
+    const newer = [
+      'RuntimeGrants1764000010500',
+      'VolumesRuntimeGrants1764000010600',
+      'GroupRoles1764000013000',
+      'VolumesGroupRole1764000013100',
+    ];
     await queryAt(
       asSuperuser.toString(),
-      `DROP FUNCTION pricing_grant_runtime(name);
-       DROP FUNCTION volumes_grant_runtime(name);
+      `DROP FUNCTION pricing_grant_roles(name, name);
+       DROP FUNCTION volumes_grant_roles(name);
        ALTER FUNCTION price_record_count() SECURITY INVOKER RESET search_path;
        DELETE FROM migrations WHERE name IN ('${newer.join("', '")}')`,
     );
@@ -229,7 +269,7 @@ describe('the embedded PostgreSQL', () => {
        UNION SELECT pg_get_userbyid(datdba) FROM pg_database WHERE datname = current_database()`,
     );
     expect(owners).toEqual([{ owner: 'pricing_owner' }]);
-    // Until migrated as the owner, control_plane reads only which migrations are applied: the CLI says to migrate.
+    // Until migrated as the owner, the logins read only which migrations are applied: the CLI says to migrate.
     const pending = await runCli(['show'], { DATABASE_URL: started.url });
     expect(pending.code).toBe(1);
     expect(pending.stderr).toContain(`lacks migrations: ${newer.join(', ')}`);
@@ -248,6 +288,102 @@ describe('the embedded PostgreSQL', () => {
     await started.stop();
     started = await start(dir);
     expect(started.output()).not.toContain('owned the database control_plane');
+  }, 90_000);
+
+  it('keeps a data directory where control_plane was granted what it needed itself: it becomes the reader, pricing_cli writes, data kept', async () => {
+    // A data directory of the previous version: control_plane granted the price book and volumes
+    // itself by the migrations, no group roles, no pricing_cli.
+    started = await start(dir);
+    const book = join(dir, 'book.json');
+    await writeFile(
+      book,
+      JSON.stringify({
+        prices: [{ product_key: 'storage.gp1', unit_type: 'gib_hours', unit_count: 730, amount: '0.0480' }],
+      }),
+    );
+    expect(
+      (
+        await runCli(['import', book], {
+          DATABASE_URL: started.writerUrl,
+          DATABASE_MIGRATION_URL: started.migrationUrl!,
+        })
+      ).code,
+    ).toBe(0);
+    const owner = new DataSource({ ...dataSourceOptions(appDatabaseOptions(started.migrationUrl!)), logging: false });
+    await owner.initialize();
+    try {
+      await owner.undoLastMigration({ transaction: 'each' }); // VolumesGroupRole1764000013100
+      await owner.undoLastMigration({ transaction: 'each' }); // GroupRoles1764000013000
+      await owner.query(`SELECT pricing_grant_runtime('control_plane'), volumes_grant_runtime('control_plane')`);
+      await owner.query(`GRANT SELECT ON migrations TO control_plane`);
+    } finally {
+      await owner.destroy();
+    }
+    const asSuperuser = new URL(started.superuserUrl);
+    asSuperuser.pathname = '/control_plane';
+    await queryAt(
+      asSuperuser.toString(),
+      `DROP OWNED BY pricing_cli, pricing_reader, pricing_writer, volumes_writer;
+       DROP ROLE pricing_cli, pricing_reader, pricing_writer, volumes_writer`,
+    );
+    await rm(join(dir, 'pricing-cli-password'));
+    await started.stop();
+
+    started = await start(dir);
+    expect(started.output()).toContain(
+      "the service's role control_plane now only reads the price book (pricing_reader); the CLI writes as pricing_cli",
+    );
+    // The CLI of the embedded default migrates as the owner and writes as pricing_cli.
+    await writeFile(
+      book,
+      JSON.stringify({
+        prices: [{ product_key: 'storage.gp1', unit_type: 'gib_hours', unit_count: 730, amount: '0.0500' }],
+      }),
+    );
+    expect((await spawnCli(['import', book], { DATA_DIR: dir })).code).toBe(0);
+    // What control_plane held itself is gone: it reads, and writes nothing of the price book.
+    const held = await queryAt<{ n: number }>(
+      withDatabase(started.superuserUrl, 'control_plane'),
+      `SELECT count(*)::int AS n FROM pg_class, aclexplode(relacl) a
+        WHERE relnamespace = 'public'::regnamespace AND a.grantee = 'control_plane'::regrole`,
+    );
+    expect(held).toEqual([{ n: 0 }]);
+    await expect(queryAt(started.url, `SELECT pricing_publication_instant()`)).rejects.toMatchObject({ code: '42501' });
+    const exported = await runCli(['export'], { DATABASE_URL: started.url });
+    expect(exported.stdout).toContain('"amount": "0.0500"');
+    expect(exported.stdout).toContain('"amount": "0.0480"');
+
+    // Once only.
+    await started.stop();
+    started = await start(dir);
+    expect(started.output()).not.toContain('now only reads the price book');
+  }, 90_000);
+
+  it('runs the service (npm start) as control_plane, a reader, the sample book loaded by pricing_cli', async () => {
+    const service = await startService({ DATA_DIR: dir, METRICS_PORT: 'off' });
+    try {
+      await waitUntilReady(service, 60_000);
+      const list = await get(`${service.url}/v1/pricing`);
+      expect(list.status).toBe(200);
+      expect(list.text).toContain('"storage.gp1"');
+      expect(service.output()).toContain('loaded the sample price book');
+      const [pid, , , port] = (await readFile(join(dir, 'postgres', 'postmaster.pid'), 'utf8')).split('\n');
+      expect(Number(pid)).toBeGreaterThan(0);
+      const superuser = `postgres://postgres:${encodeURIComponent((await readFile(join(dir, 'postgres-password'), 'utf8')).trim())}@127.0.0.1:${port}/control_plane`;
+      const sessions = await queryAt<{ usename: string }>(
+        superuser,
+        `SELECT DISTINCT usename FROM pg_stat_activity WHERE datname = 'control_plane' AND pid <> pg_backend_pid()`,
+      );
+      expect(sessions).toEqual([{ usename: 'control_plane' }]);
+      // The sample book's writes were dated by the writer's function: granted to pricing_writer only.
+      const [{ changes }] = await queryAt<{ changes: number }>(
+        superuser,
+        `SELECT count(*)::int AS changes FROM price_change`,
+      );
+      expect(changes).toBeGreaterThan(0);
+    } finally {
+      expect(await service.stop()).toBe(0);
+    }
   }, 90_000);
 
   it('keeps using the superuser on a data directory whose database postgres holds the app (made before the role)', async () => {

@@ -47,8 +47,7 @@ describe('a session of the runtime role dates nothing itself', () => {
   /** /at answers served before the attacks, by instant. */
   const served = new Map<string, string>();
 
-  const startApp = () =>
-    startTestApp({ databaseUrl: db.runtimeUrl, listen: true, env: { ...RATE, DATABASE_MIGRATION_URL: db.ownerUrl } });
+  const startApp = () => startTestApp({ databaseUrl: db.runtimeUrl, listen: true, env: { ...RATE, ...db.env } });
 
   beforeAll(async () => {
     db = await createTwoRoleDatabase();

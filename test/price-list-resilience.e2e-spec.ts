@@ -66,7 +66,8 @@ describe('GET /v1/pricing without its database', () => {
     port = Number(new URL(url).port);
     const migrated = await runCli(['migrate'], { DATABASE_URL: url, DATABASE_MIGRATION_URL: migrationUrl });
     expect(migrated.code).toBe(0);
-    const dataSource = await openDataSource(url);
+    // Written as the embedded default's writer: the service's role (url) only reads.
+    const dataSource = await openDataSource(postgres.writerUrl);
     try {
       await applyBook(dataSource, {
         prices: [

@@ -32,4 +32,6 @@ export const ALL_MIGRATIONS = [
   'RuntimeGrants1764000010500',
   'VolumesRuntimeGrants1764000010600',
   'OneClock1764000011000',
+  'GroupRoles1764000013000',
+  'VolumesGroupRole1764000013100',
 ];

@@ -8,6 +8,7 @@ const RESULT_LINE = 'EMBEDDED_POSTGRES ';
 
 export interface ChildEmbeddedDatabase {
   readonly url: string;
+  readonly writerUrl: string;
   readonly migrationUrl: string | undefined;
   readonly superuserUrl: string;
   /** What the prelude left in `globalThis.report`, or null. */
@@ -35,7 +36,7 @@ ${options.prelude ?? ''}
 const { startEmbeddedPostgres } = require(process.argv[1]);
 startEmbeddedPostgres(process.argv[2], process.argv[3] ? { port: Number(process.argv[3]) } : {}).then(
   (db) => {
-    const result = { url: db.url, migrationUrl: db.migrationUrl, superuserUrl: db.superuserUrl, report: globalThis.report ?? null };
+    const result = { url: db.url, writerUrl: db.writerUrl, migrationUrl: db.migrationUrl, superuserUrl: db.superuserUrl, report: globalThis.report ?? null };
     process.stdout.write('${RESULT_LINE}' + JSON.stringify(result) + '\\n');
     process.stdin.on('end', () => db.stop().then(() => process.exit(0)));
     process.stdin.resume();
@@ -70,7 +71,7 @@ startEmbeddedPostgres(process.argv[2], process.argv[3] ? { port: Number(process.
       started = true;
       const result = JSON.parse(found[1]) as Pick<
         ChildEmbeddedDatabase,
-        'url' | 'migrationUrl' | 'superuserUrl' | 'report'
+        'url' | 'writerUrl' | 'migrationUrl' | 'superuserUrl' | 'report'
       >;
       resolveStart({
         ...result,

@@ -47,7 +47,13 @@ export class AppModule {
         DatabaseModule.forRootAsync({
           inject: [AppConfig],
           useFactory: (env: AppConfig) => ({
-            ...appDatabaseOptions(databaseUrl, env.databaseTimeoutS, env.databaseMigrationTimeoutS),
+            ...appDatabaseOptions(
+              databaseUrl,
+              env.databaseTimeoutS,
+              env.databaseMigrationTimeoutS,
+              // The embedded default's roles are its own server's, unprefixed (embedded-postgres.ts).
+              env.databaseUrl === undefined ? undefined : env.databaseRolePrefix,
+            ),
             migrationUrl,
           }),
         }),

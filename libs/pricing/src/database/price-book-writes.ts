@@ -2,7 +2,11 @@ import { Injectable } from '@nestjs/common';
 import { CommitOutcomeUnknownError, inTransaction, type TransactionOptions } from '@app/database';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { PriceRecord } from '../core/price-record';
-import { PriceBookCommitUnknownError, PublicationMissedError } from '../errors/pricing-error';
+import {
+  PriceBookCommitUnknownError,
+  PriceBookWriteDeniedError,
+  PublicationMissedError,
+} from '../errors/pricing-error';
 import type { Author } from '../price-book/author';
 import type { ImportPlan } from '../price-book/plan-import';
 import type { Withdrawal, WithdrawalPlan } from '../price-book/plan-withdrawal';
@@ -77,6 +81,8 @@ export class PriceBookWrites {
       if (error instanceof CommitOutcomeUnknownError) throw new PriceBookCommitUnknownError(error.cause);
       const instant = begun && this.instants.get(begun);
       if (instant && sqlState(error) === PUBLICATION_MISSED) throw new PublicationMissedError(instant, error);
+      // insufficient_privilege: a reader's role (pricing_reader), refused its first write statement.
+      if (sqlState(error) === '42501') throw new PriceBookWriteDeniedError(error);
       throw error;
     });
   }

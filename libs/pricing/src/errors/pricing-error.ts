@@ -42,6 +42,11 @@ export enum PricingErrorCode {
    */
   PublicationMissed = 'PUBLICATION_MISSED',
   /**
+   * The database refused this process's role the price book's writes (a member of `pricing_reader`,
+   * not `pricing_writer`): nothing was written.
+   */
+  PriceBookWriteDenied = 'PRICE_BOOK_WRITE_DENIED',
+  /**
    * `verify`: an entry of the change log does not match its hash chain, or the stored book differs
    * from what the log says: someone changed the database outside the price book.
    */
@@ -68,6 +73,8 @@ export const PRICING_ERROR_STATUS: Readonly<Record<PricingErrorCode, number>> = 
   [PricingErrorCode.PriceBookRefused]: 400,
   // A write too long for its publication instant: nothing was written; again with a later one.
   [PricingErrorCode.PublicationMissed]: 409,
+  // The process runs as a role that may only read: its deployment's mistake, not the caller's.
+  [PricingErrorCode.PriceBookWriteDenied]: 500,
   [PricingErrorCode.RateLimited]: 429,
   // A write that committed, or may have, and then failed is the server's failure; its message says what is known.
   [PricingErrorCode.PriceBookCommitted]: 500,
@@ -191,6 +198,22 @@ export class PublicationMissedError extends PricingError {
         `${instant.toISOString()} (instances need a moment to have it ready); run it again with a later ` +
         `publication instant (--publish-in SECONDS, longer than the write takes)`,
       { instant: instant.toISOString() },
+    );
+  }
+}
+
+/**
+ * PostgreSQL refused a write of the price book for want of a privilege (42501): the process runs as
+ * a role that may only read it, a member of `pricing_reader` (docs/operations.md, "Readers and
+ * writers"). Nothing was written: the refusal comes at the write's first statement (its
+ * publication instant), and the transaction is rolled back.
+ */
+export class PriceBookWriteDeniedError extends PricingError {
+  constructor(override readonly cause: unknown) {
+    super(
+      PricingErrorCode.PriceBookWriteDenied,
+      `refused, nothing was written: this process's database role may not write the price book ` +
+        `(${cause instanceof Error ? cause.message : String(cause)}); writes run as a member of pricing_writer`,
     );
   }
 }

@@ -13,8 +13,9 @@ import { ListPriceIndex1764000009000 } from './1764000009000-list-price-index';
 import { ChangeLogChain1764000010000 } from './1764000010000-change-log-chain';
 import { RuntimeGrants1764000010500 } from './1764000010500-runtime-grants';
 import { OneClock1764000011000 } from './1764000011000-one-clock';
+import { GroupRoles1764000013000 } from './1764000013000-group-roles';
 
-export { PRICING_RUNTIME_GRANTS } from './1764000010500-runtime-grants';
+export { PRICING_ROLE_GRANTS } from './1764000013000-group-roles';
 
 /** The pricing library's migrations, in order; the host app runs them with its own. */
 export const pricingMigrations = [
@@ -30,4 +31,5 @@ export const pricingMigrations = [
   ChangeLogChain1764000010000,
   RuntimeGrants1764000010500,
   OneClock1764000011000,
+  GroupRoles1764000013000,
 ];
