@@ -1,3 +1,4 @@
+import { Clock } from '@app/clock';
 import { PricingService } from '@app/pricing';
 import { listPrice } from '@app/pricing/testing';
 import { createHash, generateKeyPairSync, verify, type KeyObject } from 'node:crypto';
@@ -12,6 +13,17 @@ import type { TestApp } from './support/test-app';
 // file's own reading of RFC 8785 and C2SP (not the library's), against the signed checkpoint.
 
 const ORIGIN = 'pricing.example.test/v1/pricing';
+
+/**
+ * The real clock, ten minutes on: the checkpoint counts changes at least six minutes old (its merge
+ * delay), so on this clock it counts every change written now. The feed is bound by what the
+ * database vouches for, which this clock does not move.
+ */
+class LaterClock extends Clock {
+  now(): Date {
+    return new Date(Date.now() + 600_000);
+  }
+}
 const RATE = { PRICING_RATE_LIMIT: '1000000' };
 const T0 = '2026-01-01T00:00:00Z';
 
@@ -63,6 +75,7 @@ describe('the change feed as a hash chain, and its signed checkpoint', () => {
   const dir = useTempDir('audit-log');
   const { privateKey, publicKey } = generateKeyPairSync('ed25519');
   let keyFile: string;
+  let signedEnv: Record<string, string>;
   let app: TestApp;
   let url: string;
 
@@ -94,6 +107,7 @@ describe('the change feed as a hash chain, and its signed checkpoint', () => {
   beforeAll(async () => {
     keyFile = await dir.write('checkpoint.pem', privateKey.export({ format: 'pem', type: 'pkcs8' }));
     await chmod(keyFile, 0o600);
+    signedEnv = { ...RATE, PRICING_CHECKPOINT_KEY_FILE: keyFile, PRICING_CHECKPOINT_ORIGIN: ORIGIN };
     const db = await resources.create();
     url = db.url;
     await applyBook(db.dataSource, {
@@ -103,10 +117,7 @@ describe('the change feed as a hash chain, and its signed checkpoint', () => {
         listPrice('compute.g2.4', 'seconds', 3600, '0.0590', '2026-06-01T00:00:00Z'),
       ],
     });
-    app = await resources.start({
-      databaseUrl: url,
-      env: { ...RATE, PRICING_CHECKPOINT_KEY_FILE: keyFile, PRICING_CHECKPOINT_ORIGIN: ORIGIN },
-    });
+    app = await resources.start({ databaseUrl: url, env: signedEnv, clock: new LaterClock() });
   });
 
   it('gives each change its position and the hash a client recomputes from the feed alone', async () => {
@@ -176,12 +187,15 @@ describe('the change feed as a hash chain, and its signed checkpoint', () => {
     expect(signed.size).toBe(after.length);
     expect(signed.head).toBe(chainOf(after).at(-1));
     expect(signed.note).not.toBe(signedBefore.note);
-    const other = await resources.start({
-      databaseUrl: url,
-      env: { ...RATE, PRICING_CHECKPOINT_KEY_FILE: keyFile, PRICING_CHECKPOINT_ORIGIN: ORIGIN },
-    });
+    const other = await resources.start({ databaseUrl: url, env: signedEnv, clock: new LaterClock() });
     expect((await checkpoint(other)).note).toBe(signed.note);
     await resources.stop(other);
+  });
+
+  it('counts only the changes at least six minutes old: on the real clock, none of these', async () => {
+    const now = await resources.start({ databaseUrl: url, env: signedEnv });
+    expect((await checkpoint(now)).size).toBe(0);
+    await resources.stop(now);
   });
 
   it('is 404 where no key is configured', async () => {

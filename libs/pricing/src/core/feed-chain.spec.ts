@@ -1,7 +1,10 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import fc from 'fast-check';
 import { priceRecord } from './price-record.fixture';
 import { canonicalJson, chainHash, changeLeaf, EMPTY_CHAIN_HEAD } from './feed-chain';
 import { listEntry } from './price-list';
+import { openNote, parseCheckpoint, parseVerifierKey } from './signed-note';
 
 const ms = (iso: string): number => Date.parse(iso);
 
@@ -70,5 +73,30 @@ describe('canonicalJson (RFC 8785)', () => {
     for (let i = 0; i < 100; i++) deep = [deep];
     expect(canonicalJson(deep)).toBeUndefined();
     expect(canonicalJson(deep, 200)).toBe(`${'['.repeat(100)}1${']'.repeat(100)}`);
+  });
+});
+
+describe('the examples of docs/price-history-api.md', () => {
+  const doc = readFileSync(join(__dirname, '../../../../docs/price-history-api.md'), 'utf8');
+
+  it('the example change’s hash is its hash as the first change of a feed', () => {
+    const example = JSON.parse(
+      doc.slice(doc.indexOf('```json\n') + 8, doc.indexOf('```', doc.indexOf('```json\n') + 8)),
+    ) as {
+      changes: Record<string, unknown>[];
+    };
+    const { position, hash, ...change } = example.changes[0];
+    expect(position).toBe(0);
+    expect(chainHash(EMPTY_CHAIN_HEAD, canonicalJson(change)!).toString('base64')).toBe(hash);
+  });
+
+  it('the example checkpoint verifies with the example verifier key, and its head is that hash', () => {
+    const note = `${doc.slice(doc.indexOf('```text\n') + 8, doc.indexOf('```', doc.indexOf('```text\n') + 8))}`;
+    const key = parseVerifierKey(/`(pricing\.example\.com\/v1\/pricing\+[0-9a-f]{8}\+[A-Za-z0-9+/=]+)`/.exec(doc)![1]);
+    if ('problem' in key) throw new Error(key.problem);
+    const opened = openNote(note, key);
+    if ('problem' in opened) throw new Error(opened.problem);
+    expect(parseCheckpoint(opened.text)).toMatchObject({ size: 1 });
+    expect(opened.text).toContain('9EM5HE/0viRE3yZyjj1BBnXBoAP1yAxznLJiI8d4tok=');
   });
 });

@@ -8,9 +8,17 @@ import type { PreparedAnswers } from '../rendering/price-list-response';
 import { PricingState } from './pricing-state';
 
 /**
- * The signed checkpoint of the change feed as served now (docs/price-history-api.md, "The
- * checkpoint"): the chain of the changes `GET /v1/pricing/changes` serves now, signed once per
- * head (a signature is about 50 µs; the last one is kept).
+ * The checkpoint's merge delay: it counts the changes at least this old. The feed's last page may
+ * be cached for 5 minutes (`public, max-age=300`), and the instances' clocks may be a minute
+ * apart (CLOCK_SKEW_MS, http/pricing.controller.ts): every copy of the feed a client can get, cached or not, holds every
+ * change the checkpoint counts, so an audit never finds the feed short of it.
+ */
+export const CHECKPOINT_DELAY_MS = 360_000;
+
+/**
+ * The signed checkpoint of the change feed (docs/price-history-api.md, "GET
+ * /v1/pricing/checkpoint"): the chain of the changes `GET /v1/pricing/changes` serves, up to
+ * CHECKPOINT_DELAY_MS ago, signed once per head (a signature is about 50 µs; the last one is kept).
  */
 @Injectable()
 export class CheckpointAnswers {
@@ -38,16 +46,16 @@ export class CheckpointAnswers {
   }
 
   /**
-   * The answers of the checkpoint now: its size is the number of changes the feed serves now (their
-   * instants passed, and settled: PricingState.settledBefore); `undefined` when no prices can be
-   * served, or no key was configured.
+   * The answers of the checkpoint now: its size is the number of changes of the feed at least
+   * CHECKPOINT_DELAY_MS old (and settled: PricingState.settledBefore); `undefined` when no prices
+   * can be served, or no key was configured.
    */
   answers(): PreparedAnswers | undefined {
     const signing = this.options.checkpoint;
     const snapshot = this.state.current();
     if (signing === undefined || snapshot === undefined) return undefined;
     const now = this.clock.nowMs();
-    const size = snapshot.history.sizeBefore(Math.min(now + 1, this.state.settledBefore()));
+    const size = snapshot.history.sizeBefore(Math.min(now - CHECKPOINT_DELAY_MS, this.state.settledBefore()));
     const head = snapshot.history.chainHead(size);
     if (this.last?.chain.size === size && this.last.chain.head.equals(head)) return this.last.answers;
     const chain = { size, head };
