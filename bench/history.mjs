@@ -238,7 +238,8 @@ async function large() {
   const before = rssMiB(app.child.pid);
   // Three versions: the two one-price changes and the one before them; 1,000 instants over them.
   const second = await oneChange(app, url, 4, '0.6000');
-  await sleep(Math.max(0, Date.parse(second.publishedAt) - Date.now()) + 50);
+  // Five seconds into the third version: the 1,000 instants (one every ~70 ms) sample each version.
+  await sleep(Math.max(0, Date.parse(second.publishedAt) - Date.now()) + 5_000);
   const from = Date.parse(rightAfter.result.publishedAt) - 60_000;
   const to = Date.now();
   let prepared = await metric(metricsPort, 'pricing_past_answers_prepared_total');
