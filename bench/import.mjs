@@ -6,7 +6,7 @@
 // a throwaway embedded PostgreSQL; scratch databases are created in it and dropped).
 import { intEnv, log, median, withClient } from './support.mjs';
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -125,6 +125,7 @@ async function timeCopy(url, table, definition, copyText) {
 
 async function main() {
   const workDir = await mkdtemp(join(tmpdir(), 'bench-import-'));
+  await chmod(workDir, 0o711); // as root, the embedded PostgreSQL's postgres user passes through
   cleanups.push(() => rm(workDir, { recursive: true, force: true }));
   log(`generating a book of ${PRICES} new prices`);
   const book = generateBook(PRICES);

@@ -4,7 +4,7 @@
 // `cleanUp()` (and whatever a script registers with `atCleanUp`), also on an error or Ctrl-C.
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -74,6 +74,8 @@ export async function cleanUp() {
 /** A scratch directory removed at the end. */
 export async function scratchDir() {
   const dir = await mkdtemp(join(tmpdir(), 'pricing-bench-'));
+  // Passable by other users (as root, the embedded PostgreSQL's postgres user), not listable.
+  await chmod(dir, 0o711);
   cleanups.push(() => rm(dir, { recursive: true, force: true }));
   return dir;
 }

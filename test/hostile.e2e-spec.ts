@@ -106,6 +106,15 @@ describe('hostile input, against the service as npm start runs it', () => {
       ["a long query on a file of the explorer's", 'GET', `/docs/favicon-16x16.png?${long('a.')}`, {}, 200],
       ['a long path under /docs', 'GET', `/docs/${long('a.')}`, {}, 404],
       ['an unterminated If-None-Match', 'GET', '/v1/pricing', { 'If-None-Match': `W/"${long('a')}` }, 200],
+      ['a long If-Match on the price list', 'GET', '/v1/pricing', { 'If-Match': long('W/"a", ') }, 412],
+      ['an unterminated If-Match on the price list', 'GET', '/v1/pricing', { 'If-Match': `"${long('a')}` }, 412],
+      [
+        'a long If-Unmodified-Since on the price list',
+        'GET',
+        '/v1/pricing',
+        { 'If-Unmodified-Since': long('Mon, ') },
+        200,
+      ],
       ['a long Authorization of spaces', 'GET', `/v1/volumes/${uuid}`, { Authorization: `Bearer ${long(' a')}` }, 401],
       ...routes.flatMap(([route, method, target, status]) =>
         headers.map(([name, value]): [string, string, string, Record<string, string>, number] => [
@@ -380,5 +389,22 @@ describe('a process started without its configuration', () => {
     expect(cli.code).toBe(7); // a configuration refused (docs/price-book-cli.md, "Exit codes")
     expect(cli.stderr).toContain('DATABASE_URL is required when NODE_ENV=production');
     expect(existsSync(dataDir)).toBe(false);
+  }, 30_000);
+
+  it('refuses NODE_ENV=production with DATABASE_URL and DATABASE_MIGRATION_URL naming two databases, naming both', async () => {
+    // It started, migrated one database, read the other and answered 503 forever, logging nothing.
+    const env = {
+      NODE_ENV: 'production',
+      DATABASE_URL: 'postgres://app:secret@127.0.0.1:1/pricing',
+      DATABASE_MIGRATION_URL: 'postgres://owner:secret@127.0.0.1:1/pricing_other',
+      METRICS_PORT: 'off',
+    };
+    const service = await startService(env);
+    expect(await service.exited).toBe(1);
+    expect(service.stderr()).toMatch(/DATABASE_MIGRATION_URL names another database .* than DATABASE_URL/);
+    expect(service.output()).not.toMatch(/listening on|secret/);
+    const cli = await spawnCli(['show'], env);
+    expect(cli.code).toBe(1);
+    expect(cli.stderr).toMatch(/DATABASE_MIGRATION_URL names another database .* than DATABASE_URL/);
   }, 30_000);
 });

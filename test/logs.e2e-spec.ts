@@ -60,7 +60,7 @@ describe('logs of the service as npm start runs it', () => {
     return service;
   }
 
-  it('JSON lines on stdout: one per API request with its request id, none per /v1/pricing answer, no secret', async () => {
+  it('JSON lines on stdout: one per API request with its request id, none per answer of the price list’s resources, no secret', async () => {
     const service = await start({ METRICS_PORT: String(taken.port) });
     const auth = { authorization: `Bearer ${TOKEN}` };
 
@@ -68,6 +68,17 @@ describe('logs of the service as npm start runs it', () => {
     for (let i = 0; i < 5; i++) {
       const list = await call(service, '/v1/pricing', { headers: { 'x-request-id': `pricing-${i}` } });
       expect({ status: list.status, requestId: list.requestId }).toEqual({ status: 200, requestId: null });
+    }
+    // Nor the list at an instant and the change feed, which a shared cache stores too: whatever they answer.
+    for (const [path, status] of [
+      ['/v1/pricing/at/2026-06-01T00:00:00Z', 200],
+      ['/v1/pricing/at/not-an-instant', 400],
+      ['/v1/pricing/changes', 200],
+      ['/v1/pricing/changes?limit=2', 200],
+      ['/v1/pricing/changes?limit=0', 400],
+    ] as const) {
+      const past = await call(service, path, { headers: { 'x-request-id': 'past-list' } });
+      expect({ path, status: past.status, requestId: past.requestId }).toEqual({ path, status, requestId: null });
     }
     // The client's id, when it is a sane token, is kept and echoed.
     const created = await call(service, '/v1/volumes', {
@@ -154,7 +165,7 @@ describe('logs of the service as npm start runs it', () => {
         err: expect.objectContaining({ message: expect.stringContaining('volume_refuses_boom') }),
       }),
     );
-    // Those are all the lines about requests: none for /v1/pricing or the probes.
+    // Those are all the lines about requests: none for the price list's resources or the probes.
     expect(lines.filter((line) => line.req !== undefined)).toEqual(requests);
     await db.dataSource.query(`ALTER TABLE volume DROP CONSTRAINT volume_refuses_boom`);
 

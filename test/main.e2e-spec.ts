@@ -1,12 +1,12 @@
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { createServer, type AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { useTestDatabase } from './support/database';
 import { get, startService, waitUntilReady, type Service } from './support/service';
 import { ALL_MIGRATIONS } from './support/contract';
+import { passableTempDir } from './support/temp-dir';
 
 describe('the service as npm start runs it', () => {
   const running: Service[] = [];
@@ -14,7 +14,7 @@ describe('the service as npm start runs it', () => {
   let dataDir: string;
 
   beforeAll(async () => {
-    dataDir = await mkdtemp(join(tmpdir(), 'pricing-main-'));
+    dataDir = await passableTempDir('pricing-main');
   });
 
   afterAll(async () => {

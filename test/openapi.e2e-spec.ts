@@ -3,7 +3,9 @@ import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import type { OpenAPIV3_1 } from 'openapi-types';
 import request from 'supertest';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { useTestDatabase } from './support/database';
+import { send } from './support/http';
 import type { TestApp } from './support/test-app';
 import { FAMILY_ORDER } from './support/contract';
 
@@ -48,7 +50,7 @@ interface SpoiltBody {
 }
 
 describe('the OpenAPI document', () => {
-  const t = useTestDatabase({ book: BOOK, app: { env: { API_TOKENS: TOKEN } } });
+  const t = useTestDatabase({ book: BOOK, app: { env: { API_TOKENS: TOKEN }, listen: true } });
   let app: TestApp;
   /** GET /openapi.json as served. */
   let document: Document;
@@ -73,6 +75,36 @@ describe('the OpenAPI document', () => {
   const bodySchema = (path: string, method: 'get' | 'post', status: number): ValidateFunction =>
     ajv.compile(response(resolved, path, method, status).content!['application/json'].schema!);
 
+  it('is served with a weak ETag (304 on If-None-Match), revalidated every time, and in gzip or brotli as asked', async () => {
+    const plain = await send(app, 'GET', {}, '/openapi.json');
+    expect(plain.status).toBe(200);
+    const etag = plain.headers.etag!;
+    expect(etag).toMatch(/^W\/"[A-Za-z0-9_-]{32}"$/);
+    expect(plain.headers['cache-control']).toBe('private, no-cache');
+    expect(plain.headers.vary).toBe('Accept-Encoding');
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    const body = plain.body;
+    // The same tag for the same bytes: prepared once, not per request.
+    expect((await request(app.server).get('/openapi.json')).headers.etag).toBe(etag);
+
+    const revalidated = await request(app.server).get('/openapi.json').set('If-None-Match', etag).expect(304);
+    expect(revalidated.headers.etag).toBe(etag);
+    expect(revalidated.text ?? '').toBe('');
+    await request(app.server).get('/openapi.json').set('If-None-Match', 'W/"other"').expect(200);
+    await request(app.server).get('/openapi.json').set('If-Match', etag).expect(412);
+    await request(app.server).head('/openapi.json').set('If-None-Match', etag).expect(304);
+
+    for (const [coding, decode] of [
+      ['br', brotliDecompressSync],
+      ['gzip', gunzipSync],
+    ] as const) {
+      const encoded = await send(app, 'GET', { 'accept-encoding': coding }, '/openapi.json');
+      expect([coding, encoded.headers['content-encoding'], encoded.headers.etag]).toEqual([coding, coding, etag]);
+      expect(encoded.body.length).toBeLessThan(body.length / 4);
+      expect(decode(encoded.body).equals(body)).toBe(true);
+    }
+  });
+
   it('is public, OpenAPI 3.1, and passes an OpenAPI validator', async () => {
     expect(document.openapi).toBe('3.1.0');
     const result = await validate(structuredClone(document));
@@ -80,7 +112,7 @@ describe('the OpenAPI document', () => {
     expect(result.valid).toBe(true);
   });
 
-  it('describes GET /v1/pricing: no security, its conditional headers, 200, 304, 429 and 503 with their headers', () => {
+  it('describes GET /v1/pricing: no security, its conditional headers, 200, 304, 412, 429 and 503 with their headers', () => {
     const get = operation(document, '/v1/pricing', 'get');
     expect(get.security).toBeUndefined();
     expect(document.security).toBeUndefined(); // no global requirement either
@@ -91,13 +123,15 @@ describe('the OpenAPI document', () => {
         .sort(),
     ).toEqual([
       ['header', 'Accept-Encoding'],
+      ['header', 'If-Match'],
       ['header', 'If-Modified-Since'],
       ['header', 'If-None-Match'],
+      ['header', 'If-Unmodified-Since'],
     ]);
-    expect(Object.keys(get.responses!).sort()).toEqual(['200', '304', '429', '503']);
+    expect(Object.keys(get.responses!).sort()).toEqual(['200', '304', '412', '429', '503']);
     const headers = (status: number) => Object.keys(response(document, '/v1/pricing', 'get', status).headers!).sort();
     const cached = ['Access-Control-Allow-Origin', 'Cache-Control', 'ETag', 'Last-Modified', 'Vary'];
-    expect(headers(200)).toEqual([...cached, 'Content-Encoding', 'Content-Length'].sort());
+    expect(headers(200)).toEqual([...cached, 'Content-Encoding'].sort());
     expect(headers(304)).toEqual(cached);
     const refused = ['Access-Control-Allow-Origin', 'Access-Control-Expose-Headers', 'Cache-Control', 'Retry-After'];
     expect(headers(429)).toEqual(refused);
@@ -182,20 +216,28 @@ describe('the OpenAPI document', () => {
     expect(valid(body)).toBe(false);
   });
 
-  it('describes the list at an instant and the change feed: public, their parameters, 200, 304, 400, 429 and 503', () => {
+  it('describes the list at an instant and the change feed: public, their parameters, 200, 304, 400, 412, 429 and 503', () => {
     const at = operation(document, '/v1/pricing/at/{instant}', 'get');
     const changes = operation(document, '/v1/pricing/changes', 'get');
     for (const op of [at, changes]) {
       expect(op.security ?? []).toEqual([]);
       expect(Object.keys(op.responses!).sort()).toEqual(
-        op === at ? ['200', '304', '400', '404', '429', '503'] : ['200', '304', '400', '429', '503'],
+        op === at ? ['200', '304', '400', '404', '412', '429', '503'] : ['200', '304', '400', '412', '429', '503'],
       );
     }
-    expect((at.parameters as OpenAPIV3_1.ParameterObject[]).map((p) => [p.name, p.in, p.required])).toEqual([
-      ['instant', 'path', true],
-    ]);
-    const query = (changes.parameters as OpenAPIV3_1.ParameterObject[]).map((p) => [p.name, p.in, p.required]);
-    expect(query.sort()).toEqual([
+    const conditional = (dates: boolean) => [
+      ['Accept-Encoding', 'header', false],
+      ['If-Match', 'header', false],
+      ...(dates ? [['If-Modified-Since', 'header', false]] : []),
+      ['If-None-Match', 'header', false],
+      ...(dates ? [['If-Unmodified-Since', 'header', false]] : []),
+    ];
+    const parameters = (op: Operation) =>
+      (op.parameters as OpenAPIV3_1.ParameterObject[]).map((p) => [p.name, p.in, p.required]).sort();
+    expect(parameters(at)).toEqual([...conditional(true), ['instant', 'path', true]]);
+    // The change feed has no Last-Modified: no date to compare with.
+    expect(parameters(changes)).toEqual([
+      ...conditional(false),
       ['after', 'query', false],
       ['limit', 'query', false],
       ['since', 'query', false],

@@ -117,8 +117,9 @@ describe('a restore of the database under a running instance', () => {
     const saved = await backup();
     const base = await start();
     const lostVersion = await write(db.url, LOST);
-    await waitFor('the lost write', served, (now) => now.version === lostVersion, SERVED_WITHIN_MS);
-    expect(await served()).toEqual(serving(lostVersion, 'compute.g2.4', 'compute.lost.1'));
+    // Priced once the instance vouches for the write's instant (PricingService's book as recorded now).
+    const lost = await waitFor('the lost write', served, (now) => now.priced.length === 2, SERVED_WITHIN_MS);
+    expect(lost.value).toEqual(serving(lostVersion, 'compute.g2.4', 'compute.lost.1'));
 
     await restore(saved);
     // A version below its own: the instance cannot account for it, and reads everything again.

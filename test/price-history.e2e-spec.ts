@@ -130,6 +130,18 @@ describe('the public list as it was: /v1/pricing/at/{instant} and /v1/pricing/ch
     expect(past.headers.etag).toBe(response.headers.etag);
   });
 
+  it('reads a leap second as the last millisecond before the next UTC day (docs/decisions.md, "Leap seconds")', async () => {
+    const leap = await get('/v1/pricing/at/2016-12-31T23:59:60Z');
+    const before = await get('/v1/pricing/at/2016-12-31T23:59:59.999Z');
+    expect([leap.status, leap.headers.etag]).toEqual([200, before.headers.etag]);
+    expect((await get(`/v1/pricing/at/${encodeURIComponent('2017-01-01T00:59:60.5+01:00')}`)).status).toBe(200);
+    // Only 23:59 UTC has a second 60.
+    expect((await get('/v1/pricing/at/2016-12-31T23:58:60Z')).status).toBe(400);
+    const since = await get('/v1/pricing/changes?since=2016-12-31T23:59:60Z');
+    expect(since.status).toBe(200);
+    expect(since.body.equals((await get('/v1/pricing/changes?since=2016-12-31T23:59:59.999Z')).body)).toBe(true);
+  });
+
   it('answers conditional requests, codings and HEAD as GET /v1/pricing does', async () => {
     // The list as loaded: no earlier change in the second of its last_changed (If-Modified-Since).
     const { at, response } = samples[0];
@@ -142,6 +154,37 @@ describe('the public list as it was: /v1/pricing/at/{instant} and /v1/pricing/ch
     const head = await send(app, 'HEAD', {}, path);
     expect([head.status, head.body.length, head.headers.etag]).toEqual([200, 0, response.headers.etag]);
     expect((await send(app, 'POST', {}, path)).status).toBe(405);
+  });
+
+  it('answers If-Match and If-Unmodified-Since as GET /v1/pricing does: 412 when false, before the 304', async () => {
+    const { at, response } = samples[0];
+    for (const path of [`/v1/pricing/at/${at}`, '/v1/pricing/changes', '/v1/pricing/changes?limit=1']) {
+      const current = await get(path);
+      const failed = await get(path, { 'if-match': current.headers.etag, 'if-none-match': current.headers.etag });
+      expect([path, failed.status, failed.headers['cache-control'], failed.headers['content-type']]).toEqual([
+        path,
+        412,
+        'no-store',
+        'text/plain; charset=utf-8',
+      ]);
+      expect(failed.headers['access-control-allow-origin']).toBe('*');
+      expect(failed.headers.etag).toBeUndefined();
+      expect((await send(app, 'HEAD', { 'if-match': `"x"` }, path)).status).toBe(412);
+      expect((await get(path, { 'if-match': '*' })).status).toBe(200);
+      expect((await get(path, { 'if-match': '*', 'if-none-match': current.headers.etag })).status).toBe(304);
+    }
+    // If-Unmodified-Since, where there is a Last-Modified (the list at an instant).
+    const path = `/v1/pricing/at/${at}`;
+    const before = new Date(Date.parse(response.headers['last-modified']!) - 1000).toUTCString();
+    expect((await get(path, { 'if-unmodified-since': before })).status).toBe(412);
+    expect((await get(path, { 'if-unmodified-since': response.headers['last-modified'] })).status).toBe(200);
+    // The change feed has no Last-Modified: If-Unmodified-Since is ignored.
+    expect((await get('/v1/pricing/changes', { 'if-unmodified-since': 'Thu, 01 Jan 1970 00:00:00 GMT' })).status).toBe(
+      200,
+    );
+    // Refusals stay refusals: preconditions apply only to what would be 200 or 304.
+    expect((await get('/v1/pricing/at/yesterday', { 'if-match': '"x"' })).status).toBe(400);
+    expect((await get('/v1/pricing/changes?limit=0', { 'if-match': '"x"' })).status).toBe(400);
   });
 
   it.each([

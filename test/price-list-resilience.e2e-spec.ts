@@ -1,11 +1,10 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rm } from 'node:fs/promises';
 import { runCli } from './support/cli';
 import { applyBook, openDataSource } from './support/database';
 import { startEmbeddedPostgresInChild, type ChildEmbeddedDatabase } from './support/embedded-postgres';
 import { send, waitFor, type RawResponse } from './support/http';
 import { startTestApp, type TestApp } from './support/test-app';
+import { passableTempDir } from './support/temp-dir';
 
 // GET /v1/pricing when the database goes away and comes back (docs/decisions.md, "Staleness and
 // 503"): the last snapshot is served for PRICING_MAX_STALENESS_S since it was last
@@ -59,7 +58,7 @@ describe('GET /v1/pricing without its database', () => {
   };
 
   beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'price-list-resilience-'));
+    dir = await passableTempDir('price-list-resilience');
     postgres = await startEmbeddedPostgresInChild(dir);
     url = postgres.url;
     // The embedded default's owner migrates; the app runs as its runtime role (url).
@@ -67,7 +66,8 @@ describe('GET /v1/pricing without its database', () => {
     port = Number(new URL(url).port);
     const migrated = await runCli(['migrate'], { DATABASE_URL: url, DATABASE_MIGRATION_URL: migrationUrl });
     expect(migrated.code).toBe(0);
-    const dataSource = await openDataSource(url);
+    // Written as the embedded default's writer: the service's role (url) only reads.
+    const dataSource = await openDataSource(postgres.writerUrl);
     try {
       await applyBook(dataSource, {
         prices: [

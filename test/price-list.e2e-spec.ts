@@ -303,6 +303,67 @@ describe('GET /v1/pricing', () => {
       });
     });
 
+    describe('If-Match and If-Unmodified-Since (RFC 9110 13.2.2: before If-None-Match and If-Modified-Since)', () => {
+      /** 412: plain text, not stored, CORS, no validators. */
+      const expect412 = (res: RawResponse): void => {
+        expect(res.status).toBe(412);
+        expect(ownHeaderNames(res.headers)).toEqual([
+          'access-control-allow-origin',
+          'cache-control',
+          'content-length',
+          'content-type',
+        ]);
+        expect(res.headers['cache-control']).toBe('no-store');
+        expect(res.headers['access-control-allow-origin']).toBe('*');
+        expect(res.headers['content-type']).toBe('text/plain; charset=utf-8');
+        expect(res.body.toString('utf8')).toMatch(/^Precondition Failed: /);
+      };
+
+      it('If-Match with our tag, its strong form or another: 412 (strong comparison; our tag is weak)', async () => {
+        for (const tag of [etag, etag.slice(2), `"a", ${etag.slice(2)}`, 'W/xyz']) {
+          expect412(await send(app, 'GET', { 'if-match': tag }));
+        }
+        const head = await send(app, 'HEAD', { 'if-match': etag });
+        expect([head.status, head.body.length]).toEqual([412, 0]);
+      });
+
+      it('If-Match: * passes (the list exists), then If-None-Match decides', async () => {
+        expect200(await send(app, 'GET', { 'if-match': '*' }));
+        expect304(await send(app, 'GET', { 'if-match': '*', 'if-none-match': etag }));
+      });
+
+      it('If-Match comes before If-None-Match, which would have answered 304', async () => {
+        expect412(await send(app, 'GET', { 'if-match': etag, 'if-none-match': etag }));
+      });
+
+      it('If-Unmodified-Since: 412 when the list changed after the date, else as without it', async () => {
+        expect412(await send(app, 'GET', { 'if-unmodified-since': 'Fri, 01 Mar 2030 08:29:59 GMT' }));
+        expect200(await send(app, 'GET', { 'if-unmodified-since': LAST_MODIFIED_AT_T }));
+        expect304(
+          await send(app, 'GET', {
+            'if-unmodified-since': LAST_MODIFIED_AT_T,
+            'if-modified-since': LAST_MODIFIED_AT_T,
+          }),
+        );
+        expect412(
+          await send(app, 'GET', {
+            'if-unmodified-since': 'Fri, 01 Mar 2030 08:29:59 GMT',
+            'if-modified-since': LAST_MODIFIED_AT_T,
+          }),
+        );
+      });
+
+      it('If-Unmodified-Since is ignored with If-Match, or when it is not one valid HTTP-date', async () => {
+        expect200(await send(app, 'GET', { 'if-match': '*', 'if-unmodified-since': 'Fri, 01 Mar 2030 08:29:59 GMT' }));
+        expect200(await send(app, 'GET', { 'if-unmodified-since': '2030-03-01T08:29:59Z' }));
+        expect200(await send(app, 'GET', { 'if-unmodified-since': 'yesterday' }));
+      });
+
+      it('other methods stay 405', async () => {
+        expect((await send(app, 'POST', { 'if-match': etag })).status).toBe(405);
+      });
+    });
+
     describe('If-Modified-Since when two changes fall within one second', () => {
       // The list changes at 10:00:00.200 and 10:00:00.700: both have the HTTP date 10:00:00. A client
       // that fetched between them holds the older list with that same Last-Modified.

@@ -1,8 +1,7 @@
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import { Agent, get as httpGet } from 'node:http';
 import { connect, type Socket } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { SAMPLE_PRICE_BOOK } from '@app/control-plane';
@@ -10,6 +9,7 @@ import { useTestDatabase } from './support/database';
 import { waitFor } from './support/http';
 import { tcpSockets } from './support/proc-net';
 import { startService, waitUntilReady, type Service } from './support/service';
+import { passableTempDir } from './support/temp-dir';
 
 // Shutdown on SIGTERM/SIGINT (docs/operations.md, "Shutdown"): readiness turns 503 at once, requests
 // in flight finish, keep-alive connections close after their current response, and the process
@@ -213,7 +213,7 @@ describe('a second signal', () => {
   let dataDir: string;
 
   beforeAll(async () => {
-    dataDir = await mkdtemp(join(tmpdir(), 'pricing-shutdown-'));
+    dataDir = await passableTempDir('pricing-shutdown');
   });
 
   afterAll(async () => {

@@ -5,6 +5,7 @@ import { applyBook } from '../support/database';
 import { EMPTY_BOOK, expectApplied, expectImportsChangeNothing } from '../support/price-book-cli';
 import { expectNothingToChange, inDays, price, SAMPLE, sampleBook, useCliDatabase } from '../support/price-book-cli';
 import { startTestApp } from '../support/test-app';
+import { inOneTransaction } from '../support/tamper';
 
 // `export` (the whole book in the import format) and `show` (the public list, as GET /v1/pricing serves it).
 
@@ -213,5 +214,101 @@ describe('show', () => {
     ]);
     const snapshot = doc.families.find((family) => family.family === 'storage_snapshot')!.prices;
     expect(snapshot.map((p) => p.amount)).toEqual(['0.0200']);
+  });
+});
+
+// Rows written around the book's rules, by a superuser who set price_record's constraints aside:
+// `export` and `show` print every value escaped (bidirectional and C1 controls, U+2028, which
+// JSON.stringify leaves raw) and whole, or refuse naming the record (docs/price-book-cli.md).
+describe('export and show of rows written by hand', () => {
+  const f = useCliDatabase({
+    prices: [
+      price('compute.g2.4', '0.0610', { valid_from: '2026-01-01T00:00:00Z' }),
+      price('storage.gp1', '0.0480', { organization_id: 'org_42', valid_from: '2026-01-01T00:00:00Z' }),
+    ],
+  });
+  /** What a terminal acts on or hides, in one line (line feeds end lines). */
+  const RAW = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\p{Co}\p{Cn}]/u;
+  const rawLines = (text: string) => text.split('\n').filter((line) => RAW.test(line));
+  const UNIT = 'seconds\u202e\u009b2J\u2028';
+  const ORG = 'org\u202e24';
+  const CONSTRAINTS = [
+    ['price_record_product_key_shape', 'pricing_unit_type_of(product_key) IS NOT NULL'],
+    ['price_record_unit_type_of_family', 'unit_type = pricing_unit_type_of(product_key)'],
+    ['price_record_organization_id_shape', "organization_id ~ '^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$'"],
+  ];
+
+  /** Writes `statements` with price_record's shape rules set aside, then set back (NOT VALID: the rows stay). */
+  const aroundTheRules = (...statements: string[]) =>
+    inOneTransaction(f.url, [
+      `ALTER TABLE price_record ${CONSTRAINTS.map(([name]) => `DROP CONSTRAINT ${name}`).join(', ')}`,
+      ...statements,
+      `ALTER TABLE price_record ${CONSTRAINTS.map(([name, check]) => `ADD CONSTRAINT ${name} CHECK (${check}) NOT VALID`).join(', ')}`,
+    ]);
+  /** `text` as a PostgreSQL E'' literal, every character beyond ASCII as \uXXXX. */
+  const literal = (text: string) =>
+    `E'${[...text].map((c) => (c.charCodeAt(0) < 0x80 ? c : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)).join('')}'`;
+
+  it('a book as written: the bytes it always had (nothing to escape)', async () => {
+    const exported = await f.cli('export');
+    expect(exported.code).toBe(0);
+    expect(exported.stdout).toBe(`${JSON.stringify(JSON.parse(exported.stdout), null, 2)}\n`);
+    const shown = await f.cli('show');
+    expect(shown.stdout).toBe(
+      (await withPriceBook(f.dataSource, (priceBook) => priceBook.priceListAt(new Date()))).toString('utf8'),
+    );
+  });
+
+  it('escapes bidirectional and C1 controls and U+2028 as \\u escapes: the same values, nothing raw', async () => {
+    await aroundTheRules(
+      `INSERT INTO price_record (product_key, organization_id, unit_type, unit_count, amount, valid_from)
+       VALUES ('compute.g2.8', NULL, ${literal(UNIT)}, 3600, 0.5, '2026-02-01T00:00:00Z'),
+              ('storage.gp1', ${literal(ORG)}, 'gib_hours', 730, 0.04, '2026-02-01T00:00:00Z')`,
+    );
+    const exported = await f.cli('export');
+    expect({ code: exported.code, stderr: exported.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(rawLines(exported.stdout)).toEqual([]);
+    expect(exported.stdout).toContain('"seconds\\u202e\\u009b2J\\u2028"');
+    expect(exported.stdout).toContain('"org\\u202e24"');
+    const book = JSON.parse(exported.stdout) as { prices: { unit_type: string; organization_id?: string }[] };
+    expect(book.prices.map((p) => p.unit_type)).toContain(UNIT); // the values themselves, read back
+    expect(book.prices.map((p) => p.organization_id)).toContain(ORG);
+    // The same state, the same bytes.
+    expect((await f.cli('export')).stdout).toBe(exported.stdout);
+
+    const shown = await f.cli('show');
+    expect({ code: shown.code, stderr: shown.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(rawLines(shown.stdout)).toEqual([]);
+    const list = JSON.parse(shown.stdout) as { families: { prices: { unit_type: string }[] }[] };
+    expect(list.families.flatMap((family) => family.prices.map((p) => p.unit_type))).toContain(UNIT);
+  });
+
+  it('refuses a value longer than any rule allows (1 MB), naming the record, printing nothing', async () => {
+    await aroundTheRules(
+      `INSERT INTO price_record (product_key, organization_id, unit_type, unit_count, amount, valid_from)
+       VALUES ('compute.g2.16', NULL, repeat('s', 1048576), 3600, 0.5, '2026-03-01T00:00:00Z'),
+              ('storage.gp1', repeat('o', 2000), 'gib_hours', 730, 0.04, '2026-03-01T00:00:00Z')`,
+    );
+    const ids = await f.dataSource.query<{ id: string; long: string }[]>(
+      `SELECT id::text, CASE WHEN organization_id IS NULL THEN 'unit' ELSE 'org' END AS long
+         FROM price_record WHERE char_length(unit_type) > 1000 OR char_length(organization_id) > 1000 ORDER BY 2`,
+    );
+    const exported = await f.cli('export');
+    expect({ code: exported.code, stdout: exported.stdout }).toEqual({ code: 1, stdout: '' });
+    expect(exported.stderr).toContain(
+      `export: price record ${ids[0].id} (product_key "storage.gp1") has organization_id (2000 characters): longer than 1024 characters`,
+    );
+    expect(exported.stderr).toContain(
+      `export: price record ${ids[1].id} (product_key "compute.g2.16") has unit_type (1048576 characters)`,
+    );
+    expect(exported.stderr).toContain('export prints a value exactly or not at all');
+    expect(exported.stderr.length).toBeLessThan(2_000);
+
+    const shown = await f.cli('show');
+    expect({ code: shown.code, stdout: shown.stdout }).toEqual({ code: 1, stdout: '' });
+    expect(shown.stderr).toMatch(
+      /show: families\[0\]\.prices\[\d+\] \(product_key "compute\.g2\.16"\) has unit_type \(1048576 characters\)/,
+    );
+    expect(shown.stderr.length).toBeLessThan(2_000);
   });
 });

@@ -1,7 +1,7 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { spawnCli } from '../support/cli';
+import { passableTempDir } from '../support/temp-dir';
 import { EMPTY_BOOK, expectApplied, price, useCliDatabase } from '../support/price-book-cli';
 
 // What reaches stdout, through a pipe: large outputs whole, and nothing but the output.
@@ -29,8 +29,8 @@ describe('large outputs', () => {
 
 describe('stdout carries the output alone', () => {
   it('with the embedded PostgreSQL, its warnings go to stderr and export to stdout stays the book', async () => {
-    // A data directory inside a 0700 one: as root, the CLI makes the parent searchable and warns.
-    const parent = await mkdtemp(join(tmpdir(), 'price-book-cli-embedded-'));
+    // A data directory the CLI makes, in a directory it did not (which it leaves as it is).
+    const parent = await passableTempDir('price-book-cli-embedded');
     try {
       // The first command initialises PostgreSQL and migrates (export alone would refuse an
       // unmigrated database): its warnings, none of them on stdout.
@@ -39,16 +39,16 @@ describe('stdout carries the output alone', () => {
         0,
         expect.stringMatching(/^database migrated: PricingSchema1764000000000, /),
       ]);
-      // Where it wrote, first: the embedded PostgreSQL under DATA_DIR, and said so.
+      expect((await stat(parent)).mode & 0o7777).toBe(0o711);
+      // Where it wrote, first: the embedded PostgreSQL under DATA_DIR (as its writer), and said so.
       expect(migrated.target).toMatch(
         new RegExp(
-          `^target host=127\\.0\\.0\\.1 port=\\d+ database=control_plane role=control_plane postgresql=\\S+ price_book_version=none via=embedded data_dir=${join(parent, 'pg')}$`,
+          `^target host=127\.0\.0\.1 port=\d+ database=control_plane role=pricing_cli postgresql=\S+ price_book_version=none via=embedded data_dir=${join(parent, 'pg')}$`,
         ),
       );
       expect(migrated.stderr).toContain(
         `DATABASE_URL is unset: migrate writes to the embedded PostgreSQL under ${join(parent, 'pg')}`,
       );
-      if (process.getuid?.() === 0) expect(migrated.stderr).toContain('searchable (o+x)');
       const result = await spawnCli(['export'], { DATA_DIR: join(parent, 'pg') });
       expect(result.code).toBe(0);
       expect(JSON.parse(result.stdout)).toEqual(EMPTY_BOOK);

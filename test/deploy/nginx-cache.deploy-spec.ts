@@ -31,7 +31,7 @@ interface Instance {
   readonly metricsPort: number;
 }
 
-describe('GET /v1/pricing behind nginx (deploy/nginx/pricing.conf)', () => {
+describe('GET /v1/pricing, /at and /changes behind nginx (deploy/nginx/pricing.conf)', () => {
   const instances: Instance[] = [];
   const proxies: Nginx[] = [];
   let directClient = 0;
@@ -294,6 +294,60 @@ describe('GET /v1/pricing behind nginx (deploy/nginx/pricing.conf)', () => {
     expect(seen.every((a) => a.status === 200 && (a.text === old || a.text === changed))).toBe(true);
     expect(seen.at(-1)!.cache).toBe('HIT');
     expect(await origin()).toMatchObject({ total: before.total + 1, '200': before['200'] + 1 });
+  });
+
+  it('the list at an instant: a miss, then a hit, kept a week when the instant is long past, whatever the query string', async () => {
+    const proxy = await nginx();
+    const client = { from: '127.0.0.20' };
+    const path = '/v1/pricing/at/2025-06-01T00:00:00Z';
+    const before = await origin();
+    const first = await ask(proxy.port, { ...client, path });
+    expect([first.status, first.cache]).toEqual([200, 'MISS']);
+    expect(first.headers['cache-control']).toBe('public, max-age=604800, immutable');
+    const again = [
+      await ask(proxy.port, { ...client, path }),
+      await ask(proxy.port, { ...client, path: `${path}?cachebuster=1` }),
+      await ask(proxy.port, { ...client, path: '/v1/pricing/at/2025-06-01T00%3A00%3A00Z' }), // the same instant
+    ];
+    expect(again.map((a) => [a.status, a.cache, a.text])).toEqual(Array(3).fill([200, 'HIT', first.text]));
+    expect((await origin()).total).toBe(before.total + 1);
+    // Another instant is a copy of its own.
+    const other = await ask(proxy.port, { ...client, path: '/v1/pricing/at/2025-07-01T00:00:00Z' });
+    expect([other.status, other.cache]).toEqual([200, 'MISS']);
+    expect((await origin()).total).toBe(before.total + 2);
+  });
+
+  it('the change feed: one copy per query string, each a hit the second time', async () => {
+    const proxy = await nginx();
+    const client = { from: '127.0.0.21' };
+    // Two pages that differ whatever changes exist: their next cursors differ.
+    const pages = ['/v1/pricing/changes?limit=1', '/v1/pricing/changes?since=2999-01-01T00:00:00Z'];
+    const before = await origin();
+    const first = [];
+    for (const path of pages) first.push(await ask(proxy.port, { ...client, path }));
+    expect(first.map((a) => [a.status, a.cache])).toEqual([
+      [200, 'MISS'],
+      [200, 'MISS'],
+    ]);
+    // Two pages, two bodies, each kept apart and served as kept.
+    expect(first[0].text).not.toBe(first[1].text);
+    const again = [];
+    for (const path of pages) again.push(await ask(proxy.port, { ...client, path }));
+    expect(again.map((a) => [a.status, a.cache, a.text])).toEqual(first.map((a) => [200, 'HIT', a.text]));
+    expect((await origin()).total).toBe(before.total + 2);
+  });
+
+  it('a refusal (400, no-store) is never kept: each one reaches an instance', async () => {
+    const proxy = await nginx();
+    const client = { from: '127.0.0.22' };
+    const before = await origin();
+    for (const path of ['/v1/pricing/at/yesterday', '/v1/pricing/changes?limit=0']) {
+      const answers = [await ask(proxy.port, { ...client, path }), await ask(proxy.port, { ...client, path })];
+      expect(answers.map((a) => [path, a.status, a.cache, a.headers['cache-control']])).toEqual(
+        Array(2).fill([path, 400, 'MISS', 'no-store']),
+      );
+    }
+    expect(await origin()).toMatchObject({ total: before.total + 4, '400': (before['400'] ?? 0) + 4 });
   });
 
   // Last: it stops the instances.

@@ -22,8 +22,8 @@ const SHIPPED = {
   upstreams: '    server 10.0.0.11:3000;\n    server 10.0.0.12:3000;\n',
   listen: '    listen 80;\n',
   cacheDir: ' /var/cache/nginx/pricing ',
-  // Where the test-only expiry goes, when asked for.
-  cache: '        proxy_cache pricing;\n',
+  // Where the test-only expiry goes, when asked for: in the location of /v1/pricing only.
+  cache: '        proxy_cache_key $proxy_host/v1/pricing;\n',
 };
 
 export interface PricingConfValues {

@@ -34,4 +34,6 @@ export const ALL_MIGRATIONS = [
   'OneClock1764000011000',
   'ReadOnlyDryRun1764000012000',
   'InitialAvailabilityLogged1764000012100',
+  'GroupRoles1764000013000',
+  'VolumesGroupRole1764000013100',
 ];

@@ -8,6 +8,7 @@ const RESULT_LINE = 'EMBEDDED_POSTGRES ';
 
 export interface ChildEmbeddedDatabase {
   readonly url: string;
+  readonly writerUrl: string;
   readonly migrationUrl: string | undefined;
   readonly superuserUrl: string;
   /** What the prelude left in `globalThis.report`, or null. */
@@ -16,6 +17,8 @@ export interface ChildEmbeddedDatabase {
   output(): string;
   /** Stops the server and the child. */
   stop(): Promise<void>;
+  /** Ends the child at once (SIGKILL), its server left as it is: for a server that is gone already. */
+  kill(): Promise<void>;
 }
 
 /**
@@ -26,14 +29,14 @@ export interface ChildEmbeddedDatabase {
  */
 export function startEmbeddedPostgresInChild(
   dir: string,
-  options: { port?: number; prelude?: string } = {},
+  options: { port?: number; prelude?: string; onOutput?: (text: string) => void } = {},
 ): Promise<ChildEmbeddedDatabase> {
   const script = `
 ${options.prelude ?? ''}
 const { startEmbeddedPostgres } = require(process.argv[1]);
 startEmbeddedPostgres(process.argv[2], process.argv[3] ? { port: Number(process.argv[3]) } : {}).then(
   (db) => {
-    const result = { url: db.url, migrationUrl: db.migrationUrl, superuserUrl: db.superuserUrl, report: globalThis.report ?? null };
+    const result = { url: db.url, writerUrl: db.writerUrl, migrationUrl: db.migrationUrl, superuserUrl: db.superuserUrl, report: globalThis.report ?? null };
     process.stdout.write('${RESULT_LINE}' + JSON.stringify(result) + '\\n');
     process.stdin.on('end', () => db.stop().then(() => process.exit(0)));
     process.stdin.resume();
@@ -56,17 +59,26 @@ startEmbeddedPostgres(process.argv[2], process.argv[3] ? { port: Number(process.
     const exited = new Promise<void>((done) => child.once('exit', () => done()));
     let output = '';
     let started = false;
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      options.onOutput?.(chunk.toString());
+    });
     child.stdout.on('data', (chunk: Buffer) => {
       output += chunk.toString();
+      options.onOutput?.(chunk.toString());
       const found = new RegExp(`^${RESULT_LINE}(.+)\\n`, 'm').exec(output);
       if (started || !found) return;
       started = true;
       const result = JSON.parse(found[1]) as Pick<
         ChildEmbeddedDatabase,
-        'url' | 'migrationUrl' | 'superuserUrl' | 'report'
+        'url' | 'writerUrl' | 'migrationUrl' | 'superuserUrl' | 'report'
       >;
-      resolveStart({ ...result, output: () => output, stop: () => (child.stdin.end(), exited) });
+      resolveStart({
+        ...result,
+        output: () => output,
+        stop: () => (child.stdin.end(), exited),
+        kill: () => (child.kill('SIGKILL'), exited),
+      });
     });
     child.once('exit', (code) => reject(new Error(`embedded PostgreSQL exited (${code}): ${output}`)));
   });

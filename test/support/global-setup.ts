@@ -1,6 +1,3 @@
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import type * as Database from '@app/database';
 // Jest loads the global setup outside its module mapping: @app/... resolves here through
@@ -10,6 +7,7 @@ import type * as AppDatabase from '../../apps/control-plane/src/database/app-dat
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '../../apps/control-plane/src/database/embedded-postgres';
 /* eslint-enable no-restricted-imports */
 import { stopTestDatabase } from './global-teardown';
+import { passableTempDir } from './temp-dir';
 import { queryAt } from './sql';
 import {
   ADMIN_DATABASE_VARIABLE,
@@ -21,7 +19,7 @@ import {
 import { resolveAliases } from './typescript.cjs';
 
 /** The clock's settings of the tests' databases (price_book_clock). */
-export const TEST_CLOCK = `UPDATE price_book_clock SET publication_margin = interval '0', default_delay = interval '400 milliseconds'`;
+export const TEST_CLOCK = `UPDATE price_book_clock SET publication_margin = interval '0', default_delay = interval '600 milliseconds'`;
 
 /**
  * One PostgreSQL for the whole run: DATABASE_URL when set, else a throwaway embedded one. It is
@@ -34,7 +32,7 @@ export default async function globalSetup(): Promise<void> {
   let started: { embedded?: EmbeddedDatabase; dir: string } | undefined;
   try {
     if (!adminUrl) {
-      const dir = await mkdtemp(join(tmpdir(), 'pricing-test-pg-'));
+      const dir = await passableTempDir('pricing-test-pg');
       started = { dir };
       started.embedded = await startEmbeddedPostgres(dir);
       adminUrl = started.embedded.superuserUrl;
@@ -44,7 +42,7 @@ export default async function globalSetup(): Promise<void> {
     process.env[TEMPLATE_DATABASE_VARIABLE] = template;
     await queryAt(adminUrl, `CREATE DATABASE ${template}`);
     await migrate(withDatabase(adminUrl, template));
-    // A write takes effect 0.4 s after it begins, not a second (docs/decisions.md, "One
+    // A write takes effect 0.6 s after it begins, not a second (docs/decisions.md, "One
     // clock"): the suite does not wait a second per write. test/one-clock.e2e-spec.ts runs on the defaults.
     await queryAt(withDatabase(adminUrl, template), TEST_CLOCK);
     const [{ version }] = await queryAt<{ version: string }>(

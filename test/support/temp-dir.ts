@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -10,10 +10,21 @@ export interface TempDir {
   write(name: string, content: unknown): Promise<string>;
 }
 
-/** A directory of the file's own under the system's temporary one, removed in `afterAll`. */
+/**
+ * A new directory under the system's temporary one that other users may pass through but not list
+ * (0711, as a home folder): as root, the embedded PostgreSQL runs as the postgres user, which must
+ * pass through every folder above its data, and changes no folder it did not make itself.
+ */
+export async function passableTempDir(prefix: string): Promise<string> {
+  const path = await mkdtemp(join(tmpdir(), `${prefix}-`));
+  await chmod(path, 0o711);
+  return path;
+}
+
+/** A directory of the file's own under the system's temporary one (passableTempDir), removed in `afterAll`. */
 export function useTempDir(prefix: string): TempDir {
   let path: string | undefined;
-  beforeAll(async () => (path = await mkdtemp(join(tmpdir(), `${prefix}-`))));
+  beforeAll(async () => (path = await passableTempDir(prefix)));
   afterAll(() => (path ? rm(path, { recursive: true, force: true }) : undefined));
   const dir = {
     get path() {

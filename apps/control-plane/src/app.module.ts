@@ -41,12 +41,19 @@ export class AppModule {
             trustProxy: env.trustProxy,
             redisUrl: env.redisUrl,
             maxStalenessS: env.pricingMaxStalenessS,
+            checkpoint: env.checkpointKey && { origin: env.checkpointOrigin!, privateKey: env.checkpointKey },
           }),
         }),
         DatabaseModule.forRootAsync({
           inject: [AppConfig],
           useFactory: (env: AppConfig) => ({
-            ...appDatabaseOptions(databaseUrl, env.databaseTimeoutS, env.databaseMigrationTimeoutS),
+            ...appDatabaseOptions(
+              databaseUrl,
+              env.databaseTimeoutS,
+              env.databaseMigrationTimeoutS,
+              // The embedded default's roles are its own server's, unprefixed (embedded-postgres.ts).
+              env.databaseUrl === undefined ? undefined : env.databaseRolePrefix,
+            ),
             migrationUrl,
           }),
         }),

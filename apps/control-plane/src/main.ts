@@ -1,13 +1,16 @@
 import 'reflect-metadata';
 import { Logger, type INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { DatabaseConnection } from '@app/database';
-import { PriceBookService } from '@app/pricing';
+import { DatabaseConnection, dataSourceOptions } from '@app/database';
+import { PricingService } from '@app/pricing';
+import { withPriceBook } from '@app/pricing/cli';
 import { readFile } from 'node:fs/promises';
 import type { Server } from 'node:http';
+import { DataSource } from 'typeorm';
 import { AppModule } from './app.module';
-import { ConfigurationError, loadConfig } from './config/app-config';
+import { type AppConfig, ConfigurationError, loadConfig } from './config/app-config';
 import { configureExpress } from './configure-express';
+import { appDatabaseOptions } from './database/app-database';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './database/embedded-postgres';
 import { SAMPLE_PRICE_BOOK } from './database/sample-price-book';
 import { HttpDrain } from './lifecycle/http-drain';
@@ -15,11 +18,12 @@ import { ShutdownState } from './lifecycle/shutdown-state';
 import { appLogger } from './logging/logging';
 
 const logger = new Logger('Main');
-/** Said once at start, in production, while DATABASE_URL's role migrates and so owns the schema. */
+/** Said once at start, in production, when DATABASE_URL's role owns the schema (and so migrates it). */
 const SINGLE_ROLE_WARNING =
-  "DATABASE_MIGRATION_URL is unset: the service's own role (DATABASE_URL) migrates and owns the pricing schema, " +
-  'so it could disable or replace the triggers and rewrite the change log and the prices; set DATABASE_MIGRATION_URL ' +
-  'to a role that owns the schema and DATABASE_URL to one that does not (docs/operations.md, "Two roles: least privilege")';
+  "the service's own role (DATABASE_URL) owns the pricing schema and migrates it, so it could disable or replace " +
+  'the triggers and rewrite the change log and the prices; run the service as a member of pricing_reader, which ' +
+  'owns nothing, and migrate as the owner with DATABASE_MIGRATION_URL as a deploy step (docs/operations.md, ' +
+  '"Readers and writers")';
 /** How long the embedded default may take to be migrated before the sample book is loaded. */
 const EMBEDDED_READY_MS = 60_000;
 
@@ -65,10 +69,9 @@ async function main(): Promise<void> {
   if (config.databaseUrl === undefined) {
     logger.log(`DATABASE_URL is unset: using the embedded PostgreSQL in ${config.dataDir}`);
     started.embedded = startEmbeddedPostgres(config.dataDir);
-  } else if (config.databaseMigrationUrl === undefined && config.nodeEnv === 'production') {
-    logger.warn(SINGLE_ROLE_WARNING);
   }
-  // The app runs as the runtime role; migrations run as the migration role, when there is one.
+  // The app runs as DATABASE_URL's role (the embedded default's reader); migrations run as the
+  // migration role, when there is one.
   const database = config.databaseUrl
     ? { url: config.databaseUrl, migrationUrl: config.databaseMigrationUrl }
     : await started.embedded!;
@@ -82,7 +85,15 @@ async function main(): Promise<void> {
   try {
     configureExpress(app, config);
     await app.init();
-    if (started.embedded) await loadSampleBookIfEmpty(app);
+    if (config.databaseUrl && !config.databaseMigrationUrl && config.nodeEnv === 'production') {
+      // Known once connected: a reader (the intended set-up) is not warned of.
+      const connection = app.get(DatabaseConnection);
+      void connection.whenReady().then(
+        () => connection.runsWithOwnerRights && logger.warn(SINGLE_ROLE_WARNING),
+        () => undefined,
+      );
+    }
+    if (started.embedded) await loadSampleBookIfEmpty(app, (await started.embedded).writerUrl, config);
     if (stopping) return;
     await app.listen(config.port, config.host);
   } catch (error) {
@@ -98,16 +109,35 @@ async function main(): Promise<void> {
   logger.log(`listening on http://${config.host}:${config.port}`);
 }
 
-/** The embedded default's first start: the sample price book goes into an empty database. */
-async function loadSampleBookIfEmpty(app: INestApplication): Promise<void> {
+/**
+ * The embedded default's first start: the sample price book goes into an empty database, written
+ * as the embedded writer (the service's own role only reads), on a connection opened for it.
+ */
+async function loadSampleBookIfEmpty(app: INestApplication, writerUrl: string, config: AppConfig): Promise<void> {
   await app.get(DatabaseConnection).whenReady(EMBEDDED_READY_MS);
   const book: unknown = JSON.parse(await readFile(SAMPLE_PRICE_BOOK, 'utf8'));
-  const loaded = await app.get(PriceBookService).applyIfEmpty(book, {
-    actor: 'control-plane',
-    reason: 'the sample price book, loaded into an empty embedded database',
+  const writer = new DataSource({
+    ...dataSourceOptions({ ...appDatabaseOptions(writerUrl, config.databaseTimeoutS), poolSize: 1 }),
+    logging: false,
   });
-  if (!loaded) return;
-  logger.log(`loaded the sample price book (${loaded.inserted} prices)`);
+  await writer.initialize();
+  try {
+    const loaded = await withPriceBook(writer, (priceBook) =>
+      priceBook.applyIfEmpty(book, {
+        actor: 'control-plane',
+        reason: 'the sample price book, loaded into an empty embedded database',
+      }),
+    );
+    if (!loaded) return;
+    logger.log(`loaded the sample price book (${loaded.inserted} prices)`);
+    // As PriceBookService in the app would (PricingModuleHost.afterWrite): read back, then wait
+    // for the write's publication instant, so that the first answer has the sample prices.
+    await app.get(PricingService).refresh();
+    const wait = loaded.instant.getTime() + 1 - Date.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+  } finally {
+    await writer.destroy();
+  }
 }
 
 main().catch((error: unknown) => {

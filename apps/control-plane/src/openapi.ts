@@ -1,6 +1,7 @@
 import { Injectable, type INestApplication, type OnModuleInit } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
+import { answerPreparedRequest, prepareAnswers, type PreparedAnswers } from '@app/pricing';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { sendErrorEnvelope } from './errors/error-envelope';
 import { ApiErrorCode } from './errors/api-error';
@@ -49,6 +50,26 @@ function guardDocs(req: IncomingMessage & { path?: string }, res: ServerResponse
   if (DOCS_FILES.has(req.path ?? '')) return next();
   sendErrorEnvelope(res, 404, ApiErrorCode.NotFound, 'no such resource');
 }
+/**
+ * `/openapi.json`'s caching: a client keeps it and revalidates every time (a 304 while the
+ * deployed version is the same), so a new version is seen at once. `private`: its answers carry
+ * the request's `X-Request-Id` (it is logged as any route), which a shared cache must not hand to
+ * others (docs/operations.md, "OpenAPI").
+ */
+const DOCUMENT_CACHE_CONTROL = 'private, no-cache';
+
+/**
+ * GET and HEAD of `/openapi.json`: the document's bytes, weak ETag and gzip and brotli prepared
+ * once at start, answered as the price list is (If-None-Match, If-Match, Accept-Encoding).
+ */
+function serveDocument(answers: PreparedAnswers) {
+  return (req: IncomingMessage, res: ServerResponse): void => {
+    const answer = answerPreparedRequest(req.method ?? 'GET', req.headers, answers);
+    res.writeHead(answer.status, answer.headers);
+    res.end(answer.body);
+  };
+}
+
 /** The name of the bearer scheme in `components.securitySchemes`, as `@ApiBearerAuth()` refers to it. */
 export const BEARER_SCHEME = 'bearer';
 
@@ -86,14 +107,17 @@ export class ApiDocs implements OnModuleInit {
     this.app = app;
   }
 
-  onModuleInit(): void {
+  async onModuleInit(): Promise<void> {
     if (!this.app) return;
+    const document = openApiDocument(this.app);
+    const answers = await prepareAnswers(
+      Buffer.from(JSON.stringify(document)),
+      { 'cache-control': DOCUMENT_CACHE_CONTROL, vary: 'Accept-Encoding' },
+      { lastChangedMs: null, previousChangeMs: null, builtForMs: Date.now() },
+    );
+    this.app.getHttpAdapter().get(OPENAPI_PATH, serveDocument(answers));
     // Ahead of SwaggerModule's routes and static files: Express runs them in order.
     (this.app as NestExpressApplication).use(DOCS_PATH, guardDocs);
-    SwaggerModule.setup(DOCS_PATH, this.app, openApiDocument(this.app), {
-      jsonDocumentUrl: OPENAPI_PATH,
-      raw: ['json'],
-      customSiteTitle: 'Control plane API',
-    });
+    SwaggerModule.setup(DOCS_PATH, this.app, document, { raw: false, customSiteTitle: 'Control plane API' });
   }
 }

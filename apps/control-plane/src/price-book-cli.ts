@@ -5,7 +5,9 @@ import { dirname, join, resolve } from 'node:path';
 import { Writable } from 'node:stream';
 import {
   dataSourceOptions,
+  GroupRolesMissingError,
   isAnswered,
+  SchemaBehindError,
   migrateDatabase,
   pendingMigrations,
   type DatabaseModuleOptions,
@@ -84,8 +86,16 @@ interface RunState {
   writes: boolean;
 }
 
-/** The control plane's configuration errors: their own exit code (7). */
-const EXPLAINED = [{ type: ConfigurationError, exit: EXIT.configuration, code: 'CONFIGURATION' }];
+/**
+ * The host's errors the CLI ends with as they are: a configuration refused, and the database's group
+ * roles missing (a DBA's one-time step: docs/operations.md, "Readers and writers"), exit 7; a schema
+ * behind the code that this role may not migrate, exit 8, as any command that does not migrate.
+ */
+const EXPLAINED = [
+  { type: ConfigurationError, exit: EXIT.configuration, code: 'CONFIGURATION' },
+  { type: GroupRolesMissingError, exit: EXIT.configuration, code: 'GROUP_ROLES_MISSING' },
+  { type: SchemaBehindError, exit: EXIT.notMigrated, code: 'SCHEMA_NOT_MIGRATED' },
+];
 
 /**
  * The price book CLI (`npm run -s pricing -- <command>`; docs/price-book-cli.md): the command line
@@ -176,7 +186,12 @@ async function run(
   )) as DatabaseCommand;
   // The book is read: its bar goes before anything else is said.
   progress.stop();
-  const config = configuration();
+  // `migrate` as a deploy step needs only the owner's URL: it then runs as that role alone
+  // (migrateDatabase: the same URL twice grants the group roles and checks no runtime role).
+  const config =
+    line.command === 'migrate' && !io.env.DATABASE_URL && io.env.DATABASE_MIGRATION_URL
+      ? loadConfig({ ...io.env, DATABASE_URL: io.env.DATABASE_MIGRATION_URL })
+      : configuration();
   // Diagnostics (PostgreSQL, the database) as log lines on stderr; results stay text. Those of
   // starting the embedded PostgreSQL are held until the target is said: it comes first.
   const held = new HeldLines(io.stderr);
@@ -199,11 +214,17 @@ async function run(
     held.release();
     throw error;
   }
-  const url = config.databaseUrl ?? embedded!.url;
+  // The embedded default's CLI runs as its writer login (the service, as its reader).
+  const url = config.databaseUrl ?? embedded!.writerUrl;
   // Migrations run as the migration role when there is one (DATABASE_MIGRATION_URL, or the
-  // embedded default's owner role); the command itself runs as the runtime role.
+  // embedded default's owner role); the command itself runs as DATABASE_URL's role.
   const databaseOptions: DatabaseModuleOptions = {
-    ...appDatabaseOptions(url, config.databaseTimeoutS, config.databaseMigrationTimeoutS),
+    ...appDatabaseOptions(
+      url,
+      config.databaseTimeoutS,
+      config.databaseMigrationTimeoutS,
+      embedded ? undefined : config.databaseRolePrefix,
+    ),
     migrationUrl: embedded ? embedded.migrationUrl : config.databaseMigrationUrl,
     applicationName: applicationName(line.command, command),
   };

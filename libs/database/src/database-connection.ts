@@ -4,23 +4,28 @@ import { DataSource } from 'typeorm';
 import { clientConfig, timedClientClass } from './data-source-options';
 import { DATABASE_OPTIONS, type DatabaseModuleOptions } from './database.options';
 import { MigrationTimeoutError } from './migrate';
-import { migrateDatabase } from './migrate-database';
+import { migrateSchema, SchemaBehindError, type MigrationRun } from './migrate-database';
 import type { TimedClient } from './timed-client';
 
 /**
- * `connecting`: not connected or not migrated yet (retrying); `ready`: connected and migrated
- * (the pool reconnects by itself after that); `failed`: a migration overran its time limit, and is
- * not tried again; `stopped`: the app is shutting down.
+ * `connecting`: not connected or not migrated yet (retrying); `behind`: connected, but the schema
+ * lacks migrations that this role may not run (SchemaBehindError: said once, checked again quietly
+ * until a deploy step has run them); `ready`: connected and migrated (the pool reconnects by itself
+ * after that); `failed`: a migration overran its time limit, and is not tried again; `stopped`: the
+ * app is shutting down.
  */
-export type DatabaseState = 'connecting' | 'ready' | 'failed' | 'stopped';
+export type DatabaseState = 'connecting' | 'behind' | 'ready' | 'failed' | 'stopped';
 
 const RETRY_MS = 2_000;
 
 /**
  * The one owner of the database's lifecycle. It connects in the background, so that the app
  * listens even while PostgreSQL cannot be reached, retries until it can, migrates under an
- * advisory lock (as the migration role when there is one: migrateDatabase), then publishes `ready`. Everything else observes `state$`; nobody else
- * connects, migrates or disconnects the DataSource.
+ * advisory lock (as the migration role when there is one, else only what is pending and only when
+ * its role may: migrateDatabase), then publishes `ready`. A schema behind the code that this role
+ * may not migrate is `behind`: logged once, and checked again every 2 s, quietly, so that the
+ * instance is ready once a deploy step has migrated (never a loop of failed migrations). Everything
+ * else observes `state$`; nobody else connects, migrates or disconnects the DataSource.
  *
  * Closing the app stops it and leaves nothing running: no retry, no migration, and no pool
  * opened by an attempt still in flight (close() waits for it, at most the database timeout).
@@ -40,7 +45,11 @@ export class DatabaseConnection implements OnApplicationBootstrap, OnApplication
   /** The DataSource's initialize() in flight, if any. */
   private initializing: Promise<unknown> | undefined;
   /** A migration in flight, if any (with a migration role, on a connection of its own). */
-  private migrating: Promise<string[]> | undefined;
+  private migrating: Promise<MigrationRun> | undefined;
+  /** Once ready: whether the app's own role has the schema owner's rights (no migration role). */
+  private ownerRights = false;
+  /** While `behind`: the migrations the schema lacks. */
+  private lacking: readonly string[] = [];
 
   constructor(
     private readonly dataSource: DataSource,
@@ -52,11 +61,25 @@ export class DatabaseConnection implements OnApplicationBootstrap, OnApplication
   }
 
   /**
+   * Once ready, without a migration role: whether the app's own role (`url`'s) owns the schema, or
+   * has its rights (a superuser, a member of the owner), and so could rewrite what its triggers
+   * guard (main.ts warns of it in production).
+   */
+  get runsWithOwnerRights(): boolean {
+    return this.ownerRights;
+  }
+
+  /** While the schema is behind the code (`behind`), the migrations it lacks, in order; else none. */
+  get pendingMigrations(): readonly string[] {
+    return this.state.value === 'behind' ? this.lacking : [];
+  }
+
+  /**
    * Resolves once the database is connected and migrated; rejects if the app stops first, or
    * after `timeoutMs` when one is given.
    */
   async whenReady(timeoutMs?: number): Promise<void> {
-    const settled = this.state$.pipe(filter((s) => s !== 'connecting'));
+    const settled = this.state$.pipe(filter((s) => s !== 'connecting' && s !== 'behind'));
     const state = await firstValueFrom(
       timeoutMs === undefined
         ? settled
@@ -107,18 +130,21 @@ export class DatabaseConnection implements OnApplicationBootstrap, OnApplication
 
   private async connect(): Promise<void> {
     let reported = false;
-    while (this.state.value === 'connecting') {
+    let behindReported = false;
+    while (this.state.value === 'connecting' || this.state.value === 'behind') {
       try {
         if (!this.dataSource.isInitialized) {
           this.initializing = this.dataSource.initialize();
           await this.initializing.finally(() => (this.initializing = undefined));
         }
         // Stopped while connecting: no migration; onApplicationShutdown closes what this opened.
-        if (this.state.value !== 'connecting') return;
-        this.migrating = migrateDatabase(this.dataSource, this.options);
-        const applied = await this.migrating.finally(() => (this.migrating = undefined));
+        if (this.state.value !== 'connecting' && this.state.value !== 'behind') return;
+        this.migrating = migrateSchema(this.dataSource, this.options);
+        const { applied, ownerRights } = await this.migrating.finally(() => (this.migrating = undefined));
+        this.ownerRights = ownerRights;
         if (applied.length > 0) this.logger.log(`migrated: ${applied.join(', ')}`);
-        if (this.state.value === 'connecting') this.state.next('ready');
+        if (this.state.value === 'behind') this.logger.log('the schema has its migrations now: ready');
+        if (this.state.value === 'connecting' || this.state.value === 'behind') this.state.next('ready');
         return;
       } catch (error) {
         if (error instanceof MigrationTimeoutError) {
@@ -126,10 +152,17 @@ export class DatabaseConnection implements OnApplicationBootstrap, OnApplication
           this.logger.error(
             `${error.message}; not retried: run \`npm run migrate\` with a longer DATABASE_MIGRATION_TIMEOUT_S, then restart`,
           );
-          if (this.state.value === 'connecting') this.state.next('failed');
+          this.state.next('failed');
           return;
         }
-        if (!reported) {
+        if (error instanceof SchemaBehindError) {
+          // Not this instance's to fix: said once; readiness names what is pending meanwhile.
+          this.lacking = error.pending;
+          if (!behindReported)
+            this.logger.error(`${error.message}; not ready until then (checked every ${RETRY_MS / 1000} s)`);
+          behindReported = true;
+          if (this.state.value === 'connecting') this.state.next('behind');
+        } else if (!reported) {
           this.logger.warn(`database not ready, retrying every ${RETRY_MS / 1000} s: ${(error as Error).message}`);
           reported = true;
         }

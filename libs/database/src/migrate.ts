@@ -52,25 +52,24 @@ export class MigrationLockBusyError extends Error {
 }
 
 /**
- * What the migration role grants the runtime role once it has migrated: `functions` (the
- * migrations' grant functions, DatabaseModuleOptions.runtimeGrants), each called with `role`.
+ * What the migration role grants once it has migrated: each function of the migrations
+ * (DatabaseModuleOptions.roleGrants), called with its group roles, named as PostgreSQL spells
+ * them (the prefix applied); every one of those roles may read the migrations table.
  */
-export interface RuntimeGrant {
-  /** The runtime role's name, as PostgreSQL spells it (its `current_user`). */
-  readonly role: string;
-  readonly functions: readonly string[];
+export interface GroupGrants {
+  readonly grants: readonly { readonly function: string; readonly roles: readonly string[] }[];
 }
 
 /**
  * Runs the pending migrations, each in its own transaction, on one connection holding a session
  * advisory lock, with the time limits of `limits` on that connection (set back before it returns
- * to the pool). With `grant`, the runtime role is then granted what it needs, still under the
+ * to the pool). With `grant`, the group roles are then granted what they need, still under the
  * lock (instances starting together never grant at once: concurrent GRANTs of one table fail).
  */
 export async function migrateUnderLock(
   dataSource: DataSource,
   limits: MigrationLimits,
-  grant?: RuntimeGrant,
+  grant?: GroupGrants,
 ): Promise<string[]> {
   const runner = dataSource.createQueryRunner();
   const client = (await runner.connect()) as TimedClient;
@@ -86,7 +85,7 @@ export async function migrateUnderLock(
     const executor = new MigrationExecutor(dataSource, runner);
     executor.transaction = 'each';
     const applied = await executor.executePendingMigrations();
-    if (grant) await grantRuntimeRole(runner, dataSource.options.migrationsTableName ?? 'migrations', grant);
+    if (grant) await grantGroupRoles(runner, dataSource.options.migrationsTableName ?? 'migrations', grant);
     return applied.map((migration) => migration.name);
   } catch (error) {
     if (!isTimeLimit(error)) throw error;
@@ -102,20 +101,26 @@ export async function migrateUnderLock(
 }
 
 /**
- * One transaction, so that the runtime role never sees a moment without its privileges (each
- * grant function revokes before it grants): SELECT on the migrations table (the CLI's read-only
- * commands check it) and nothing else of it, then each grant function.
+ * One transaction, so that no group role ever sees a moment without its privileges (each grant
+ * function revokes before it grants): on the migrations table, whatever any role but its owner
+ * holds is revoked and each group role may SELECT it (the service and the CLI check for pending
+ * migrations), then each grant function.
  */
-async function grantRuntimeRole(runner: QueryRunner, migrationsTable: string, grant: RuntimeGrant): Promise<void> {
-  const role = escapeIdentifier(grant.role);
+async function grantGroupRoles(runner: QueryRunner, migrationsTable: string, grant: GroupGrants): Promise<void> {
   const table = escapeIdentifier(migrationsTable);
   await runner.startTransaction();
   try {
-    await runner.query(`REVOKE ALL ON ${table} FROM ${role}`);
-    await runner.query(`GRANT SELECT ON ${table} TO ${role}`);
-    for (const name of grant.functions) {
+    const held = (await runner.query(
+      `SELECT DISTINCT CASE x.grantee WHEN 0 THEN 'PUBLIC' ELSE quote_ident(pg_get_userbyid(x.grantee)) END AS grantee
+         FROM pg_class c, aclexplode(c.relacl) x WHERE c.oid = $1::regclass AND x.grantee <> c.relowner`,
+      [migrationsTable],
+    )) as { grantee: string }[];
+    for (const { grantee } of held) await runner.query(`REVOKE ALL ON ${table} FROM ${grantee}`);
+    const roles = [...new Set(grant.grants.flatMap((g) => g.roles))];
+    if (roles.length > 0) await runner.query(`GRANT SELECT ON ${table} TO ${roles.map(escapeIdentifier).join(', ')}`);
+    for (const { function: name, roles: args } of grant.grants) {
       if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`${JSON.stringify(name)} is no grant function's name`);
-      await runner.query(`SELECT ${name}($1::name)`, [grant.role]);
+      await runner.query(`SELECT ${name}(${args.map((_, i) => `$${i + 1}::name`).join(', ')})`, [...args]);
     }
     await runner.commitTransaction();
   } catch (error) {

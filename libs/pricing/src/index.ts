@@ -3,12 +3,18 @@
 // book CLI from `@app/pricing/cli`, the migrations from `@app/pricing/migrations`, test support
 // from `@app/pricing/testing`.
 export { PricingModule } from './pricing.module';
-export type { PricingModuleOptions, TrustProxy } from './options/pricing-options';
+export type { CheckpointSigning, PricingModuleOptions, TrustProxy } from './options/pricing-options';
 export { PricingService } from './services/pricing.service';
 export { PriceBookService, type ImportResult } from './services/price-book.service';
 export { PricingMetrics } from './metrics/pricing-metrics';
 export { PRICE_LIST_PATH } from './http/pricing.controller';
 export { RETRY_AFTER_UNAVAILABLE_S } from './rendering/price-list-response';
+
+// A host's own JSON answered as the list is (the host's `/openapi.json`): prepared once (a weak
+// ETag, gzip and brotli, off the event loop), then 200, 304 or 412 per request with the coding
+// Accept-Encoding prefers (docs/decisions.md, "ETag and conditional requests", "Compression").
+export { prepareAnswers, type PreparedAnswers, type PlainResponse } from './rendering/price-list-response';
+export { answerPriceListRequest as answerPreparedRequest } from './http/answer-price-list-request';
 
 // Errors: every one is a PricingError; branch on its `code` (docs/using-pricing.md, "Errors"), and
 // map it to an HTTP status with PRICING_ERROR_STATUS.
@@ -22,6 +28,7 @@ export {
   InvalidUsageError,
   PriceBookRefusedError,
   PublicationMissedError,
+  PriceBookWriteDeniedError,
   RateLimitedError,
   PriceBookCommittedError,
   PriceBookCommitUnknownError,
@@ -33,7 +40,16 @@ export { PriceBookFileError } from './cli/price-book-file';
 export { PriceBookUsageError } from './cli/command-line';
 
 // What PricingService answers, and takes.
-export type { Price, PriceLookup, PriceQuery, QuoteLookup, UsageQuery, UsageCost } from './services/pricing.types';
+export type {
+  AsRecorded,
+  Price,
+  PriceLookup,
+  PriceQuery,
+  QuoteLookup,
+  RecordedQuery,
+  UsageQuery,
+  UsageCost,
+} from './services/pricing.types';
 export type { TimeUsage, MeteredEvent } from './core/usage';
 export { roundForInvoice, sumCosts } from './core/usage';
 export type {

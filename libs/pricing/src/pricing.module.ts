@@ -12,6 +12,7 @@ import { PriceBookHost } from './services/price-book-host';
 import { PricingModuleHost } from './services/pricing-module-host';
 import { PRICING_OPTIONS, resolvePricingOptions, type PricingModuleOptions } from './options/pricing-options';
 import { PricingService } from './services/pricing.service';
+import { CheckpointAnswers } from './snapshot/checkpoint-answers';
 import { PastAnswers } from './snapshot/past-answers';
 import { PriceBookLoader } from './snapshot/price-book-loader';
 import { PriceBookListener } from './snapshot/price-book-listener';
@@ -37,6 +38,7 @@ const PROVIDERS: Provider[] = [
   PriceBookLoader,
   PricingState,
   PastAnswers,
+  CheckpointAnswers,
   PriceBookListener,
   PriceListAnswerCounts,
   PriceListRateLimiter,

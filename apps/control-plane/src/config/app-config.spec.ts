@@ -1,3 +1,7 @@
+import { generateKeyPairSync } from 'node:crypto';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { ConfigurationError, loadConfig } from './app-config';
 
 function problemsOf(env: Record<string, string>): readonly string[] {
@@ -15,6 +19,7 @@ describe('loadConfig', () => {
     expect({ ...loadConfig({}) }).toEqual({
       databaseUrl: undefined,
       databaseMigrationUrl: undefined,
+      databaseRolePrefix: undefined,
       nodeEnv: undefined,
       dataDir: '.data',
       port: 3000,
@@ -35,6 +40,8 @@ describe('loadConfig', () => {
       logLevel: 'info',
       logFormat: 'json',
       metricsPort: 9464,
+      checkpointKey: undefined,
+      checkpointOrigin: undefined,
     });
   });
 
@@ -42,6 +49,7 @@ describe('loadConfig', () => {
     const config = loadConfig({
       DATABASE_URL: 'postgres://u:p@db:5432/pricing',
       DATABASE_MIGRATION_URL: 'postgresql://owner:q@db:5432/pricing',
+      DATABASE_ROLE_PREFIX: 'staging_',
       DATA_DIR: '/var/lib/pricing',
       PORT: '8080',
       HOST: '127.0.0.1',
@@ -66,6 +74,7 @@ describe('loadConfig', () => {
     expect({ ...config }).toEqual({
       databaseUrl: 'postgres://u:p@db:5432/pricing',
       databaseMigrationUrl: 'postgresql://owner:q@db:5432/pricing',
+      databaseRolePrefix: 'staging_',
       nodeEnv: 'production',
       dataDir: '/var/lib/pricing',
       port: 8080,
@@ -86,6 +95,8 @@ describe('loadConfig', () => {
       logLevel: 'debug',
       logFormat: 'pretty',
       metricsPort: 9100,
+      checkpointKey: undefined,
+      checkpointOrigin: undefined,
     });
   });
 
@@ -172,6 +183,52 @@ describe('loadConfig', () => {
     ]);
   });
 
+  it('takes DATABASE_ROLE_PREFIX as the start of a lower-case PostgreSQL name, nothing else', () => {
+    for (const prefix of ['staging_', 'a', '_x9', 'p'.repeat(40)]) {
+      expect(problemsOf({ DATABASE_ROLE_PREFIX: prefix })).toEqual([]);
+    }
+    expect(loadConfig({ DATABASE_ROLE_PREFIX: '' }).databaseRolePrefix).toBeUndefined();
+    for (const prefix of ['Staging_', '9a', 'a-b', 'a b', 'a"; DROP ROLE x; --', 'p'.repeat(41), 'é']) {
+      expect(problemsOf({ DATABASE_ROLE_PREFIX: prefix })).toEqual([
+        'DATABASE_ROLE_PREFIX must be 1 to 40 lower-case letters, digits and _, not starting with a digit',
+      ]);
+    }
+  });
+
+  it('with NODE_ENV=production, refuses DATABASE_URL and DATABASE_MIGRATION_URL naming two databases, naming both', () => {
+    const production = { NODE_ENV: 'production', DATABASE_URL: 'postgres://app:secret@db.internal:5432/pricing' };
+    const problems = (migration: string) => problemsOf({ ...production, DATABASE_MIGRATION_URL: migration });
+    // One database: other roles, other passwords, the default port written or not, the host's case.
+    expect(problems('postgres://owner:other@db.internal/pricing')).toEqual([]);
+    expect(problems('postgresql://owner@DB.internal:5432/pricing?sslmode=require')).toEqual([]);
+    // Two: another database name, port or host.
+    for (const [migration, named] of [
+      ['postgres://owner:q@db.internal/pricing_staging', 'db.internal:5432/pricing_staging'],
+      ['postgres://owner:q@db.internal:5433/pricing', 'db.internal:5433/pricing'],
+      ['postgres://owner:q@db-replica.internal/pricing', 'db-replica.internal:5432/pricing'],
+      ['postgres://owner:q@db.internal', 'db.internal:5432/owner'], // no database: libpq's default, the user's name
+    ]) {
+      expect(problems(migration)).toEqual([
+        `DATABASE_MIGRATION_URL names another database (${named}, not db.internal:5432/pricing) than DATABASE_URL: ` +
+          'with NODE_ENV=production both must name one database (the same host, port and database name, as written), ' +
+          'or the service would read a database its migrations never touched',
+      ]);
+    }
+    expect(problems('postgres://owner:q@db.internal/other').join()).not.toContain('secret');
+    // Not in development, where a host may be written two ways (localhost, 127.0.0.1).
+    expect(
+      problemsOf({
+        DATABASE_URL: 'postgres://app:p@localhost/pricing',
+        DATABASE_MIGRATION_URL: 'postgres://owner:q@127.0.0.1/pricing',
+      }),
+    ).toEqual([]);
+    // A URL no parser reads is refused by its own rule, once.
+    expect(problems('postgres://u:pw@127.0.0.1:99999/pricing')).toEqual([
+      'DATABASE_MIGRATION_URL is not a URL that can be parsed (check its port and brackets)',
+    ]);
+    expect(problems('postgres://owner@db.internal/%E0%A4%A')).toHaveLength(1);
+  });
+
   it('turns the metrics server off with METRICS_PORT=off', () => {
     expect(loadConfig({ METRICS_PORT: 'off' }).metricsPort).toBe('off');
   });
@@ -180,6 +237,80 @@ describe('loadConfig', () => {
     expect(problemsOf({ PORT: 'x', PRICING_RATE_LIMIT: '0' }).map((p) => p.split(' ')[0])).toEqual([
       'PORT',
       'PRICING_RATE_LIMIT',
+    ]);
+  });
+});
+
+describe('the checkpoint key (PRICING_CHECKPOINT_KEY_FILE, PRICING_CHECKPOINT_ORIGIN)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'checkpoint-key-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const file = (name: string, text: string | Buffer, mode = 0o600) => {
+    const path = join(dir, name);
+    writeFileSync(path, text, { mode });
+    chmodSync(path, mode); // whatever the umask
+    return path;
+  };
+  const pem = (type: 'ed25519' | 'x25519') =>
+    generateKeyPairSync(type as 'ed25519').privateKey.export({ format: 'pem', type: 'pkcs8' }) as string;
+  const ORIGIN = 'pricing.example.com/v1/pricing';
+
+  it('reads an Ed25519 key in PKCS#8 PEM, with its name', () => {
+    const config = loadConfig({
+      PRICING_CHECKPOINT_KEY_FILE: file('good.pem', pem('ed25519')),
+      PRICING_CHECKPOINT_ORIGIN: ORIGIN,
+    });
+    expect(config.checkpointKey?.asymmetricKeyType).toBe('ed25519');
+    expect(config.checkpointKey?.type).toBe('private');
+    expect(config.checkpointOrigin).toBe(ORIGIN);
+    // Readable by others (a mounted secret's 0644) is taken; writable by others is not.
+    expect(
+      problemsOf({
+        PRICING_CHECKPOINT_KEY_FILE: file('shared.pem', pem('ed25519'), 0o644),
+        PRICING_CHECKPOINT_ORIGIN: ORIGIN,
+      }),
+    ).toEqual([]);
+  });
+
+  it.each([
+    ['a missing file', () => join(dir, 'missing.pem'), 'PRICING_CHECKPOINT_KEY_FILE cannot be read (ENOENT)'],
+    ['a directory', () => dir, 'PRICING_CHECKPOINT_KEY_FILE is not a regular file'],
+    ['a device', () => '/dev/zero', 'PRICING_CHECKPOINT_KEY_FILE is not a regular file'],
+    [
+      'a file others may write',
+      () => file('writable.pem', pem('ed25519'), 0o666),
+      'PRICING_CHECKPOINT_KEY_FILE may be written by others than its owner (mode 666): chmod 600 it',
+    ],
+    [
+      'a file too large',
+      () => file('large.pem', Buffer.alloc(20_000, 65)),
+      'PRICING_CHECKPOINT_KEY_FILE is larger than any key file',
+    ],
+    [
+      'a key of another kind',
+      () => file('x25519.pem', pem('x25519')),
+      'PRICING_CHECKPOINT_KEY_FILE holds no Ed25519 private key in PKCS#8 PEM (make one with `npm run -s pricing -- keygen`)',
+    ],
+    [
+      'no key at all',
+      () => file('text.pem', 'hello'),
+      'PRICING_CHECKPOINT_KEY_FILE holds no Ed25519 private key in PKCS#8 PEM (make one with `npm run -s pricing -- keygen`)',
+    ],
+  ])('refuses %s', (_what, path, problem) => {
+    expect(problemsOf({ PRICING_CHECKPOINT_KEY_FILE: path(), PRICING_CHECKPOINT_ORIGIN: ORIGIN })).toEqual([problem]);
+  });
+
+  it('needs a name that is a key name with the key, and no name without it', () => {
+    const key = file('named.pem', pem('ed25519'));
+    expect(problemsOf({ PRICING_CHECKPOINT_KEY_FILE: key })).toEqual([
+      'PRICING_CHECKPOINT_ORIGIN is required with PRICING_CHECKPOINT_KEY_FILE: the key’s name, as given to keygen',
+    ]);
+    for (const origin of ['pricing example', 'a+b', '', 'x'.repeat(257)]) {
+      expect(problemsOf({ PRICING_CHECKPOINT_KEY_FILE: key, PRICING_CHECKPOINT_ORIGIN: origin })).toEqual([
+        'PRICING_CHECKPOINT_ORIGIN must be a key name: printable, no space, no "+", at most 256 characters',
+      ]);
+    }
+    expect(problemsOf({ PRICING_CHECKPOINT_ORIGIN: ORIGIN })).toEqual([
+      'PRICING_CHECKPOINT_ORIGIN names the key of PRICING_CHECKPOINT_KEY_FILE, which is not set',
     ]);
   });
 });

@@ -13,9 +13,13 @@ import {
   validateSync,
   type ValidationOptions,
 } from 'class-validator';
+import { KeyObject } from 'node:crypto';
 import type { TrustProxy } from '@app/pricing';
+// The CLI's entry point: loading @app/pricing would load Swagger, Redis and metrics into every command.
+import { isKeyName } from '@app/pricing/cli';
 import compileTrust from 'proxy-addr';
 import { constraintMessages } from '../validation';
+import { readCheckpointKey } from './checkpoint-key';
 
 // Each property reads one environment variable (@Expose's name), is checked by the decorators
 // below it and has its default as its initializer: a new variable is one new property here.
@@ -50,6 +54,41 @@ const ParsableUrl = (name: string) =>
     },
     { message: `${name} is not a URL that can be parsed (check its port and brackets)` },
   );
+
+/**
+ * Where a PostgreSQL URL connects, as pg reads it, without its credentials: host (lower case; a
+ * `host` parameter wins, as for a socket directory), port (5432 by default) and database (the
+ * user's name by default, as libpq's). `undefined` for what `new URL` cannot read.
+ */
+function databaseOf(url: string): string | undefined {
+  if (!URL.canParse(url)) return undefined;
+  const parsed = new URL(url);
+  const host = parsed.searchParams.get('host') ?? (decoded(parsed.hostname).toLowerCase() || 'localhost');
+  const port = parsed.searchParams.get('port') ?? (parsed.port || '5432');
+  const database = decoded(parsed.pathname.slice(1)) || decoded(parsed.username);
+  return `${host}:${port}/${database}`;
+}
+
+/** Percent-decoded text, or the text as it is where its escapes are no UTF-8 (decodeURIComponent would throw). */
+function decoded(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
+/**
+ * `host:port/database of the migration URL, not host:port/database of the service's` when the two
+ * URLs name two databases; `undefined` when they name one, or either is missing or unreadable
+ * (other rules say so).
+ */
+function databasesDiffer(databaseUrl: string | undefined, migrationUrl: unknown): string | undefined {
+  if (databaseUrl === undefined || typeof migrationUrl !== 'string') return undefined;
+  const [service, migrations] = [databaseOf(databaseUrl), databaseOf(migrationUrl)];
+  if (service === undefined || migrations === undefined || service === migrations) return undefined;
+  return `${migrations}, not ${service}`;
+}
 
 const TOKEN_LIST = /^[A-Za-z0-9._~+/=-]{16,}(,[A-Za-z0-9._~+/=-]{16,})*$/;
 
@@ -92,7 +131,39 @@ export class AppConfig {
   )
   @Matches(POSTGRES_URL, { message: 'DATABASE_MIGRATION_URL must be a postgres:// or postgresql:// URL' })
   @ParsableUrl('DATABASE_MIGRATION_URL')
+  @ValidateBy(
+    {
+      name: 'sameDatabase',
+      validator: {
+        validate: (value: unknown, args) => {
+          const config = args?.object as AppConfig;
+          return config.nodeEnv !== 'production' || databasesDiffer(config.databaseUrl, value) === undefined;
+        },
+      },
+    },
+    {
+      message: ({ object, value }) =>
+        `DATABASE_MIGRATION_URL names another database (${databasesDiffer((object as AppConfig).databaseUrl, value)}) ` +
+        'than DATABASE_URL: with NODE_ENV=production both must name one database (the same host, port and database ' +
+        'name, as written), or the service would read a database its migrations never touched',
+    },
+  )
   readonly databaseMigrationUrl?: string;
+
+  /**
+   * Put before the group roles' names (`pricing_reader`, `pricing_writer`, `volumes_writer`) to which
+   * migration runs with DATABASE_MIGRATION_URL grant: roles belong to the whole server, so databases
+   * of one server that must not share them use prefixes of their own. Every migration run of one
+   * database uses the same (each moves the grants to the roles it names). Ignored by the embedded
+   * default, whose server is its own. Empty: none.
+   */
+  @Expose({ name: 'DATABASE_ROLE_PREFIX' })
+  @Transform(({ value }: { value: unknown }) => (value === '' ? undefined : value))
+  @IsOptional()
+  @Matches(/^[a-z_][a-z0-9_]{0,39}$/, {
+    message: 'DATABASE_ROLE_PREFIX must be 1 to 40 lower-case letters, digits and _, not starting with a digit',
+  })
+  readonly databaseRolePrefix?: string;
 
   /** `production` refuses the development defaults (the embedded PostgreSQL); any other value changes nothing. */
   @Expose({ name: 'NODE_ENV' })
@@ -165,6 +236,42 @@ export class AppConfig {
   @IsOptional()
   @Matches(/^rediss?:\/\/\S+$/, { message: 'REDIS_URL must be a redis:// or rediss:// URL' })
   readonly redisUrl?: string;
+
+  /**
+   * The key that signs `GET /v1/pricing/checkpoint` (docs/operations.md, "The public audit log"):
+   * a file of an Ed25519 private key in PKCS#8 PEM (`npm run -s pricing -- keygen`), read once at
+   * start. Unset: no checkpoint is signed (404).
+   */
+  @Expose({ name: 'PRICING_CHECKPOINT_KEY_FILE' })
+  @Transform(({ value }: { value: unknown }) =>
+    typeof value === 'string' && value !== '' ? readCheckpointKey(value) : undefined,
+  )
+  @satisfies('isCheckpointKey', (value) => value === undefined || value instanceof KeyObject, {
+    message: ({ value }) =>
+      `PRICING_CHECKPOINT_KEY_FILE ${(value as { problem?: string } | undefined)?.problem ?? 'is not a key file'}`,
+  })
+  readonly checkpointKey?: KeyObject;
+
+  /**
+   * The name of the checkpoint key, and the origin of the log it signs: the name given to `keygen`
+   * (`pricing.example.com/v1/pricing`). Required with PRICING_CHECKPOINT_KEY_FILE, and only with it.
+   */
+  @Expose({ name: 'PRICING_CHECKPOINT_ORIGIN' })
+  @ValidateIf((config: AppConfig) => config.checkpointOrigin !== undefined || config.checkpointKey !== undefined)
+  @satisfies('isKeyName', (value) => typeof value === 'string' && isKeyName(value), {
+    message: ({ value }) =>
+      value === undefined
+        ? 'PRICING_CHECKPOINT_ORIGIN is required with PRICING_CHECKPOINT_KEY_FILE: the key’s name, as given to keygen'
+        : 'PRICING_CHECKPOINT_ORIGIN must be a key name: printable, no space, no "+", at most 256 characters',
+  })
+  @ValidateBy(
+    {
+      name: 'withCheckpointKey',
+      validator: { validate: (_value: unknown, args) => (args?.object as AppConfig).checkpointKey !== undefined },
+    },
+    { message: 'PRICING_CHECKPOINT_ORIGIN names the key of PRICING_CHECKPOINT_KEY_FILE, which is not set' },
+  )
+  readonly checkpointOrigin?: string;
 
   /** Client-side limit of every database call (connect, query, heartbeat). */
   @seconds('DATABASE_TIMEOUT_S')

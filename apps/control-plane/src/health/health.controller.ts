@@ -7,6 +7,10 @@ import type { Response } from 'express';
 import { ShutdownState } from '../lifecycle/shutdown-state';
 import { ReadinessView } from './readiness.view';
 
+/** What readiness says to run while the schema is behind the code (docs/operations.md, "Readers and writers"). */
+export const MIGRATE =
+  "DATABASE_MIGRATION_URL=<the schema owner's URL> npm run migrate (a deploy step: this instance's role may not migrate)";
+
 @Public()
 @Controller('health')
 @ApiTags('health')
@@ -27,7 +31,8 @@ export class HealthController {
 
   /**
    * 200 while the price list can be served (prices confirmed within PRICING_MAX_STALENESS_S),
-   * else 503; 503 too from a stop signal on, while the requests in flight finish. Losing the
+   * else 503; 503 too from a stop signal on, while the requests in flight finish, and while the
+   * schema lacks migrations this role may not run (the body names them, and what to run). Losing the
    * database alone does not make an instance unready: that would take every instance out of
    * rotation at once.
    */
@@ -37,7 +42,9 @@ export class HealthController {
   ready(@Res({ passthrough: true }) res: Response): Record<string, unknown> {
     const pricing = this.pricing.health();
     const stopping = this.shutdown.stopping;
-    const ready = pricing.servable && !stopping;
+    // A schema behind the code that this role may not migrate (DatabaseConnection: `behind`).
+    const pending = this.database.pendingMigrations;
+    const ready = pricing.servable && !stopping && pending.length === 0;
     res.status(ready ? HttpStatus.OK : HttpStatus.SERVICE_UNAVAILABLE);
     res.setHeader('Cache-Control', 'no-store');
     return {
@@ -47,7 +54,11 @@ export class HealthController {
         version: pricing.version,
         confirmed_seconds_ago: pricing.confirmedAgoS,
       },
-      database: { reachable: pricing.databaseReachable, migrated: this.database.isReady },
+      database: {
+        reachable: pricing.databaseReachable,
+        migrated: this.database.isReady,
+        ...(pending.length > 0 ? { pending_migrations: pending, migrate: MIGRATE } : {}),
+      },
     };
   }
 }

@@ -27,6 +27,19 @@ class DatabaseReadiness {
 
   @ApiProperty({ description: 'Whether the database was connected and migrated since the start.' })
   readonly migrated!: boolean;
+
+  @ApiProperty({
+    type: [String],
+    required: false,
+    description: 'Only while the schema lacks migrations that this instance’s role may not run: their names, in order.',
+  })
+  readonly pending_migrations?: string[];
+
+  @ApiProperty({
+    required: false,
+    description: 'Only with `pending_migrations`: the deploy step that runs them.',
+  })
+  readonly migrate?: string;
 }
 
 export class ReadinessView {

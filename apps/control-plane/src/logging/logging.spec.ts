@@ -4,7 +4,7 @@ import { Socket } from 'node:net';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { logDestination, logOptions, PinoNestLogger } from './logging';
-import { requestIdOf } from './request-logging';
+import { isPriceListResource, requestIdOf } from './request-logging';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
@@ -153,5 +153,33 @@ describe('PinoNestLogger, as Nest calls a logger', () => {
       ['fatal', 'Shutdown', 'stopping'],
       ['warn', 'Static', 'static'],
     ]);
+  });
+});
+
+describe('isPriceListResource', () => {
+  it.each([
+    '/v1/pricing',
+    '/v1/pricing/',
+    '/V1/Pricing',
+    '/v1/pricing/changes',
+    '/v1/pricing/changes/',
+    '/v1/pricing/CHANGES',
+    '/v1/pricing/at/2026-03-01T00:00:00Z',
+    '/v1/pricing/at/not-an-instant/',
+    '/v1/pricing/AT/2026-03-01T00%3A00%3A00Z',
+  ])('takes %s for one of the price list’s resources: not logged, no request id', (path) => {
+    expect(isPriceListResource(path)).toBe(true);
+  });
+
+  it.each([
+    '/v1/pricingx',
+    '/v1/pricing//',
+    '/v1/pricing/at/',
+    '/v1/pricing/at/a/b',
+    '/v1/pricing/changesx',
+    '/v1/volumes',
+    '',
+  ])('takes %j for another path', (path) => {
+    expect(isPriceListResource(path)).toBe(false);
   });
 });

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
-import { expectConstantTime, repeated } from '../../../../test/support/linear-time';
+import { expectConstantTime, expectLinearTime, repeated } from '../../../../test/support/linear-time';
 import { outsideText } from '../../../../test/support/outside-text';
-import { isSaneRequestId } from './request-logging';
+import { isPriceListResource, isSaneRequestId } from './request-logging';
 
 // X-Request-Id is text any client chooses; a sane one is echoed and logged.
 describe('isSaneRequestId, on any X-Request-Id', () => {
@@ -33,5 +33,28 @@ describe('isSaneRequestId, on any X-Request-Id', () => {
     ['text beyond ASCII', (n: number) => repeated('é\u202e', n)],
   ])('costs the same on a header of 16 KB as of 2 KB: %s', (_shape, inputOfLength) => {
     expectConstantTime(isSaneRequestId, inputOfLength);
+  });
+});
+
+// Which requests are logged and get a request id is decided on the routed path, text any client chooses.
+describe('isPriceListResource, on any path', () => {
+  /** What Express routes to the price list's controller: its three paths, any case, one trailing slash. */
+  const ROUTED = /^\/v1\/pricing(?:\/changes|\/at\/[^/]+)?\/?$/i;
+
+  it('never throws, and agrees with the routes of the price list', () => {
+    fc.assert(
+      fc.property(outsideText(['/v1/pricing', '/at/', '/changes', '/', 'x']), (path) => {
+        expect(isPriceListResource(path)).toBe(ROUTED.test(path));
+      }),
+    );
+  });
+
+  it.each([
+    ['a long instant', (n: number) => `/v1/pricing/at/${repeated('9', n)}`],
+    ['a long instant with a slash at its end', (n: number) => `/v1/pricing/at/${repeated('9', n - 1)}/`],
+    ['slashes', (n: number) => `/v1/pricing/at/${repeated('/', n)}`],
+    ['another path', (n: number) => repeated('/v1/volumes', n)],
+  ])('costs time at most in proportion to the path: %s', (_shape, inputOfLength) => {
+    expectLinearTime(isPriceListResource, inputOfLength);
   });
 });

@@ -43,8 +43,22 @@ const requestFields = (req: IncomingMessage & { id?: unknown; originalUrl?: stri
 });
 const responseFields = (res: ServerResponse) => ({ statusCode: res.statusCode });
 
-/** The price list's path: `/v1/pricing`, with a trailing slash, any case (as Express routes it). */
-const PRICE_LIST = new RegExp(`^${PRICE_LIST_PATH}/?$`, 'i');
+/**
+ * Whether `path` is one of the price list's three public resources as Express routes them (any
+ * case, one trailing slash allowed): `/v1/pricing`, `/v1/pricing/changes` and
+ * `/v1/pricing/at/{instant}` (one path segment). Their answers may be stored by a shared cache,
+ * so none carries a request id. One pass over at most the path, no pattern.
+ */
+export function isPriceListResource(path: string): boolean {
+  const base = PRICE_LIST_PATH.length;
+  if (path.length < base || path.slice(0, base).toLowerCase() !== PRICE_LIST_PATH) return false;
+  const rest = path.endsWith('/') ? path.slice(base, -1) : path.slice(base);
+  if (rest === '') return true;
+  if (rest.length === CHANGES.length) return rest.toLowerCase() === CHANGES;
+  return rest.length > AT.length && rest.slice(0, AT.length).toLowerCase() === AT && !rest.includes('/', AT.length);
+}
+const CHANGES = '/changes';
+const AT = '/at/';
 
 /**
  * The path Express routes the request by (parseurl, whose result Express reuses): the path of an
@@ -67,9 +81,10 @@ const isHealthCheck = (req: IncomingMessage): boolean => routedPath(req)?.starts
 /**
  * One log line per request (pino-http) with its request id (`X-Request-Id`, echoed). Mounted
  * by `configureExpress` as a plain Express middleware ahead of the routes, so that it costs
- * `GET /v1/pricing` one parse of its path (which Express's router reuses) and one anchored test,
- * nothing more: the price list's answers are counted in metrics, not logged one by one (and a
- * shared cache never stores one client's request id with the list). Probes get an id but no line. Lines logged while a request is handled carry
+ * `GET /v1/pricing` one parse of its path (which Express's router reuses) and one comparison,
+ * nothing more: the answers of the price list's three resources (the list, the list at an instant,
+ * the change feed) are counted in metrics, not logged one by one, and carry no request id (a
+ * shared cache would hand one client's id to everyone). Probes get an id but no line. Lines logged while a request is handled carry
  * its id where they are written (`request_id`): a request context binding it to every line (as
  * nestjs-pino's did) would put an AsyncLocalStorage hook on every promise of the process, the
  * price list's included (docs/operations.md, "Logs").
@@ -95,6 +110,6 @@ export class RequestLogging {
       customErrorObject: (_req, _res, _error, fields: object) => ({ ...fields, context: 'HTTP' }),
     });
     this.middleware = (req, res, next) =>
-      PRICE_LIST.test(routedPath(req) ?? '') ? next() : logRequest(req, res, next);
+      isPriceListResource(routedPath(req) ?? '') ? next() : logRequest(req, res, next);
   }
 }

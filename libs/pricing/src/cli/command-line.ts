@@ -482,9 +482,13 @@ function focusBillingOf(
   };
 }
 
-/** An instant of the command line, as epoch milliseconds. */
+/**
+ * An instant of the command line (`changes --since/--until`, `focus`'s billing period), as epoch
+ * milliseconds: it asks about the log, so a leap second is read as the millisecond before the next
+ * UTC day, as the change feed reads it.
+ */
 function instantOption(option: string, text: string, usage: (message: string) => PriceBookUsageError): number {
-  const instant = parseInstant(text);
+  const instant = parseInstant(text, { leapSecond: true });
   if (!instant) throw usage(`${option} ${quoteValue(text)}: not an RFC 3339 timestamp with an offset`);
   return instant.getTime();
 }

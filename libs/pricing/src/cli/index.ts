@@ -32,3 +32,4 @@ export type { WriteOptions } from '../services/price-book.service';
 export { terminalProgress, type ProgressStream, type TerminalSettings } from './terminal-progress';
 export { NO_PROGRESS, type Progress } from '../price-book/progress';
 export { PriceBookCommittedError, PriceBookCommitUnknownError, PriceBookRefusedError } from '../errors/pricing-error';
+export { isKeyName } from '../core/signed-note';

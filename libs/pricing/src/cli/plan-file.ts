@@ -89,6 +89,8 @@ function* changesJson(report: ImportReport): Generator<Record<string, unknown>, 
   for (const change of report.changes) yield planChangeJson(planChangeOf(change));
 }
 
+/** The fields of a plan file, as writePlanFile writes them. */
+const PLAN_FIELDS: ReadonlySet<string> = new Set(['format', 'book_sha256', 'planned_at', 'version', 'changes']);
 const SHA256 = /^[0-9a-f]{64}$/;
 const VERSION = /^[1-9][0-9]{0,18}$/;
 
@@ -115,6 +117,11 @@ export function parsePlanFile(json: unknown, path: string): PlanFile {
   if (plan.format !== PLAN_FORMAT) {
     const given = typeof plan.format === 'string' ? quoteValue(plan.format) : 'missing or not a string';
     return refuse(`"format" is ${given}, not "${PLAN_FORMAT}"`);
+  }
+  // apply reads these fields only: another would be read by a reviewer and ignored by apply.
+  const unknown = Object.keys(plan).find((key) => !PLAN_FIELDS.has(key));
+  if (unknown !== undefined) {
+    return refuse(`it has the field ${quoteValue(unknown)}, which a plan file has not (apply would ignore it)`);
   }
   const { book_sha256: bookSha256, planned_at: plannedAt, version, changes } = plan;
   if (typeof bookSha256 !== 'string' || !SHA256.test(bookSha256)) {

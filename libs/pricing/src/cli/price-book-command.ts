@@ -5,7 +5,7 @@ import type { ImportReport } from '../price-book/describe-import';
 import { formatImportSummary, importChangeLines, importReportJsonParts } from './format-import';
 import { changeLines, loggedChangeJson } from './format-changes';
 import { formatHistory, historyJson } from './format-history';
-import { priceBookParts } from './format-price-book';
+import { priceBookParts, printableListBody } from './format-price-book';
 import { PrettyJsonArray } from './text-parts';
 import type { PriceBookService } from '../services/price-book.service';
 import { NO_PROGRESS, type Progress } from '../price-book/progress';
@@ -114,7 +114,9 @@ async function runOn(
       return EXIT.ok;
     }
     case 'show': {
-      const [list, availability] = await Promise.all([priceBook.priceListAt(now), priceBook.availability()]);
+      const [listed, availability] = await Promise.all([priceBook.priceListAt(now), priceBook.availability()]);
+      // Control, format and bidirectional characters escaped, every value whole or refused.
+      const list = printableListBody(listed);
       const products = sortNatural([...availability], ([key]) => key);
       if (command.json) {
         // The document's own bytes inside: `jq .price_list` gives what GET /v1/pricing serves.

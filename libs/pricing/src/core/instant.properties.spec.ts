@@ -197,6 +197,63 @@ describe('parseInstant with cutFraction (an instant in a URL)', () => {
   });
 });
 
+describe('parseInstant with leapSecond (an instant that asks about the list)', () => {
+  const asked = { cutFraction: true, leapSecond: true };
+
+  it('never throws; reads what it reads without leapSecond the same, and a :60 only at 23:59 UTC, as 23:59:59.999', () => {
+    fc.assert(
+      fc.property(
+        outsideText(['2016-12-31T23:59:60Z', '23:59:60', '60', ':', '.5', 'Z', '+01:00', '-05:00']),
+        (text) => {
+          const instant = parseInstant(text, asked);
+          const plain = parseInstant(text, { cutFraction: true });
+          if (plain) expect(instant?.getTime()).toBe(plain.getTime());
+          else if (instant) {
+            expect(text).toMatch(/^\d{4}-\d\d-\d\d[Tt]\d\d:\d\d:60(\.\d+)?([Zz]|[+-]\d\d:\d\d)$/);
+            expect(instant.toISOString()).toMatch(/T23:59:59\.999Z$/);
+          }
+        },
+      ),
+    );
+  });
+
+  it('reads the leap second of any day at any offset as the millisecond before the next UTC day, after every instant of 23:59:59', () => {
+    const offset = fc.tuple(fc.constantFrom(1, -1), fc.integer({ min: 0, max: 23 }), fc.integer({ min: 0, max: 59 }));
+    const day = fc.date({
+      min: new Date('0001-01-02T00:00:00Z'),
+      max: new Date('9998-12-30T00:00:00Z'),
+      noInvalidDate: true,
+    });
+    fc.assert(
+      fc.property(
+        day,
+        fc.option(offset, { nil: undefined }),
+        fc.stringMatching(/^(\.\d{1,9})?$/),
+        (date, zone, fraction) => {
+          const midnight = Math.floor(date.getTime() / 86_400_000) * 86_400_000 + 86_400_000; // the next UTC day
+          const offsetMs = zone ? zone[0] * (zone[1] * 60 + zone[2]) * 60_000 : 0;
+          // 23:59 UTC, written in the offset's local time.
+          const local = new Date(midnight - 60_000 + offsetMs).toISOString().slice(0, 16);
+          const suffix = zone ? `${zone[0] > 0 ? '+' : '-'}${pad(zone[1])}:${pad(zone[2])}` : 'Z';
+          const text = `${local}:60${fraction}${suffix}`;
+          expect(parseInstant(text, asked)?.getTime()).toBe(midnight - 1);
+          expect(parseInstant(text)).toBeUndefined();
+          // Any other minute has no second 60.
+          const other = new Date(midnight - 120_000 + offsetMs).toISOString().slice(0, 16);
+          expect(parseInstant(`${other}:60${fraction}${suffix}`, asked)).toBeUndefined();
+        },
+      ),
+    );
+  });
+
+  it.each<[string, (n: number) => string]>([
+    ['a long fraction of a leap second', (n) => `2016-12-31T23:59:60.${repeated('9', n)}Z`],
+    ['a long fraction, no offset', (n) => `2016-12-31T23:59:60.${repeated('9', n)}`],
+  ])('costs time in proportion to its text: %s', (_what, inputOfLength) => {
+    expectLinearTime((text) => parseInstant(text, asked), inputOfLength);
+  });
+});
+
 describe('parseInstant and parseHttpDate: linear time on 16 KB', () => {
   it.each<[string, (n: number) => string]>([
     ['digits', (n) => repeated('1', n)],

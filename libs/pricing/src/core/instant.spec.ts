@@ -71,6 +71,38 @@ describe('parseInstant', () => {
   });
 });
 
+describe('parseInstant and a leap second (docs/decisions.md, "Leap seconds")', () => {
+  const asked = { cutFraction: true, leapSecond: true };
+
+  it.each([
+    ['2016-12-31T23:59:60Z', '2016-12-31T23:59:59.999Z'],
+    ['2016-12-31T23:59:60.5Z', '2016-12-31T23:59:59.999Z'],
+    ['2016-12-31T23:59:60.999999Z', '2016-12-31T23:59:59.999Z'],
+    ['2015-06-30t23:59:60z', '2015-06-30T23:59:59.999Z'],
+    ['2017-01-01T00:59:60+01:00', '2016-12-31T23:59:59.999Z'], // its local equivalent (RFC 3339 5.7)
+    ['2016-12-31T18:59:60-05:00', '2016-12-31T23:59:59.999Z'],
+    ['2017-01-01T05:29:60+05:30', '2016-12-31T23:59:59.999Z'],
+  ])('asked about the list, reads %s as the last millisecond before the next UTC day', (text, iso) => {
+    expect(parseInstant(text, asked)?.toISOString()).toBe(iso);
+  });
+
+  it.each([
+    '2016-12-31T23:58:60Z', // not the last minute of a UTC day
+    '2016-12-31T22:59:60Z',
+    '2016-12-31T23:59:60+01:00', // 22:59:60 UTC
+    '2016-12-31T23:59:61Z',
+    '2016-12-31T23:59:99Z',
+  ])('refuses %s, which no UTC day has', (text) => {
+    expect(parseInstant(text, asked)).toBeUndefined();
+  });
+
+  it('refuses a leap second where the instant is stored (the default): it would be stored as another', () => {
+    expect(parseInstant('2016-12-31T23:59:60Z')).toBeUndefined();
+    expect(parseInstant('2016-12-31T23:59:60Z', { cutFraction: true })).toBeUndefined();
+    expect(parseInstant('2016-12-31T23:59:59.999Z')?.toISOString()).toBe('2016-12-31T23:59:59.999Z');
+  });
+});
+
 describe('parseHttpDate', () => {
   const now = new Date('2026-11-22T12:00:00Z');
   const at = (iso: string): number => Date.parse(iso);

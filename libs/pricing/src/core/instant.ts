@@ -63,8 +63,14 @@ const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz
  * Parses an RFC 3339 timestamp with an offset. Fractions are limited to milliseconds so that
  * no instant is silently rounded (`cutFraction`: digits beyond milliseconds are cut instead, as
  * for an instant in a URL). Returns `undefined` when the text is not such a timestamp.
+ *
+ * A leap second (`23:59:60` UTC, or its local equivalent: RFC 3339 5.6 and 5.7) names an instant
+ * our clock, like POSIX's and JavaScript's, does not have. `leapSecond`: it is read as the last
+ * millisecond before the next UTC day (23:59:59.999), the latest instant that precedes it, for
+ * instants that ask about the list (what was served then, what changed since). Otherwise refused:
+ * an instant to store would be stored as another than written (docs/decisions.md, "Leap seconds").
  */
-export function parseInstant(text: string, { cutFraction = false } = {}): Date | undefined {
+export function parseInstant(text: string, { cutFraction = false, leapSecond = false } = {}): Date | undefined {
   const m = RFC3339.exec(text);
   if (!m) return undefined;
   if (m[7] !== undefined && m[7].length > 4) {
@@ -72,12 +78,24 @@ export function parseInstant(text: string, { cutFraction = false } = {}): Date |
     text = text.replace(m[7], m[7].slice(0, 4));
   }
   const [, year, month, day, hour, minute, second] = m.map(Number);
-  if (month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 59) return undefined;
+  if (month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 60) return undefined;
   if (day > daysInMonth(year, month - 1)) return undefined;
   const offset = m[8].toUpperCase();
   if (offset !== 'Z' && (Number(offset.slice(1, 3)) > 23 || Number(offset.slice(4, 6)) > 59)) return undefined;
+  if (second === 60) {
+    if (!leapSecond || !lastMinuteOfUtcDay(hour, minute, offset)) return undefined;
+    text = `${m[1]}-${m[2]}-${m[3]}T${m[4]}:${m[5]}:59.999${offset}`;
+  }
   const instant = new Date(text.toUpperCase());
   return Number.isNaN(instant.getTime()) ? undefined : instant;
+}
+
+/** Whether the local `hour:minute` at `offset` (`Z` or `±hh:mm`) is 23:59 UTC: the only minute with a leap second. */
+function lastMinuteOfUtcDay(hour: number, minute: number, offset: string): boolean {
+  const offsetMinutes =
+    offset === 'Z' ? 0 : (offset[0] === '-' ? -1 : 1) * (Number(offset.slice(1, 3)) * 60 + Number(offset.slice(4, 6)));
+  const utcMinute = (((hour * 60 + minute - offsetMinutes) % 1440) + 1440) % 1440;
+  return utcMinute === 23 * 60 + 59;
 }
 
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];

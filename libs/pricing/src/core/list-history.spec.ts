@@ -1,4 +1,5 @@
 import { seededRandom } from '../testing/seeded-random';
+import { chainHash, changeLeaf, EMPTY_CHAIN_HEAD } from './feed-chain';
 import { ListHistory, type KnownEnd, type ListWrite } from './list-history';
 import { priceListDocument, type PriceListDocument } from './price-list';
 import type { PriceRecord } from './price-record';
@@ -113,6 +114,54 @@ describe('ListHistory', () => {
     expect(runNow(history.extend(rows, byId))).toBe(Infinity);
     expect(everyChange(history)).toEqual(everyChange(built));
     for (const at of [W0, W1, W2, END, END + day]) expect(document(history, at)).toEqual(document(built, at));
+  });
+
+  it('chains the feed: each change’s hash follows from the one before and its leaf, the head from the last', () => {
+    const changes = everyChange(built);
+    let previous = EMPTY_CHAIN_HEAD;
+    for (const [i, change] of changes.entries()) {
+      expect(change.position).toBe(i);
+      previous = chainHash(previous, changeLeaf(change));
+      expect(change.hash.toString('hex')).toBe(previous.toString('hex'));
+      expect(built.chainHead(i + 1)).toEqual(change.hash);
+    }
+    expect(built.chainHead(0)).toEqual(EMPTY_CHAIN_HEAD);
+    expect(built.sizeBefore(W1)).toBe(changes.filter((c) => c.at < W1).length);
+    expect(() => built.chainHead(changes.length + 1)).toThrow(RangeError);
+  });
+
+  it('keeps the hashes of the changes before a write’s instant, and hashes anew every change from it on', () => {
+    const history = runNow(ListHistory.build({ records, ends, writes: [W0, W1, W2], lastChangeId: 6 }));
+    const before = everyChange(history);
+    const later = W2 + 5 * day;
+    const price = priceRecord({
+      id: 9,
+      productKey: 'storage.gp1',
+      amount: '0.0400',
+      validFrom: later,
+      recordedAt: W2 + day,
+    });
+    const byId = new Map([...records, price].map((r) => [r.id, r]));
+    expect(
+      runNow(
+        history.extend(
+          [
+            { changeId: 7, at: W2 + day, productKey: 'storage.gp1', set: { id: 9, validUntil: null } },
+            { changeId: 8, at: W2 + day, productKey: 'storage.gp1', ends: [{ id: 2, validUntil: later }] },
+          ],
+          byId,
+        ),
+      ),
+    ).toBe(W2 + day);
+    const after = everyChange(history);
+    const kept = before.filter((c) => c.at < W2 + day);
+    expect(after.slice(0, kept.length)).toEqual(kept);
+    let previous = history.chainHead(kept.length);
+    for (const change of after.slice(kept.length)) {
+      previous = chainHash(previous, changeLeaf(change));
+      expect(change.hash).toEqual(previous);
+    }
+    expect(after.length).toBeGreaterThan(kept.length);
   });
 });
 

@@ -1,4 +1,5 @@
 import { firstIndexOf, firstIndexWhere } from './bisect';
+import { chainHash, changeLeaf, EMPTY_CHAIN_HEAD } from './feed-chain';
 import { parseProductKey } from '../catalogue/catalogue';
 import { compareCodePoints, naturalKey } from '../catalogue/natural-order';
 import { entryBytes, type ListAt } from './price-list';
@@ -49,8 +50,13 @@ export interface ListWrite {
   readonly deleted?: number;
 }
 
-/** A change of the public list: the entry of one product just before `at` and from `at` on. */
+/**
+ * A change of the public list: the entry of one product just before `at` and from `at` on, its
+ * place in the feed (from 0) and its hash in the feed's chain (core/feed-chain.ts).
+ */
 export interface ListChange {
+  readonly position: number;
+  readonly hash: Buffer;
   readonly at: number;
   readonly productKey: string;
   readonly family: number;
@@ -154,6 +160,9 @@ export class ListHistory {
   private readonly feedAt: number[] = [];
   private readonly feedLine: Timeline[] = [];
   private readonly feedIndex: number[] = [];
+  /** The chain hash of each of the feed's first `chained` changes, 32 bytes each (core/feed-chain.ts). */
+  private chain: Buffer = Buffer.alloc(0);
+  private chained = 0;
   private readonly versions: number[] = [];
   private readonly writes: number[] = [];
   /** The instant from which each extension changed the list, by revision. */
@@ -218,6 +227,7 @@ export class ListHistory {
     }
     history.writes.push(...[...new Set(sources.writes)].sort((a, b) => a - b));
     history.resetVersionsFrom(-Infinity);
+    yield* history.chainFeed();
     return history;
   }
 
@@ -269,6 +279,7 @@ export class ListHistory {
     this.applied = fresh[fresh.length - 1].changeId;
     yield* this.refeedFrom(from, touched);
     this.resetVersionsFrom(from);
+    yield* this.chainFeed();
     this.extensions.push(from);
     return from;
   }
@@ -337,16 +348,21 @@ export class ListHistory {
     };
   }
 
-  /** The changes after `position` with instants before `before`, at most `limit`; `more` when more such follow. */
+  /**
+   * The changes after `position` with instants before `before`, at most `limit`; `more` when more
+   * such follow. Only hashed changes are served: none is served before its hash is known.
+   */
   changesAfter(position: FeedPosition, limit: number, before: number): { changes: ListChange[]; more: boolean } {
     const start = this.indexAfter(position);
-    const end = firstIndexWhere(this.feedAt, (at) => at >= before);
+    const end = this.sizeBefore(before);
     const stop = Math.min(end, start + limit);
     const changes: ListChange[] = [];
     for (let i = start; i < stop; i++) {
       const timeline = this.feedLine[i];
       const j = this.feedIndex[i];
       changes.push({
+        position: i,
+        hash: this.hashAt(i),
         at: this.feedAt[i],
         productKey: timeline.productKey,
         family: timeline.family,
@@ -361,6 +377,51 @@ export class ListHistory {
   /** The number of changes of the feed (for metrics and tests). */
   get changeCount(): number {
     return this.feedAt.length;
+  }
+
+  /** How many changes of the feed have instants before `before`: the size of the chain served then. */
+  sizeBefore(before: number): number {
+    return Math.min(
+      this.chained,
+      firstIndexWhere(this.feedAt, (at) => at >= before),
+    );
+  }
+
+  /** The head of the chain of the feed's first `size` changes (core/feed-chain.ts); `size` at most sizeBefore's. */
+  chainHead(size: number): Buffer {
+    if (size > this.chained) throw new RangeError(`the feed's first ${size} changes are not hashed yet`);
+    return size === 0 ? EMPTY_CHAIN_HEAD : this.hashAt(size - 1);
+  }
+
+  /** The chain hash of the change at `position` (a copy: the chain's buffer is reused as it grows). */
+  private hashAt(position: number): Buffer {
+    return Buffer.from(this.chain.subarray(32 * position, 32 * position + 32));
+  }
+
+  /** Hashes the feed's changes from the first not hashed yet (or made again since) to its end. */
+  private *chainFeed(): Steps<void> {
+    const size = this.feedAt.length;
+    if (this.chain.length < 32 * size) {
+      const grown = Buffer.alloc(Math.max(32 * size, 2 * this.chain.length));
+      this.chain.copy(grown, 0, 0, 32 * this.chained);
+      this.chain = grown;
+    }
+    let previous = this.chainHead(this.chained);
+    for (let i = this.chained; i < size; i++) {
+      const timeline = this.feedLine[i];
+      const j = this.feedIndex[i];
+      const leaf = changeLeaf({
+        at: this.feedAt[i],
+        productKey: timeline.productKey,
+        family: timeline.family,
+        before: timeline.entry(j - 1),
+        after: timeline.entry(j),
+      });
+      previous = chainHash(previous, leaf);
+      previous.copy(this.chain, 32 * i);
+      this.chained = i + 1;
+      if ((i & 255) === 255) yield;
+    }
   }
 
   /**
@@ -395,6 +456,7 @@ export class ListHistory {
     yield;
     tail.sort((a, b) => a[0] - b[0] || inListOrder(a[1], b[1]));
     this.feedAt.length = this.feedLine.length = this.feedIndex.length = start;
+    this.chained = Math.min(this.chained, start);
     for (const [at, timeline, i] of tail) {
       this.feedAt.push(at);
       this.feedLine.push(timeline);

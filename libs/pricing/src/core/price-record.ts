@@ -22,9 +22,9 @@ export interface PriceRecord {
   /** Epoch milliseconds, exclusive; `null` when no end is scheduled. */
   readonly validUntil: number | null;
   /**
-   * Epoch milliseconds: when the record was written (the writing transaction's instant). The prices
-   * held in memory carry it for list prices only, which the list's past reads (list-history.ts): a
-   * million organization prices would each hold 24 bytes for nothing (docs/benchmarks.md).
+   * Epoch milliseconds: when the record was written, its write's publication instant (docs/decisions.md,
+   * "One clock"): the book as recorded at an instant (as-recorded.ts) and the list's past
+   * (list-history.ts) read it. Absent only in fixtures, which count as recorded before anything.
    */
   readonly recordedAt?: number;
   /** The scheduled price that set `validUntil`, when one did. */

@@ -1,7 +1,7 @@
 import { toPriceRecord, type PriceRecordRow } from './price-book-rows';
 
-// The one mapping of a price_record row. The prices held in memory leave out when an organization's
-// price was recorded (HELD_RECORD_COLUMNS): the record then has no recordedAt at all, not undefined.
+// The one mapping of a price_record row. A record read without `recorded_at` (a fixture's) has no
+// recordedAt at all, not undefined.
 
 const row: PriceRecordRow = {
   id: 7,

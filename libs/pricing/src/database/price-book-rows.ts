@@ -85,7 +85,7 @@ export interface PriceRecordRow {
   readonly amount: string;
   readonly valid_from: number;
   readonly valid_until: number | null;
-  /** `null` where HELD_RECORD_COLUMNS leaves it out. */
+  /** `null` only in a row written before the column was (never, once migrated). */
   readonly recorded_at: number | null;
   readonly superseded_by: number | null;
 }
@@ -95,8 +95,19 @@ const recordColumns = (recordedAt: string): string => `price_record.id::float8 A
   ${epochMs(recordedAt, 'recorded_at')}, superseded_by::float8 AS superseded_by`;
 
 export const RECORD_COLUMNS = recordColumns('recorded_at');
-/** RECORD_COLUMNS for the prices held in memory: `recorded_at` of list prices only (PriceRecord.recordedAt). */
-export const HELD_RECORD_COLUMNS = recordColumns('CASE WHEN organization_id IS NULL THEN recorded_at END');
+
+/** A row of price_record as the prices held in memory read it: RECORD_COLUMNS and its end's changes. */
+export interface HeldRecordRow extends PriceRecordRow {
+  readonly end_set_at: number | null;
+  readonly end_before: number | null;
+  readonly end_changes: number;
+}
+
+/**
+ * RECORD_COLUMNS with when the record's end last changed, from what, and how many times: the book
+ * as recorded at any instant (core/as-recorded.ts) and the list's past (core/list-history.ts).
+ */
+export const HELD_RECORD_COLUMNS = `${RECORD_COLUMNS}, ${epochMs('end_set_at')}, ${epochMs('end_before')}, end_changes`;
 
 /**
  * A timestamp column as microsText where JavaScript cannot represent it (beyond a Date's range, or

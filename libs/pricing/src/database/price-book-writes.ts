@@ -5,6 +5,7 @@ import type { PriceRecord } from '../core/price-record';
 import {
   PriceBookCommitUnknownError,
   PriceBookLockedError,
+  PriceBookWriteDeniedError,
   PublicationMissedError,
   type LockHolder,
 } from '../errors/pricing-error';
@@ -104,6 +105,8 @@ export class PriceBookWrites {
       if (error instanceof CommitOutcomeUnknownError) throw new PriceBookCommitUnknownError(error.cause);
       const instant = begun && this.instants.get(begun);
       if (instant && sqlState(error) === PUBLICATION_MISSED) throw new PublicationMissedError(instant, error);
+      // insufficient_privilege: a reader's role (pricing_reader), refused its first write statement.
+      if (sqlState(error) === '42501') throw new PriceBookWriteDeniedError(error);
       throw error;
     });
   }

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { KnownEnd, ListWrite } from '../core/list-history';
 import type { PriceRecord } from '../core/price-record';
-import type { PriceBookHead, PricingChanges, PricingData, ReadHead } from './pricing-data';
+import type { PriceBookHead, PricingChanges, PricingData, ReadHead, RecordsRead } from './pricing-data';
 import {
   epochMs,
   forEachFetched,
@@ -11,7 +11,7 @@ import {
   HELD_RECORD_COLUMNS,
   rows,
   toPriceRecord,
-  type PriceRecordRow,
+  type HeldRecordRow,
 } from './price-book-rows';
 import { StringPool } from './string-pool';
 
@@ -40,40 +40,18 @@ export class PriceSnapshotReads {
   loadPricingData({ listOnly = false }: { listOnly?: boolean } = {}): Promise<PricingData> {
     return this.dataSource.transaction('REPEATABLE READ', async (db) => {
       const head = await readHead(db);
-      const records: PriceRecord[] = [];
-      const listEnds = new Map<number, KnownEnd[]>();
-      const replayed: number[] = [];
-      const intern = <T extends string | null>(text: T): T => this.pool.intern(text);
-      await forEachPage<ListRecordRow>(
-        db,
-        { columns: LIST_RECORD_COLUMNS, table: 'price_record', where: 'organization_id IS NULL', ordered: false },
-        (page) => {
-          for (const row of page) {
-            const record = toPriceRecord(row, intern);
-            records.push(record);
-            if (row.end_changes === 1 && row.end_set_at !== null) {
-              const recordedAt = record.recordedAt ?? record.validFrom;
-              listEnds.set(record.id, [
-                { from: recordedAt, validUntil: row.end_before },
-                { from: row.end_set_at, validUntil: record.validUntil },
-              ]);
-            } else if (row.end_changes !== 0) replayed.push(record.id);
-          }
-        },
-      );
-      if (replayed.length > 0) await readReplayedEnds(db, records, replayed, listEnds);
+      const list = await this.readRecords(db, 'organization_id IS NULL');
       const listWrites = await readListWrites(db);
       const availability = await readAvailability(db);
-      if (!listOnly) records.push(...(await this.readRecords(db, 'organization_id IS NOT NULL')));
-      return { ...head, records, listEnds, listWrites, availability, listOnly };
+      const organizations = listOnly ? undefined : await this.readRecords(db, 'organization_id IS NOT NULL');
+      const read = organizations ? joined(list, organizations) : list;
+      return { ...head, ...read, listWrites, availability, listOnly };
     });
   }
 
   /** Every organization's price (what a first read of list prices alone left), in a snapshot of its own. */
-  loadOrganizationPrices(): Promise<{ readonly records: readonly PriceRecord[] }> {
-    return this.dataSource.transaction('REPEATABLE READ', async (db) => ({
-      records: await this.readRecords(db, 'organization_id IS NOT NULL'),
-    }));
+  loadOrganizationPrices(): Promise<RecordsRead> {
+    return this.dataSource.transaction('REPEATABLE READ', (db) => this.readRecords(db, 'organization_id IS NOT NULL'));
   }
 
   /**
@@ -100,7 +78,10 @@ export class PriceSnapshotReads {
         [sinceChangeId],
       );
       const productKeys = keys.map((k) => k.product_key);
-      const records = keys.length === 0 ? [] : await this.readRecords(db, `product_key = ANY($1::text[])`, productKeys);
+      const read =
+        keys.length === 0
+          ? { records: [], ends: new Map<number, KnownEnd[]>() }
+          : await this.readRecords(db, `product_key = ANY($1::text[])`, productKeys);
       const listLog: ListWrite[] = [];
       await forEachFetched<ListLogRow>(
         db,
@@ -115,7 +96,7 @@ export class PriceSnapshotReads {
         ...head,
         sinceChangeId,
         productKeys,
-        records,
+        ...read,
         listLog,
         availability: await readAvailability(db),
         sinceChangedAt: summary.since_changed_at,
@@ -130,20 +111,41 @@ export class PriceSnapshotReads {
     return readHead(this.dataSource.manager);
   }
 
-  /** The records `where` selects (its parameter is $1), each page mapped as it is read. */
-  private async readRecords(db: EntityManager, where: string, parameter?: unknown): Promise<PriceRecord[]> {
+  /**
+   * The records `where` selects (its parameter is $1), each page mapped as it is read, with the ends
+   * of those whose end changed: from the record's own columns when it changed once (nearly always),
+   * else replayed from the change log.
+   */
+  private async readRecords(db: EntityManager, where: string, parameter?: unknown): Promise<RecordsRead> {
     const records: PriceRecord[] = [];
+    const ends = new Map<number, KnownEnd[]>();
+    const replayed: PriceRecord[] = [];
     const intern = <T extends string | null>(text: T): T => this.pool.intern(text);
     const parameters = parameter === undefined ? [] : [parameter];
-    await forEachPage<PriceRecordRow>(
+    await forEachPage<HeldRecordRow>(
       db,
       { columns: HELD_RECORD_COLUMNS, table: 'price_record', where, parameters, ordered: false },
       (page) => {
-        for (const row of page) records.push(toPriceRecord(row, intern));
+        for (const row of page) {
+          const record = toPriceRecord(row, intern);
+          records.push(record);
+          if (row.end_changes === 1 && row.end_set_at !== null) {
+            ends.set(record.id, [
+              { from: record.recordedAt ?? record.validFrom, validUntil: row.end_before },
+              { from: row.end_set_at, validUntil: record.validUntil },
+            ]);
+          } else if (row.end_changes !== 0) replayed.push(record);
+        }
       },
     );
-    return records;
+    if (replayed.length > 0) await readReplayedEnds(db, replayed, ends);
+    return { records, ends };
   }
+}
+
+/** Two reads of one snapshot as one. */
+function joined(a: RecordsRead, b: RecordsRead): RecordsRead {
+  return { records: [...a.records, ...b.records], ends: new Map([...a.ends, ...b.ends]) };
 }
 
 /**
@@ -212,29 +214,29 @@ async function readListWrites(db: EntityManager): Promise<number[]> {
 }
 
 /**
- * The ends of the list prices `ids` (whose end changed more than once) from the change log: the end
- * each entry wrote them with, oldest first, from when each was recorded.
+ * The ends of `records` (whose end changed more than once) from the change log of their keys and
+ * scopes: the end each entry wrote them with, oldest first, from when each was recorded.
  */
 async function readReplayedEnds(
   db: EntityManager,
   records: readonly PriceRecord[],
-  ids: readonly number[],
   ends: Map<number, KnownEnd[]>,
 ): Promise<void> {
   const recordedAt = new Map<number, number>();
-  const keys = new Set<string>();
-  const wanted = new Set(ids);
+  const scopes = new Map<string, [string, string]>();
   for (const record of records) {
-    if (!wanted.has(record.id)) continue;
     recordedAt.set(record.id, record.recordedAt ?? record.validFrom);
-    keys.add(record.productKey);
+    const organization = record.organizationId ?? '';
+    scopes.set(`${record.productKey}\u0000${organization}`, [record.productKey, organization]);
   }
+  const pairs = [...scopes.values()];
   await forEachFetched<ListLogRow>(
     db,
     `SELECT ${LIST_LOG_COLUMNS} FROM price_change c
-      WHERE c.organization_id IS NULL AND c.change <> 'availability' AND c.product_key = ANY($1::text[])
+      WHERE c.change <> 'availability'
+        AND (c.product_key, coalesce(c.organization_id, '')) IN (SELECT * FROM unnest($1::text[], $2::text[]))
       ORDER BY c.id`,
-    [[...keys]],
+    [pairs.map(([key]) => key), pairs.map(([, organization]) => organization)],
     (page) => {
       for (const row of page) {
         const write = listWriteOf(row);
@@ -259,15 +261,6 @@ async function readReplayedEnds(
     },
   );
 }
-
-/** A row of price_record as the list's past reads it: HELD_RECORD_COLUMNS and its end's change. */
-interface ListRecordRow extends PriceRecordRow {
-  readonly end_set_at: number | null;
-  readonly end_before: number | null;
-  readonly end_changes: number;
-}
-
-const LIST_RECORD_COLUMNS = `${HELD_RECORD_COLUMNS}, ${epochMs('end_set_at')}, ${epochMs('end_before')}, end_changes`;
 
 /** An entry of the change log of a list price, as the list's history needs it. */
 interface ListLogRow {

@@ -27,12 +27,17 @@ export interface ReadHead extends PriceBookHead {
   readonly marginMs: number;
 }
 
+/** Prices as read from the database, with the ends each had before (core/as-recorded.ts). */
+export interface RecordsRead {
+  readonly records: readonly PriceRecord[];
+  /** The ends of each of `records` whose end ever changed, oldest first (ListSources.ends). */
+  readonly ends: ReadonlyMap<number, readonly KnownEnd[]>;
+}
+
 /** Everything the pricing library serves, as read from the database in one transaction. */
-export interface PricingData extends ReadHead {
+export interface PricingData extends ReadHead, RecordsRead {
   /** Every list price (ended ones too), and, unless `listOnly`, every organization's price. */
   readonly records: readonly PriceRecord[];
-  /** The ends of each list price whose end ever changed (ListSources.ends). */
-  readonly listEnds: ReadonlyMap<number, readonly KnownEnd[]>;
   /** The publication instants (epoch ms) of list-price writes (set, end, withdrawal): `last_changed`. */
   readonly listWrites: readonly number[];
   readonly availability: ReadonlyMap<string, boolean>;
@@ -45,7 +50,7 @@ export interface PricingData extends ReadHead {
  * `records` are every record of the product keys written since, in every scope, and `listLog` the
  * change-log entries of list prices since, in the log's order.
  */
-export interface PricingChanges extends ReadHead {
+export interface PricingChanges extends ReadHead, RecordsRead {
   readonly sinceChangeId: string;
   /**
    * The instant of the entry `sinceChangeId` as the database has it now (`null` when it has none):
@@ -55,7 +60,6 @@ export interface PricingChanges extends ReadHead {
   readonly sinceChangedAt: number | null;
   /** Every product key written since, in any scope. */
   readonly productKeys: readonly string[];
-  readonly records: readonly PriceRecord[];
   readonly listLog: readonly ListWrite[];
   readonly availability: ReadonlyMap<string, boolean>;
   /** Write transactions since (distinct instants in the change log): each moved the version by one. */

@@ -13,8 +13,9 @@ export enum PricingErrorCode {
   /** No price list can be served: prices were never loaded, or are too stale. */
   PricingUnavailable = 'PRICING_UNAVAILABLE',
   /**
-   * `priceListAsOf` was asked for the list at an instant later than now: the list of the future
-   * is not known yet (`GET /v1/pricing/at/{instant}` answers such an instant 404 itself).
+   * `priceListAsOf` was asked for the list at an instant later than now, or a read for the book as
+   * recorded at such an instant (`asRecordedAt`): the future is not known yet (`GET
+   * /v1/pricing/at/{instant}` answers such an instant 404 itself).
    */
   FutureInstant = 'FUTURE_INSTANT',
   /** A quantity given to a quote is not a non-negative decimal. */
@@ -40,6 +41,11 @@ export enum PricingErrorCode {
    * than its delay, or one held open): nothing was written.
    */
   PublicationMissed = 'PUBLICATION_MISSED',
+  /**
+   * The database refused this process's role the price book's writes (a member of `pricing_reader`,
+   * not `pricing_writer`): nothing was written.
+   */
+  PriceBookWriteDenied = 'PRICE_BOOK_WRITE_DENIED',
   /**
    * `verify`: an entry of the change log does not match its hash chain, or the stored book differs
    * from what the log says: someone changed the database outside the price book.
@@ -72,6 +78,8 @@ export const PRICING_ERROR_STATUS: Readonly<Record<PricingErrorCode, number>> = 
   [PricingErrorCode.PriceBookRefused]: 400,
   // A write too long for its publication instant: nothing was written; again with a later one.
   [PricingErrorCode.PublicationMissed]: 409,
+  // The process runs as a role that may only read: its deployment's mistake, not the caller's.
+  [PricingErrorCode.PriceBookWriteDenied]: 500,
   [PricingErrorCode.RateLimited]: 429,
   // A write that committed, or may have, and then failed is the server's failure; its message says what is known.
   [PricingErrorCode.PriceBookCommitted]: 500,
@@ -197,6 +205,22 @@ export class PublicationMissedError extends PricingError {
         `${instant.toISOString()} (instances need a moment to have it ready); run it again with a later ` +
         `publication instant (--publish-in SECONDS, longer than the write takes)`,
       { instant: instant.toISOString() },
+    );
+  }
+}
+
+/**
+ * PostgreSQL refused a write of the price book for want of a privilege (42501): the process runs as
+ * a role that may only read it, a member of `pricing_reader` (docs/operations.md, "Readers and
+ * writers"). Nothing was written: the refusal comes at the write's first statement (its
+ * publication instant), and the transaction is rolled back.
+ */
+export class PriceBookWriteDeniedError extends PricingError {
+  constructor(override readonly cause: unknown) {
+    super(
+      PricingErrorCode.PriceBookWriteDenied,
+      `refused, nothing was written: this process's database role may not write the price book ` +
+        `(${cause instanceof Error ? cause.message : String(cause)}); writes run as a member of pricing_writer`,
     );
   }
 }

@@ -1,6 +1,6 @@
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { priceRecord } from '../core/price-record.fixture';
-import { answerPriceListRequest, tooManyRequests } from './answer-price-list-request';
+import { answerPriceListRequest, tooManyRequests, type PriceListRequestHeaders } from './answer-price-list-request';
 import { historyOf } from '../core/list-history.fixture';
 import { priceListDocument } from '../core/price-list';
 import type { PriceRecord } from '../core/price-record';
@@ -168,6 +168,90 @@ describe('answerPriceListRequest with If-Modified-Since (RFC 9110 13.2.2)', () =
   it('is ignored when nothing was ever priced (no Last-Modified)', async () => {
     const empty = await render({ records: [], writes: [] }, new Date('2026-06-01T00:00:00Z'));
     expect(since('Fri, 01 May 2099 10:00:00 GMT', empty)).toBe(200);
+  });
+});
+
+describe('answerPriceListRequest with If-Match and If-Unmodified-Since (RFC 9110 13.2.2)', () => {
+  // last_changed 10:00:00.700 (Last-Modified: 10:00:00).
+  let list: PriceListResponse;
+  beforeAll(async () => {
+    list = await render(
+      {
+        records: [priceRecord({ validFrom: '2026-05-01T09:00:00Z' })],
+        writes: [Date.parse('2026-05-01T10:00:00.700Z')],
+      },
+      new Date('2026-06-01T00:00:00Z'),
+    );
+  });
+  const status = (headers: PriceListRequestHeaders, method = 'GET'): number =>
+    answerPriceListRequest(method, headers, list).status;
+  const LAST_MODIFIED = 'Fri, 01 May 2026 10:00:00 GMT';
+
+  it('412 for If-Match with any list of tags: strong comparison, and our tag is weak', () => {
+    for (const ifMatch of [
+      list.etag,
+      list.etag.slice(2),
+      `"other", ${list.etag.slice(2)}`,
+      'W/"other"',
+      'garbage',
+      '',
+    ]) {
+      expect([ifMatch, status({ 'if-match': ifMatch })]).toEqual([ifMatch, 412]);
+      expect([ifMatch, status({ 'if-match': ifMatch }, 'HEAD')]).toEqual([ifMatch, 412]);
+    }
+  });
+
+  it('If-Match: * passes, as the list exists: then If-None-Match and the coding decide', () => {
+    expect(status({ 'if-match': '*' })).toBe(200);
+    expect(status({ 'if-match': ' * ' }, 'HEAD')).toBe(200);
+    expect(status({ 'if-match': '*', 'if-none-match': list.etag })).toBe(304);
+    expect(answerPriceListRequest('GET', { 'if-match': '*', 'accept-encoding': 'br' }, list)).toBe(list.ok.br);
+  });
+
+  it('the 412: plain text, never stored, readable from any origin, no validators', () => {
+    const answer = answerPriceListRequest('GET', { 'if-match': list.etag }, list);
+    expect(answer.headers).toEqual({
+      'access-control-allow-origin': '*',
+      'cache-control': 'no-store',
+      'content-type': 'text/plain; charset=utf-8',
+      'content-length': answer.body!.length,
+    });
+    expect(answer.body!.toString()).toMatch(/^Precondition Failed: If-Match /);
+    const unmodified = answerPriceListRequest('GET', { 'if-unmodified-since': 'Fri, 01 May 2026 09:59:59 GMT' }, list);
+    expect(unmodified.headers).toEqual({ ...answer.headers, 'content-length': unmodified.body!.length });
+    expect(unmodified.body!.toString()).toMatch(/^Precondition Failed: .*If-Unmodified-Since/);
+  });
+
+  it('If-Unmodified-Since: 412 once last_changed reaches the date plus one second; the Last-Modified sent back passes', () => {
+    expect(list.ok.identity.headers['last-modified']).toBe(LAST_MODIFIED);
+    expect(status({ 'if-unmodified-since': LAST_MODIFIED })).toBe(200);
+    expect(status({ 'if-unmodified-since': 'Fri, 01 May 2026 10:00:01 GMT' })).toBe(200);
+    expect(status({ 'if-unmodified-since': 'Friday, 01-May-26 10:00:00 GMT' })).toBe(200);
+    expect(status({ 'if-unmodified-since': 'Fri, 01 May 2026 09:59:59 GMT' })).toBe(412);
+    expect(status({ 'if-unmodified-since': 'Fri May  1 09:59:59 2026' }, 'HEAD')).toBe(412);
+  });
+
+  it('If-Unmodified-Since is ignored with If-Match, when not one valid HTTP-date, and without Last-Modified', async () => {
+    expect(status({ 'if-match': '*', 'if-unmodified-since': 'Fri, 01 May 2026 09:59:59 GMT' })).toBe(200);
+    expect(status({ 'if-unmodified-since': '2026-05-01T09:00:00Z' })).toBe(200);
+    expect(status({ 'if-unmodified-since': 'Fri, 01 May 2026 09:59:59 GMT, Fri, 01 May 2026 09:59:59 GMT' })).toBe(200);
+    const empty = await render({ records: [], writes: [] }, new Date('2026-06-01T00:00:00Z'));
+    expect(
+      answerPriceListRequest('GET', { 'if-unmodified-since': 'Thu, 01 Jan 1970 00:00:00 GMT' }, empty).status,
+    ).toBe(200);
+    expect(answerPriceListRequest('GET', { 'if-match': '*' }, empty).status).toBe(200);
+  });
+
+  it('comes before If-None-Match and If-Modified-Since, which would have answered 304', () => {
+    expect(status({ 'if-match': list.etag, 'if-none-match': list.etag })).toBe(412);
+    expect(status({ 'if-unmodified-since': 'Fri, 01 May 2026 09:59:59 GMT', 'if-modified-since': LAST_MODIFIED })).toBe(
+      412,
+    );
+  });
+
+  it('is not evaluated where the answer would be 405 or 503', () => {
+    expect(answerPriceListRequest('POST', { 'if-match': list.etag }, list).status).toBe(405);
+    expect(answerPriceListRequest('GET', { 'if-match': list.etag }, undefined).status).toBe(503);
   });
 });
 

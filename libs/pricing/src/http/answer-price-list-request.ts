@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
 import { parseHttpDate } from '../core/instant';
 import { negotiateContentCoding } from './accept-encoding';
-import { ifNoneMatchMatches } from '../rendering/entity-tag';
+import { ifMatchMatches, ifNoneMatchMatches } from '../rendering/entity-tag';
 import {
   ANY_ORIGIN,
   RETRY_AFTER_UNAVAILABLE_S,
@@ -54,16 +54,34 @@ export function tooManyRequests(retryAfterS: number): PlainResponse {
   });
 }
 
+/**
+ * RFC 9110 15.5.13: a precondition of the request (If-Match, If-Unmodified-Since) is false. Plain
+ * text, never stored (the same request may pass a moment later), readable from any origin;
+ * no validators (docs/decisions.md, "ETag and conditional requests").
+ */
+export const IF_MATCH_FAILED = plainText(
+  412,
+  'Precondition Failed: If-Match names no current representation of this resource (its ETag is weak, so only * matches).',
+  { 'cache-control': 'no-store' },
+);
+export const IF_UNMODIFIED_SINCE_FAILED = plainText(
+  412,
+  'Precondition Failed: this resource was modified after the If-Unmodified-Since date.',
+  { 'cache-control': 'no-store' },
+);
+
 /** The request headers the answer depends on. */
 export type PriceListRequestHeaders = Pick<
   IncomingHttpHeaders,
-  'if-none-match' | 'if-modified-since' | 'accept-encoding'
+  'if-match' | 'if-unmodified-since' | 'if-none-match' | 'if-modified-since' | 'accept-encoding'
 >;
 
 /**
- * The answer to a request of `/v1/pricing`, from precomputed bytes and headers: 200 with the
- * list in the coding `Accept-Encoding` prefers, 304 when the conditional headers say the
- * client's copy is current, 405 for other methods, 503 when no list can be served.
+ * The answer to a request of `/v1/pricing` (and of the list at an instant and the change feed),
+ * from precomputed bytes and headers: 200 with the list in the coding `Accept-Encoding` prefers,
+ * 412 when If-Match or If-Unmodified-Since is false, 304 when the conditional headers say the
+ * client's copy is current, 405 for other methods, 503 when no list can be served. Preconditions
+ * are evaluated only for what would otherwise be a 2xx or 304 (RFC 9110 13.1: never on a 405 or 503).
  */
 export function answerPriceListRequest(
   method: string,
@@ -73,6 +91,12 @@ export function answerPriceListRequest(
   const head = method === 'HEAD';
   if (method !== 'GET' && !head) return METHOD_NOT_ALLOWED;
   if (!priceList) return PRICE_LIST_UNAVAILABLE;
+  const ifMatch = headers['if-match'];
+  const ifUnmodifiedSince = headers['if-unmodified-since'];
+  if (ifMatch !== undefined || ifUnmodifiedSince !== undefined) {
+    const failed = failedPrecondition(priceList, ifMatch, ifUnmodifiedSince);
+    if (failed) return failed;
+  }
   if (isNotModified(priceList, headers['if-none-match'], headers['if-modified-since'])) return priceList.notModified;
   const coding = negotiateContentCoding(headers['accept-encoding']);
   return head ? priceList.okWithoutBody[coding] : priceList.ok[coding];
@@ -105,4 +129,23 @@ function unmodifiedSince(priceList: PreparedAnswers, ifModifiedSince: string): b
   if (since === undefined || last === null) return false;
   const previous = priceList.previousChangeMs;
   return last < since + 1000 && (previous === null || previous < since);
+}
+
+/**
+ * RFC 9110 13.2.2, steps 1 and 2: If-Match when present (strong comparison: our weak tag never
+ * matches, `*` does, as a representation exists), else If-Unmodified-Since when it is one valid
+ * HTTP-date and the resource has a Last-Modified. The 412 to send, or `undefined`.
+ */
+function failedPrecondition(
+  priceList: PreparedAnswers,
+  ifMatch: string | undefined,
+  ifUnmodifiedSince: string | undefined,
+): PlainResponse | undefined {
+  if (ifMatch !== undefined) return ifMatchMatches(ifMatch, priceList.etag) ? undefined : IF_MATCH_FAILED;
+  if (ifUnmodifiedSince === undefined || priceList.lastChangedMs === null) return undefined;
+  const since = parseHttpDate(ifUnmodifiedSince, new Date(priceList.builtForMs));
+  // Last-Modified has whole seconds: the resource is unmodified since D when the Last-Modified it
+  // sends (last_changed cut to its second) is at or before D, so a client that sends back the
+  // Last-Modified it got passes; it is modified since D once last_changed reaches D + 1 s.
+  return since === undefined || priceList.lastChangedMs < since + 1000 ? undefined : IF_UNMODIFIED_SINCE_FAILED;
 }

@@ -72,6 +72,16 @@ describe('parseFeedQuery', () => {
     expect(positionBefore(5)).toEqual({ at: 5, productKey: '' });
   });
 
+  it('reads a leap second in since as the last millisecond before the next UTC day (docs/decisions.md, "Leap seconds")', () => {
+    expect(parseFeedQuery('since=2016-12-31T23:59:60Z')).toEqual({
+      query: { since: Date.parse('2016-12-31T23:59:59.999Z'), limit: 1000 },
+    });
+    expect(parseFeedQuery('since=2017-01-01T00:59:60.5%2B01:00')).toEqual({
+      query: { since: Date.parse('2016-12-31T23:59:59.999Z'), limit: 1000 },
+    });
+    expect(parseFeedQuery('since=2016-12-31T23:58:60Z')).toHaveProperty('error');
+  });
+
   it.each([
     ['an unknown parameter', 'page=1'],
     ['a parameter twice', 'since=2026-01-01T00:00:00Z&since=2026-01-01T00:00:00Z'],
@@ -90,6 +100,7 @@ describe('parseFeedQuery', () => {
     ['ampersands', (n) => repeated('&', n)],
     ['a long cursor', (n) => `after=${repeated('A', n)}`],
     ['a long since', (n) => `since=2026-01-01T00:00:00.${repeated('1', n)}Z`],
+    ['a long since in a leap second', (n) => `since=2016-12-31T23:59:60.${repeated('1', n)}Z`],
     ['many parameters', (n) => repeated('limit=1&', n)],
     ['percent escapes', (n) => repeated('%41', n)],
   ])('is linear in the query: %s', (_what, inputOfLength) => {

@@ -77,7 +77,7 @@ export function parseFeedQuery(search: string): { query: FeedQuery } | { error: 
     return { query: { ...query, after: position } };
   }
   if (since !== undefined) {
-    const instant = parseInstant(since, { cutFraction: true });
+    const instant = parseInstant(since, { cutFraction: true, leapSecond: true });
     if (!instant) return { error: 'since must be an RFC 3339 date-time with an offset, e.g. 2026-03-01T00:00:00Z' };
     return { query: { ...query, since: instant.getTime() } };
   }

@@ -125,6 +125,13 @@ export class PriceListDocumentSchema {
 @ApiSchema({ name: 'PriceListChange' })
 export class PriceListChangeSchema {
   @ApiProperty({
+    type: 'integer',
+    minimum: 0,
+    description: 'The change’s place in the feed, from 0: the same for every client and every page.',
+  })
+  readonly position!: number;
+
+  @ApiProperty({
     format: 'date-time',
     description: `${RFC3339} at which the list changed: a price took effect, changed, ended, or its valid_until was set or moved.`,
   })
@@ -150,6 +157,16 @@ export class PriceListChangeSchema {
     description: 'The product’s entry in the list from `at` on, exactly as the list showed it; null where not listed.',
   })
   readonly after!: PriceListEntrySchema | null;
+
+  @ApiProperty({
+    format: 'byte',
+    example: 'q1Zb3Rq0ZL3Y1cb0aWZJrk7HBpx4M4mQhHj9N0cWAzI=',
+    description:
+      'Base64 of SHA-256(the hash of the change before, or 32 zero bytes for the first ‖ this change without ' +
+      '`position` and `hash` in the JSON Canonicalization Scheme, RFC 8785): the feed as a hash chain, whose ' +
+      'head `GET /v1/pricing/checkpoint` signs.',
+  })
+  readonly hash!: string;
 }
 
 @ApiSchema({ name: 'PriceListChanges' })
@@ -178,7 +195,11 @@ export class PriceListChangesSchema {
 
 const string = { type: 'string' } as const;
 
-/** Headers of 200 and 304: the same validators and caching rules. */
+// Each response declares exactly the headers the server sends with it (test/openapi-headers.e2e-spec.ts
+// compares them); Content-Type is its `content`, and the transport's own (Content-Length, Date,
+// Connection, Keep-Alive, Transfer-Encoding) are left out: any hop may set them.
+
+/** Headers of the list's 304: the validators and caching rules of its 200, no coding (there is no body). */
 export const PRICE_LIST_HEADERS: HeaderObjects = {
   ETag: { description: 'Weak tag of the body, `W/"<opaque_tag>"`; changes whenever the body changes.', schema: string },
   'Cache-Control': { description: `\`${PRICE_LIST_CACHE_CONTROL}\``, schema: string },
@@ -191,30 +212,53 @@ export const PRICE_LIST_HEADERS: HeaderObjects = {
   Vary: { description: '`Accept-Encoding`: the body may be sent in another coding.', schema: string },
 };
 
-/** The 200's headers: those of 304, and the coding and length of the body sent. */
-export const PRICE_LIST_200_HEADERS: HeaderObjects = {
-  ...PRICE_LIST_HEADERS,
+const CONTENT_ENCODING: HeaderObjects = {
   'Content-Encoding': {
     description:
       '`br` or `gzip` when the body is sent in that coding (see Accept-Encoding); absent for the plain JSON.',
     required: false,
     schema: { type: 'string', enum: ['br', 'gzip'] },
   },
-  'Content-Length': { description: 'The length of the body as sent, in its coding.', schema: { type: 'integer' } },
 };
 
-/** Headers of 200 and 304 of the list at an instant and of the change feed, whose caching depends on the answer. */
-export const PAST_HEADERS: HeaderObjects = {
-  ...PRICE_LIST_200_HEADERS,
+/** The list's 200: the headers of its 304, and the coding of the body sent. */
+export const PRICE_LIST_200_HEADERS: HeaderObjects = { ...PRICE_LIST_HEADERS, ...CONTENT_ENCODING };
+
+const PAST_LIST_CACHE_CONTROL: HeaderObjects = {
   'Cache-Control': {
     description:
-      '`public, max-age=604800, immutable` for what can no longer change (an instant more than 10 minutes old; ' +
-      'a page of changes that more changes follow), else `public, max-age=300`.',
+      '`public, max-age=604800, immutable` for an instant more than 10 minutes old (its list can no longer change), ' +
+      'else `public, max-age=300`.',
     schema: string,
   },
 };
 
-/** Headers of 400 and 404: nothing may cache the refusal. */
+/** The list at an instant: 304, and 200 with the coding of its body. */
+export const PAST_LIST_304_HEADERS: HeaderObjects = { ...PRICE_LIST_HEADERS, ...PAST_LIST_CACHE_CONTROL };
+export const PAST_LIST_200_HEADERS: HeaderObjects = { ...PAST_LIST_304_HEADERS, ...CONTENT_ENCODING };
+
+/** The change feed: the list's validators but Last-Modified (a page of changes has none), its own caching. */
+export const CHANGES_304_HEADERS: HeaderObjects = {
+  ETag: PRICE_LIST_HEADERS.ETag,
+  'Cache-Control': {
+    description:
+      '`public, max-age=604800, immutable` for a page that more changes follow (`has_more: true`: it can never ' +
+      'change), else `public, max-age=300`.',
+    schema: string,
+  },
+  'Access-Control-Allow-Origin': PRICE_LIST_HEADERS['Access-Control-Allow-Origin'],
+  Vary: PRICE_LIST_HEADERS.Vary,
+};
+export const CHANGES_200_HEADERS: HeaderObjects = { ...CHANGES_304_HEADERS, ...CONTENT_ENCODING };
+
+/** Headers of the checkpoint's 200 and 304: never compressed (a few hundred bytes), so no Vary. */
+export const CHECKPOINT_HEADERS: HeaderObjects = {
+  ETag: PRICE_LIST_HEADERS.ETag,
+  'Cache-Control': { description: '`public, max-age=10`', schema: string },
+  'Access-Control-Allow-Origin': PRICE_LIST_HEADERS['Access-Control-Allow-Origin'],
+};
+
+/** Headers of 400, 404 and 412: nothing may cache the refusal. */
 export const REFUSAL_HEADERS: HeaderObjects = {
   'Cache-Control': { description: '`no-store`', schema: string },
   'Access-Control-Allow-Origin': { description: '`*`', schema: string },

@@ -21,10 +21,12 @@ import {
   ApiOkResponse,
   ApiOperation,
   ApiParam,
+  ApiPreconditionFailedResponse,
   ApiQuery,
   ApiServiceUnavailableResponse,
   ApiTags,
   ApiTooManyRequestsResponse,
+  type ApiResponseOptions,
 } from '@nestjs/swagger';
 import { Public } from '@app/auth';
 import { Clock } from '@app/clock';
@@ -32,6 +34,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parseInstant } from '../core/instant';
 import { RateLimitedError } from '../errors/pricing-error';
 import { IMMUTABLE } from '../rendering/changes-page';
+import { CheckpointAnswers } from '../snapshot/checkpoint-answers';
 import { PastAnswers } from '../snapshot/past-answers';
 import { PricingState } from '../snapshot/pricing-state';
 import {
@@ -44,7 +47,11 @@ import {
 } from './answer-price-list-request';
 import { encodeCursor, FEED_START, MAX_CHANGES_PER_PAGE, parseFeedQuery, positionBefore } from './feed-query';
 import {
-  PAST_HEADERS,
+  CHANGES_200_HEADERS,
+  CHANGES_304_HEADERS,
+  CHECKPOINT_HEADERS,
+  PAST_LIST_200_HEADERS,
+  PAST_LIST_304_HEADERS,
   PLAIN_TEXT,
   PriceListChangesSchema,
   REFUSAL_HEADERS,
@@ -57,10 +64,58 @@ import {
 import { PriceListAnswerCounts } from './price-list-answer-counts';
 import { PriceListRateLimitGuard } from './price-list-rate-limit';
 
-/** What the list at an instant and the change feed answer beside their 200 and 400, as GET /v1/pricing does. */
-function PastResponses(): MethodDecorator {
+/**
+ * The conditional request headers of the three resources and their 412 (RFC 9110 13.2.2;
+ * docs/decisions.md, "ETag and conditional requests"). The dates only where the resource has a
+ * Last-Modified: the change feed has none, so it ignores them.
+ */
+function ConditionalRequests(withDates: boolean): MethodDecorator {
+  const dates = [
+    ApiHeader({
+      name: 'If-Unmodified-Since',
+      required: false,
+      description:
+        'An HTTP date; only evaluated without If-Match: 412 when the resource changed after it (its Last-Modified is later).',
+    }),
+    ApiHeader({
+      name: 'If-Modified-Since',
+      required: false,
+      description:
+        'An HTTP date; only evaluated without If-None-Match: 304 when the resource is certainly unchanged since.',
+    }),
+  ];
   return applyDecorators(
-    ApiNotModifiedResponse({ description: 'The client’s copy is current: no body.', headers: PAST_HEADERS }),
+    ApiHeader({
+      name: 'If-Match',
+      required: false,
+      description:
+        '`*`, or ETags: strong comparison, and the ETag is weak, so only `*` passes; anything else gets 412. ' +
+        'Evaluated before If-None-Match.',
+    }),
+    ApiHeader({
+      name: 'If-None-Match',
+      required: false,
+      description: 'ETags from earlier responses (or `*`): 304 when one matches (weak comparison).',
+    }),
+    ...(withDates ? dates : []),
+    ApiHeader({
+      name: 'Accept-Encoding',
+      required: false,
+      description:
+        'Codings the client takes, with q-values: `br` (preferred at equal weight) or `gzip`; otherwise the plain JSON. The ETag is the same for every coding.',
+    }),
+    ApiPreconditionFailedResponse({
+      description: 'If-Match or If-Unmodified-Since is false. Plain text.',
+      headers: REFUSAL_HEADERS,
+      content: PLAIN_TEXT,
+    }),
+  );
+}
+
+/** What the list at an instant and the change feed answer beside their 200 and 400, as GET /v1/pricing does. */
+function PastResponses(notModifiedHeaders: NonNullable<ApiResponseOptions['headers']>): MethodDecorator {
+  return applyDecorators(
+    ApiNotModifiedResponse({ description: 'The client’s copy is current: no body.', headers: notModifiedHeaders }),
     ApiTooManyRequestsResponse({
       description: 'As `GET /v1/pricing`.',
       headers: retryHeaders('Seconds until the window of this address ends.'),
@@ -113,6 +168,7 @@ export class PricingController {
   constructor(
     private readonly prices: PricingState,
     private readonly past: PastAnswers,
+    private readonly checkpoints: CheckpointAnswers,
     private readonly counts: PriceListAnswerCounts,
     private readonly clock: Clock,
   ) {}
@@ -126,22 +182,7 @@ export class PricingController {
       'Other methods, OPTIONS included, get 405 with `Allow: GET, HEAD` (no CORS preflight). ' +
       'Responses may be cached for 5 minutes; revalidate with `If-None-Match`.',
   })
-  @ApiHeader({
-    name: 'If-None-Match',
-    required: false,
-    description: 'ETags from earlier responses (or `*`): 304 when one matches the current list (weak comparison).',
-  })
-  @ApiHeader({
-    name: 'If-Modified-Since',
-    required: false,
-    description: 'An HTTP date; only evaluated without If-None-Match: 304 when the list is certainly unchanged since.',
-  })
-  @ApiHeader({
-    name: 'Accept-Encoding',
-    required: false,
-    description:
-      'Codings the client takes, with q-values: `br` (preferred at equal weight) or `gzip`; otherwise the plain JSON. The ETag is the same for every coding.',
-  })
+  @ConditionalRequests(true)
   @ApiOkResponse({
     description: 'The current price list.',
     type: PriceListDocumentSchema,
@@ -179,16 +220,21 @@ export class PricingController {
       'An RFC 3339 date-time with an offset (`2026-03-01T00:00:00Z`, `2026-03-01T01:00:00.250+01:00`); ' +
       'fractions beyond milliseconds are cut. Not later than now.',
   })
-  @ApiOkResponse({ description: 'The list as served then.', type: PriceListDocumentSchema, headers: PAST_HEADERS })
+  @ConditionalRequests(true)
+  @ApiOkResponse({
+    description: 'The list as served then.',
+    type: PriceListDocumentSchema,
+    headers: PAST_LIST_200_HEADERS,
+  })
   @ApiBadRequestResponse({ description: 'Not an RFC 3339 date-time.', headers: REFUSAL_HEADERS, content: PLAIN_TEXT })
   @ApiNotFoundResponse({ description: 'An instant later than now.', headers: REFUSAL_HEADERS, content: PLAIN_TEXT })
-  @PastResponses()
+  @PastResponses(PAST_LIST_304_HEADERS)
   async pastList(
     @Param('instant') text: string,
     @Req() req: IncomingMessage,
     @Res() res: ServerResponse,
   ): Promise<void> {
-    const instant = parseInstant(text, { cutFraction: true })?.getTime();
+    const instant = parseInstant(text, { cutFraction: true, leapSecond: true })?.getTime();
     const now = this.clock.nowMs();
     if (instant === undefined) {
       const message = 'The instant must be an RFC 3339 date-time with an offset, e.g. 2026-03-01T00:00:00Z.';
@@ -224,13 +270,14 @@ export class PricingController {
     required: false,
     schema: { type: 'integer', minimum: 1, maximum: MAX_CHANGES_PER_PAGE, default: MAX_CHANGES_PER_PAGE },
   })
-  @ApiOkResponse({ description: 'A page of changes.', type: PriceListChangesSchema, headers: PAST_HEADERS })
+  @ConditionalRequests(false)
+  @ApiOkResponse({ description: 'A page of changes.', type: PriceListChangesSchema, headers: CHANGES_200_HEADERS })
   @ApiBadRequestResponse({
     description: 'An unknown parameter, `after` with `since`, or a bad value.',
     headers: REFUSAL_HEADERS,
     content: PLAIN_TEXT,
   })
-  @PastResponses()
+  @PastResponses(CHANGES_304_HEADERS)
   async changes(@Req() req: IncomingMessage, @Res() res: ServerResponse): Promise<void> {
     const url = req.url ?? '';
     const question = url.indexOf('?');
@@ -250,8 +297,44 @@ export class PricingController {
     this.counts.send(res, answerPriceListRequest(req.method!, req.headers, answers));
   }
 
+  /** The feed's chain head, signed (docs/price-history-api.md, "The checkpoint"). */
+  @Get('checkpoint')
+  @ApiOperation({
+    summary: 'A signed checkpoint of the change feed',
+    description:
+      'The changes `GET /v1/pricing/changes` serves now, as a hash chain (each change’s `hash`): its origin, its ' +
+      'size (the number of changes) and its head (the hash of the last change; 32 zero bytes for none), each on ' +
+      'its own line, in base64 for the head, signed with Ed25519 as a C2SP signed note (c2sp.org/tlog-checkpoint). ' +
+      'Verify it with the service’s verifier key; `npm run -s pricing -- audit` does, and checks the feed against ' +
+      'it. Public; the same per-address limit as `GET /v1/pricing`, counted together. HEAD answers as GET without a body.',
+  })
+  @ConditionalRequests(false)
+  @ApiOkResponse({
+    description: 'The checkpoint, signed.',
+    headers: CHECKPOINT_HEADERS,
+    content: {
+      'text/plain; charset=utf-8': {
+        schema: { type: 'string' },
+        example:
+          'pricing.example.com/v1/pricing\n42\nq1Zb3Rq0ZL3Y1cb0aWZJrk7HBpx4M4mQhHj9N0cWAzI=\n\n' +
+          '— pricing.example.com/v1/pricing 6V3qCw…\n',
+      },
+    },
+  })
+  @ApiNotFoundResponse({
+    description: 'This service signs no checkpoint: no key is configured.',
+    headers: REFUSAL_HEADERS,
+    content: PLAIN_TEXT,
+  })
+  @PastResponses(CHECKPOINT_HEADERS)
+  checkpoint(@Req() req: IncomingMessage, @Res() res: ServerResponse): void {
+    if (!this.checkpoints.signed)
+      return this.counts.send(res, refusal(404, 'This service signs no checkpoint: no checkpoint key is configured.'));
+    this.counts.send(res, answerPriceListRequest(req.method!, req.headers, this.checkpoints.answers()));
+  }
+
   /** Described once, in the description of GET. */
-  @All(['/', 'at/:instant', 'changes'])
+  @All(['/', 'at/:instant', 'changes', 'checkpoint'])
   @ApiExcludeEndpoint()
   otherMethods(@Res() res: ServerResponse): void {
     this.counts.send(res, METHOD_NOT_ALLOWED);

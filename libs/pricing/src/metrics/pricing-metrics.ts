@@ -2,6 +2,7 @@ import { Injectable, type OnModuleDestroy } from '@nestjs/common';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Subscription } from 'rxjs';
 import { PriceBookLoader } from '../snapshot/price-book-loader';
+import { PastAnswers } from '../snapshot/past-answers';
 import { PricingState } from '../snapshot/pricing-state';
 import { PriceListAnswerCounts } from '../http/price-list-answer-counts';
 
@@ -32,14 +33,21 @@ export class PricingMetrics implements OnModuleDestroy {
     help: 'Writes seen after their publication instant had passed a read that found the book settled: the list served since differs from its past.',
     registers: [this.registry],
   });
+  private readonly refusedLoads = new Counter({
+    name: 'pricing_refused_loads_total',
+    help: "Loads refused because stored prices break the book's rules (written around them): the last good list was kept.",
+    registers: [this.registry],
+  });
   private readonly builds: Subscription;
   private readonly failures: Subscription;
   private readonly late: Subscription;
+  private readonly refused: Subscription;
 
-  constructor(loader: PriceBookLoader, prices: PricingState, answers: PriceListAnswerCounts) {
+  constructor(loader: PriceBookLoader, prices: PricingState, answers: PriceListAnswerCounts, past: PastAnswers) {
     this.builds = loader.builds$.subscribe((seconds) => this.snapshotBuild.observe(seconds));
     this.failures = loader.renderFailures$.subscribe(() => this.renderFailures.inc());
     this.late = loader.lateWrites$.subscribe(() => this.lateWrites.inc());
+    this.refused = loader.refusedLoads$.subscribe(() => this.refusedLoads.inc());
     new Counter({
       name: 'pricing_price_list_responses_total',
       help: 'Answers of GET /v1/pricing, by HTTP status.',
@@ -59,6 +67,23 @@ export class PricingMetrics implements OnModuleDestroy {
       },
     });
     new Gauge({
+      name: 'pricing_past_answers_bytes',
+      help: 'Bytes of prepared answers of the list’s past kept (/at documents and full /changes pages, every coding).',
+      registers: [this.registry],
+      collect() {
+        this.set(past.keptBytes);
+      },
+    });
+    new Counter({
+      name: 'pricing_past_answers_prepared_total',
+      help: 'Answers of the list’s past prepared (an /at document per version asked, a /changes page), kept or not.',
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        this.inc(past.preparedCount);
+      },
+    });
+    new Gauge({
       name: 'pricing_list_prices',
       help: 'List prices in force: the prices GET /v1/pricing serves (0 while it answers 503).',
       registers: [this.registry],
@@ -72,5 +97,6 @@ export class PricingMetrics implements OnModuleDestroy {
     this.builds.unsubscribe();
     this.failures.unsubscribe();
     this.late.unsubscribe();
+    this.refused.unsubscribe();
   }
 }

@@ -1,3 +1,5 @@
+import type { KeyObject } from 'node:crypto';
+
 /** Express's `trust proxy` values: `true`, a hop count, or addresses, subnets and names. */
 export type TrustProxy = boolean | number | string;
 
@@ -30,10 +32,22 @@ export interface PricingModuleOptions {
    * recently asked go first (default 64 MiB).
    */
   readonly pastAnswersBytes?: number;
+  /**
+   * With it, `GET /v1/pricing/checkpoint` serves the feed's chain head signed by this key (a signed
+   * note, docs/price-history-api.md, "The checkpoint"); without it, 404.
+   */
+  readonly checkpoint?: CheckpointSigning;
 }
 
-export type ResolvedPricingOptions = Required<Omit<PricingModuleOptions, 'redisUrl'>> &
-  Pick<PricingModuleOptions, 'redisUrl'>;
+/** The key that signs checkpoints: an Ed25519 private key, and its name, the log's origin. */
+export interface CheckpointSigning {
+  /** The key's name and the checkpoint's origin: no space, no `+` (`pricing.example.com/v1/pricing`). */
+  readonly origin: string;
+  readonly privateKey: KeyObject;
+}
+
+export type ResolvedPricingOptions = Required<Omit<PricingModuleOptions, 'redisUrl' | 'checkpoint'>> &
+  Pick<PricingModuleOptions, 'redisUrl' | 'checkpoint'>;
 
 export const PRICING_DEFAULTS = {
   rateLimit: 120,

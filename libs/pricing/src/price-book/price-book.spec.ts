@@ -85,6 +85,10 @@ describe('parsePriceBook', () => {
     [{ organization_id: null }, 'prices[1].organization_id: must be 1 to 64'],
     [{ valid_from: '2027-01-01T00:00:00' }, 'prices[1].valid_from: must be an RFC 3339 timestamp with an offset'],
     [{ valid_from: null }, 'prices[1].valid_from: must be an RFC 3339 timestamp'],
+    // docs/decisions.md, "Leap seconds": a stored instant is stored as written, or not at all.
+    [{ valid_from: '2026-12-31T23:59:60Z' }, 'prices[1].valid_from: a leap second (:60) cannot be stored'],
+    [{ valid_until: '2027-06-30T23:59:60Z' }, 'prices[1].valid_until: a leap second (:60) cannot be stored'],
+    [{ valid_from: '2026-12-31T23:58:60Z' }, 'prices[1].valid_from: must be an RFC 3339 timestamp'],
     [{ valid_until: '2026-12-31T00:00:00Z' }, 'prices[1].valid_until: must be after valid_from'],
     [{ valid_until: '2027-01-01T00:00:00Z' }, 'prices[1].valid_until: must be after valid_from'],
     [{ currency: 'EUR' }, 'prices[1]: unknown field "currency"'],

@@ -179,6 +179,14 @@ function productKeyField(raw: Record<string, unknown>, path: string, errors: str
 /** A timestamp of the book as epoch milliseconds: instants enter the library as numbers here. */
 function instantField(value: unknown, path: string, alternative: string, errors: string[]): number | undefined {
   const instant = typeof value === 'string' ? parseInstant(value)?.getTime() : undefined;
+  if (instant === undefined && typeof value === 'string' && parseInstant(value, { leapSecond: true })) {
+    // docs/decisions.md, "Leap seconds": a stored instant is stored as written, or not at all.
+    errors.push(
+      `${path}: a leap second (:60) cannot be stored, as instants here (as in POSIX time) have none: ` +
+        `write the instant just before it (:59.999) or the next minute's :00 instead`,
+    );
+    return undefined;
+  }
   if (instant === undefined) {
     errors.push(
       `${path}: must be an RFC 3339 timestamp with an offset and at most millisecond precision, such as "2027-01-01T00:00:00Z", ${alternative}`,

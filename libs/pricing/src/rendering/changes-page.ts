@@ -17,7 +17,8 @@ export interface ChangesPage {
 
 /**
  * The answers of `GET /v1/pricing/changes` for `page`: the JSON document (each entry as the list
- * shows it, serialized once per price: price-list-response.ts), hashed and compressed off the
+ * shows it, serialized once per price: price-list-response.ts; each change with its position and
+ * hash in the feed's chain: core/feed-chain.ts), hashed and compressed off the
  * event loop; `public, max-age=300`, or immutable when more changes follow (its changes are
  * settled, and so is its `next`).
  */
@@ -27,13 +28,14 @@ export function renderChangesPage(page: ChangesPage, now: number): Promise<Prepa
     if (i > 0) parts.push(COMMA);
     parts.push(
       Buffer.from(
-        `{"at":"${formatInstant(change.at)}","product_key":${JSON.stringify(change.productKey)},` +
+        `{"position":${change.position},"at":"${formatInstant(change.at)}",` +
+          `"product_key":${JSON.stringify(change.productKey)},` +
           `"family":"${PRODUCT_FAMILIES[change.family].family}","before":`,
       ),
       change.before ? entryBytes(change.before) : NULL,
       AFTER,
       change.after ? entryBytes(change.after) : NULL,
-      CLOSE,
+      Buffer.from(`,"hash":"${change.hash.toString('base64')}"}`),
     );
   }
   parts.push(Buffer.from(`],"next":${JSON.stringify(page.next)},"has_more":${page.hasMore}}`));
@@ -52,4 +54,3 @@ export function renderChangesPage(page: ChangesPage, now: number): Promise<Prepa
 const COMMA = Buffer.from(',');
 const NULL = Buffer.from('null');
 const AFTER = Buffer.from(',"after":');
-const CLOSE = Buffer.from('}');

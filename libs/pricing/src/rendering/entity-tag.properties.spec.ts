@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { expectLinearTime, repeated } from '../../../../test/support/linear-time';
 import { outsideText } from '../../../../test/support/outside-text';
-import { ifNoneMatchMatches, parseEntityTagList } from './entity-tag';
+import { ifMatchMatches, ifNoneMatchMatches, parseEntityTagList } from './entity-tag';
 
-// If-None-Match comes from any client of GET /v1/pricing, before the rate limit has a say.
+// If-None-Match and If-Match come from any client of GET /v1/pricing, before the rate limit has a say.
 
 const CURRENT = 'W/"abcDEF_-012"';
 /** etagc = %x21 / %x23-7E / obs-text (RFC 9110 8.8.3): commas, `W/` and spaces inside quotes included. */
@@ -95,5 +95,45 @@ describe('parseEntityTagList and ifNoneMatchMatches: linear time on 16 KB', () =
     ['whitespace around *', (n) => `${repeated(' \t', n)}*`],
   ])('%s', (_what, inputOfLength) => {
     expectLinearTime((header) => ifNoneMatchMatches(header, CURRENT), inputOfLength);
+  });
+});
+
+describe('ifMatchMatches on any text (strong comparison)', () => {
+  const anyHeader = fc.oneof(
+    outsideText(['W/', '"', ',', ' ', '\t', 'W/"a"', '"a",', '*', '"abcDEF_-012"']),
+    tagList.map(({ header }) => header),
+  );
+  const STRONG = '"abcDEF_-012"';
+
+  it('never throws; our weak tag matches only *', () => {
+    fc.assert(
+      fc.property(anyHeader, (header) => {
+        expect(ifMatchMatches(header, CURRENT)).toBe(header.trim() === '*');
+      }),
+    );
+  });
+
+  it('a strong tag matches * or a list that holds it strong, character for character', () => {
+    fc.assert(
+      fc.property(anyHeader, (header) => {
+        const tags = parseEntityTagList(header);
+        expect(ifMatchMatches(header, STRONG)).toBe(header.trim() === '*' || (tags ?? []).includes(STRONG));
+      }),
+    );
+    fc.assert(
+      fc.property(tagList, fc.nat(), ({ tags }, pick) => {
+        const tag = tags[pick % tags.length];
+        expect(ifMatchMatches(tags.join(', '), tag)).toBe(!tag.startsWith('W/'));
+      }),
+    );
+  });
+
+  it.each<[string, (n: number) => string]>([
+    ['many tags', (n) => repeated('"a",', n)],
+    ['many tags, the last unterminated', (n) => `${repeated('"a", ', n - 2)}"a`],
+    ['whitespace around *', (n) => `${repeated(' \t', n)}*`],
+    ['W/ repeated', (n) => repeated('W/', n)],
+  ])('costs time in proportion to the header: %s', (_what, inputOfLength) => {
+    expectLinearTime((header) => ifMatchMatches(header, STRONG), inputOfLength);
   });
 });

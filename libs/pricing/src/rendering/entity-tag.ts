@@ -24,6 +24,19 @@ export function ifNoneMatchMatches(header: string | undefined, currentTag: strin
   return tags.some((tag) => opaqueTag(tag) === current);
 }
 
+/**
+ * RFC 9110 13.1.1 `If-Match` with strong comparison: `*` (a current representation exists: the
+ * caller has one), or a list of entity tags one of which is `currentTag`, both strong and equal
+ * character for character. A weak tag, ours included, never matches; neither does a malformed
+ * header (the condition is then false, as the RFC says of anything but `*` or a matching list).
+ */
+export function ifMatchMatches(header: string, currentTag: string): boolean {
+  if (header.trim() === '*') return true;
+  const tags = parseEntityTagList(header);
+  if (!tags || currentTag.startsWith('W/')) return false;
+  return tags.some((tag) => tag === currentTag);
+}
+
 const OWS = new Set([0x20, 0x09]);
 
 /**

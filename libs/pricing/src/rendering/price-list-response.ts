@@ -28,11 +28,11 @@ export interface PlainResponse {
   readonly body?: Buffer;
 }
 
-/** The answers of a JSON resource, prepared once, never per request: 200 per coding (GET, HEAD) and 304. */
+/** The answers of a resource (JSON unless told), prepared once, never per request: 200 per coding (GET, HEAD) and 304. */
 export interface PreparedAnswers {
-  /** The JSON body (identity coding). */
+  /** The body (identity coding). */
   readonly body: Buffer;
-  /** Weak, from the JSON bytes: the same for every coding (RFC 9110 8.8.1). */
+  /** Weak, from the body's bytes: the same for every coding (RFC 9110 8.8.1). */
   readonly etag: string;
   /** `Last-Modified` (ms), for If-Modified-Since; `null` when the resource has none. */
   readonly lastChangedMs: number | null;
@@ -46,6 +46,12 @@ export interface PreparedAnswers {
   readonly okWithoutBody: Readonly<Record<ContentCoding, PlainResponse>>;
   readonly notModified: PlainResponse;
 }
+
+/** What prepareAnswers is told beside the body: the dates of its conditions, and a media type other than JSON. */
+export type AnswerMeta = Pick<PreparedAnswers, 'lastChangedMs' | 'previousChangeMs' | 'builtForMs'> & {
+  /** `Content-Type` of every 200 (default `application/json`). */
+  readonly contentType?: string;
+};
 
 /** The answers of the list at one instant. */
 export interface PriceListResponse extends PreparedAnswers {
@@ -121,13 +127,21 @@ export function renderPriceListNow(listAt: Steps<ListAt>): PriceListResponse {
 }
 
 /**
+ * The answers of a small `body` never compressed (every coding gets it as it is, as HTTP allows;
+ * a few hundred bytes gain nothing), with the headers `common` but for the ETag, computed here.
+ */
+export function uncompressedAnswers(body: Buffer, common: OutgoingHttpHeaders, meta: AnswerMeta): PreparedAnswers {
+  return answersOf(weakEntityTag(body), { identity: body, gzip: body, br: body }, common, meta);
+}
+
+/**
  * The answers of a JSON `body` with the headers `common` (but for the ETag, computed here): hashed
  * and compressed on libuv's thread pool, never on the event loop.
  */
 export async function prepareAnswers(
   body: Buffer,
   common: OutgoingHttpHeaders,
-  meta: Pick<PreparedAnswers, 'lastChangedMs' | 'previousChangeMs' | 'builtForMs'>,
+  meta: AnswerMeta,
 ): Promise<PreparedAnswers> {
   const [digest, gzipped, brotli] = await Promise.all([
     webcrypto.subtle.digest('SHA-256', body),
@@ -168,7 +182,7 @@ function answersOf(
   etag: string,
   bodies: Readonly<Record<ContentCoding, Buffer>>,
   headers: OutgoingHttpHeaders,
-  meta: Pick<PreparedAnswers, 'lastChangedMs' | 'previousChangeMs' | 'builtForMs'>,
+  meta: AnswerMeta,
 ): PreparedAnswers {
   const common: OutgoingHttpHeaders = { etag, ...headers };
   const ok = {} as Record<ContentCoding, PlainResponse>;
@@ -178,12 +192,22 @@ function answersOf(
     const encoded = body !== bodies.identity;
     const codingHeaders: OutgoingHttpHeaders = {
       ...common,
-      'content-type': 'application/json',
+      'content-type': meta.contentType ?? 'application/json',
       ...(encoded && { 'content-encoding': coding }),
       'content-length': body.length,
     };
     ok[coding] = { status: 200, headers: codingHeaders, body };
     okWithoutBody[coding] = { status: 200, headers: codingHeaders };
   }
-  return { body: bodies.identity, etag, ...meta, ok, okWithoutBody, notModified: { status: 304, headers: common } };
+  const { lastChangedMs, previousChangeMs, builtForMs } = meta;
+  return {
+    body: bodies.identity,
+    etag,
+    lastChangedMs,
+    previousChangeMs,
+    builtForMs,
+    ok,
+    okWithoutBody,
+    notModified: { status: 304, headers: common },
+  };
 }

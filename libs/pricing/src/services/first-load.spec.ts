@@ -14,8 +14,11 @@ import { PricingService } from './pricing.service';
 const LIST = priceRecord({ amount: '0.0480' });
 const AGREED = priceRecord({ organizationId: 'org_42', amount: '0.0400' });
 
+const NOW = new Date('2027-01-01T00:00:00Z');
+
+/** The book read at NOW: every write up to it is seen, so the book as recorded now is the book read. */
 function data(listOnly: boolean): PricingData {
-  return pricingData(listOnly ? [LIST] : [LIST, AGREED], { listOnly });
+  return pricingData(listOnly ? [LIST] : [LIST, AGREED], { listOnly, readAt: NOW.getTime() });
 }
 
 /** Resolves once `condition` holds, turning the event loop meanwhile (at most 5 s). */
@@ -47,10 +50,10 @@ describe('PriceBookLoader at start-up: the list prices first, then every price',
       loadOrganizationPrices: async () => {
         reads.push(false);
         const every = await loadPricingData(false);
-        return { records: every.records.filter((record) => record.organizationId !== null) };
+        return { records: every.records.filter((record) => record.organizationId !== null), ends: new Map() };
       },
     };
-    const clock = new ManualClock(new Date('2027-01-01T00:00:00Z'));
+    const clock = new ManualClock(NOW);
     prices = await pricesInMemory(repository, clock);
     service = new PricingService(prices.state, prices.loader, new PastAnswers(prices.state, pastOptions({})), clock);
   }

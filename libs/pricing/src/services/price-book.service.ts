@@ -316,7 +316,7 @@ export class PriceBookService {
     const history = runNow(
       ListHistory.build({
         records: data.records,
-        ends: data.listEnds,
+        ends: data.ends,
         writes: data.listWrites,
         lastChangeId: Number(data.lastChangeId),
       }),

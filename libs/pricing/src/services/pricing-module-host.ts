@@ -38,7 +38,10 @@ export class PricingModuleHost extends PriceBookHost {
    */
   async afterWrite(instant: Date): Promise<void> {
     await this.loader.check();
-    const wait = instant.getTime() + 1 - Date.now();
-    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    const wait = instant.getTime() + 2 - Date.now();
+    if (wait <= 0) return;
+    await new Promise((resolve) => setTimeout(resolve, wait));
+    // A check after the instant: the book as recorded now (PricingService's default) includes the write.
+    await this.loader.check();
   }
 }

@@ -1,4 +1,4 @@
-import { costOf, gp1, gp1Priced, record, serviceOf, thrownBy } from './pricing-service.fixture';
+import { costOf, gp1, gp1Priced, NOW, record, serviceOf, thrownBy } from './pricing-service.fixture';
 import { PricingErrorCode } from '../errors/pricing-error';
 import type { UnitType } from '../catalogue/catalogue';
 
@@ -15,11 +15,14 @@ describe('PricingService.quote', () => {
     ['requests', 'observability.api_request', 1000000, '0.50', '2500000', '1.25'],
     ['samples', 'observability.ingested_sample', 1000000, '0.20', '123', '0.0000246'],
   ])('prices %s (%s, %i units for %s × %s)', async (unit, key, count, amount, quantity, cost) => {
-    const { service } = await serviceOf([record({ key, unit, count, amount, from })]);
+    const priced = record({ key, unit, count, amount, from });
+    const { service } = await serviceOf([priced]);
     const quote = service.quote(key, quantity);
     expect(quote).toEqual({
       found: true,
+      asRecordedAt: new Date(NOW),
       price: {
+        id: priced.id,
         productKey: key,
         scope: 'list',
         organizationId: null,
@@ -194,9 +197,12 @@ describe('PricingService.quote', () => {
       from: '2026-07-01T00:00:00Z',
     });
     const { service } = await serviceOf([gp1, scheduled]);
-    expect(service.quote('storage.snapshot', '1')).toEqual({ found: false });
-    expect(service.quote('compute.g2.4', '3600')).toEqual({ found: false });
-    expect(service.quote('storage.gp1', '730', { at: new Date('2025-12-31T23:59:59.999Z') })).toEqual({ found: false });
+    expect(service.quote('storage.snapshot', '1')).toEqual({ found: false, asRecordedAt: new Date(NOW) });
+    expect(service.quote('compute.g2.4', '3600')).toEqual({ found: false, asRecordedAt: new Date(NOW) });
+    expect(service.quote('storage.gp1', '730', { at: new Date('2025-12-31T23:59:59.999Z') })).toEqual({
+      found: false,
+      asRecordedAt: new Date(NOW),
+    });
     expect(costOf(service.quote('compute.g2.4', '3600', { at: new Date('2026-07-01T00:00:00Z') }))).toBe('0.061');
   });
 

@@ -25,7 +25,17 @@ describe('PricingService.costOfUsage and costOfEvents', () => {
     ]);
     expect(cost).toMatchObject({ total: '0.216', complete: true });
     expect(Object.keys(cost.lines[1].price!).sort()).toEqual(
-      ['amount', 'organizationId', 'productKey', 'scope', 'unitCount', 'unitType', 'validFrom', 'validUntil'].sort(),
+      [
+        'amount',
+        'id',
+        'organizationId',
+        'productKey',
+        'scope',
+        'unitCount',
+        'unitType',
+        'validFrom',
+        'validUntil',
+      ].sort(),
     );
     // Without the organization, list prices only.
     expect(service.costOfUsage('storage.gp1', usage).total).toBe('0.24');

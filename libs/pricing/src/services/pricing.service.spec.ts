@@ -3,6 +3,7 @@ import {
   gp1Priced,
   io1,
   NOT_ON_SALE,
+  NOW,
   record,
   serviceOf,
   snapshotOf,
@@ -15,6 +16,9 @@ import {
   ProductUnavailableError,
   UnknownProductError,
 } from '../errors/pricing-error';
+
+/** Every answer names the book it was read from: as recorded now, unless asked otherwise. */
+const NOW_RECORDED = new Date(NOW);
 
 describe('PricingService.assertOrderable', () => {
   it('accepts a product that is on sale and has a current list price', async () => {
@@ -142,7 +146,9 @@ describe('PricingService.priceAt', () => {
     const { service } = await serviceOf(records);
     expect(service.priceAt('storage.gp1', { organizationId: 'org_42' })).toEqual({
       found: true,
+      asRecordedAt: NOW_RECORDED,
       price: {
+        id: org42.id,
         productKey: 'storage.gp1',
         scope: 'organization',
         organizationId: 'org_42',
@@ -159,7 +165,9 @@ describe('PricingService.priceAt', () => {
     const { service } = await serviceOf(records);
     expect(service.priceAt('storage.gp1')).toEqual({
       found: true,
+      asRecordedAt: NOW_RECORDED,
       price: {
+        id: listA.id,
         productKey: 'storage.gp1',
         scope: 'list',
         organizationId: null,
@@ -198,7 +206,7 @@ describe('PricingService.priceAt', () => {
   it('switches list prices at the boundary: valid_from inclusive, valid_until exclusive', async () => {
     const { service } = await serviceOf(records);
     const at = (instant: string) => service.priceAt('storage.gp1', { at: new Date(instant) });
-    expect(at('2025-12-31T23:59:59.999Z')).toEqual({ found: false });
+    expect(at('2025-12-31T23:59:59.999Z')).toEqual({ found: false, asRecordedAt: NOW_RECORDED });
     expect(at('2026-01-01T00:00:00.000Z')).toMatchObject({ found: true, price: { amount: '0.0480' } });
     expect(at('2026-06-30T23:59:59.999Z')).toMatchObject({ found: true, price: { amount: '0.0480' } });
     expect(at('2026-07-01T00:00:00.000Z')).toMatchObject({
@@ -225,10 +233,13 @@ describe('PricingService.priceAt', () => {
       until: '2026-02-01T00:00:00Z',
     });
     const { service } = await serviceOf([...records, ended]);
-    expect(service.priceAt('storage.snapshot')).toEqual({ found: false });
-    expect(service.priceAt('storage.snapshot', { organizationId: 'org_42' })).toEqual({ found: false });
+    expect(service.priceAt('storage.snapshot')).toEqual({ found: false, asRecordedAt: NOW_RECORDED });
+    expect(service.priceAt('storage.snapshot', { organizationId: 'org_42' })).toEqual({
+      found: false,
+      asRecordedAt: NOW_RECORDED,
+    });
     expect(thrownBy(() => service.priceAt('not a key')).code).toBe('UNKNOWN_PRODUCT'); // a typo is no "no price"
-    expect(service.priceAt('network.vpc_egress')).toEqual({ found: false });
+    expect(service.priceAt('network.vpc_egress')).toEqual({ found: false, asRecordedAt: NOW_RECORDED });
   });
 
   it('returns the organization price even when there is no list price', async () => {
@@ -245,8 +256,11 @@ describe('PricingService.priceAt', () => {
       found: true,
       price: { scope: 'organization', amount: '0.05' },
     });
-    expect(service.priceAt('compute.g2.4')).toEqual({ found: false });
-    expect(service.priceAt('compute.g2.4', { organizationId: 'org_7' })).toEqual({ found: false });
+    expect(service.priceAt('compute.g2.4')).toEqual({ found: false, asRecordedAt: NOW_RECORDED });
+    expect(service.priceAt('compute.g2.4', { organizationId: 'org_7' })).toEqual({
+      found: false,
+      asRecordedAt: NOW_RECORDED,
+    });
   });
 
   it('prices products that are not on sale (availability does not hide a price)', async () => {
@@ -353,8 +367,8 @@ describe('PricingService reads, given a product key that fits no family', () => 
 
   it("answers a key of a family's shape that was never priced as unpriced: found false, an unpriced line", async () => {
     const { service } = await serviceOf([gp1, st1, io1], NOT_ON_SALE);
-    expect(service.priceAt('compute.zz.9', { at })).toEqual({ found: false });
-    expect(service.quote('compute.zz.9', '3600', { at })).toEqual({ found: false });
+    expect(service.priceAt('compute.zz.9', { at })).toEqual({ found: false, asRecordedAt: NOW_RECORDED });
+    expect(service.quote('compute.zz.9', '3600', { at })).toEqual({ found: false, asRecordedAt: NOW_RECORDED });
     const usage = service.costOfUsage('compute.zz.9', interval);
     expect(usage).toMatchObject({ total: '0', complete: false });
     expect(usage.lines).toEqual([{ priced: false, ...interval, quantity: '86400', price: null, cost: null }]);

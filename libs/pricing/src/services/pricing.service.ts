@@ -23,7 +23,16 @@ import {
   type UsageCost as UsageCostOfRecords,
 } from '../core/usage';
 import type { UnitType } from '../catalogue/catalogue';
-import type { Price, PriceLookup, PriceQuery, QuoteLookup, UsageCost, UsageQuery } from './pricing.types';
+import type {
+  AsRecorded,
+  Price,
+  PriceLookup,
+  PriceQuery,
+  QuoteLookup,
+  RecordedQuery,
+  UsageCost,
+  UsageQuery,
+} from './pricing.types';
 import { PastAnswers } from '../snapshot/past-answers';
 import { PriceBookLoader } from '../snapshot/price-book-loader';
 import type { PricingSnapshot } from '../snapshot/pricing-snapshot';
@@ -78,18 +87,22 @@ export class PricingService {
 
   /**
    * The price of `productKey` at an instant: the organization's agreed price, else the list price;
-   * `{ found: false }` when none is in force (a key of a family's shape never priced included).
-   * Throws UNKNOWN_PRODUCT for a key that fits no family (a typo is never "no price").
+   * `{ found: false }` when none is in force (a key of a family's shape never priced included). From
+   * the book as recorded at `asRecordedAt` (default now; the answer says which instant). Throws
+   * UNKNOWN_PRODUCT for a key that fits no family (a typo is never "no price"), FUTURE_INSTANT for
+   * an `asRecordedAt` later than now.
    */
   priceAt(productKey: string, query: PriceQuery = {}): PriceLookup {
     if (!parseProductKey(productKey)) throw new UnknownProductError(productKey);
     const snapshot = this.snapshot(query.organizationId);
-    const at = query.at ?? this.clock.now();
+    const recorded = this.recordedInstant(query);
+    const at = (query.at ?? this.clock.now()).getTime();
     const record =
       (query.organizationId !== undefined &&
-        snapshot.organizationPriceAt(productKey, query.organizationId, at.getTime())) ||
-      snapshot.listPriceAt(productKey, at.getTime());
-    return record ? { found: true, price: toPrice(record) } : { found: false };
+        snapshot.organizationPriceAt(productKey, query.organizationId, at, recorded)) ||
+      snapshot.listPriceAt(productKey, at, recorded);
+    const asRecordedAt = new Date(recorded);
+    return record ? { found: true, price: toPrice(record), asRecordedAt } : { found: false, asRecordedAt };
   }
 
   /**
@@ -108,7 +121,8 @@ export class PricingService {
     }
     const lookup = this.priceAt(productKey, query);
     if (!lookup.found) return lookup;
-    return { found: true, price: lookup.price, quantity: amount.toFixed(), cost: costOf(lookup.price, amount) };
+    const { price, asRecordedAt } = lookup;
+    return { found: true, price, quantity: amount.toFixed(), cost: costOf(price, amount), asRecordedAt };
   }
 
   /**
@@ -120,8 +134,8 @@ export class PricingService {
    * Throws UNKNOWN_PRODUCT, or INVALID_USAGE naming the input at fault (`from` after `to`, ...).
    */
   costOfUsage(productKey: string, usage: TimeUsage, query: UsageQuery = {}): UsageCost {
-    const { prices, unitType } = this.pricesFor(productKey, query);
-    return withPublicPrices(costOfUsage(prices, unitType, usage));
+    const { prices, unitType, asRecordedAt } = this.pricesFor(productKey, query);
+    return withPublicPrices(costOfUsage(prices, unitType, usage), asRecordedAt);
   }
 
   /**
@@ -131,8 +145,8 @@ export class PricingService {
    * bytes; GB are decimal, 10^9 bytes).
    */
   costOfEvents(productKey: string, events: readonly MeteredEvent[], query: UsageQuery = {}): UsageCost {
-    const { prices, unitType } = this.pricesFor(productKey, query);
-    return withPublicPrices(costOfEvents(prices, unitType, events));
+    const { prices, unitType, asRecordedAt } = this.pricesFor(productKey, query);
+    return withPublicPrices(costOfEvents(prices, unitType, events), asRecordedAt);
   }
 
   /**
@@ -144,9 +158,9 @@ export class PricingService {
    * period). Unpriced parts have no row: they are in `unpriced`, and `complete` is false. Throws
    * UNKNOWN_PRODUCT, or INVALID_USAGE naming the input at fault.
    */
-  focusRows(productKey: string, usage: FocusUsage, query: UsageQuery, billing: FocusBilling): FocusCost {
-    const { prices } = this.pricesFor(productKey, query);
-    return focusRows(productKey, prices, usage, billing);
+  focusRows(productKey: string, usage: FocusUsage, query: UsageQuery, billing: FocusBilling): FocusCost & AsRecorded {
+    const { prices, asRecordedAt } = this.pricesFor(productKey, query);
+    return { ...focusRows(productKey, prices, usage, billing), asRecordedAt };
   }
 
   /**
@@ -189,18 +203,49 @@ export class PricingService {
     return this.prices.health();
   }
 
-  /** Checks the database for price book changes now (e.g. once the host app has migrated it). */
+  /**
+   * Checks the database for price book changes now (e.g. once the host app has migrated it), and
+   * waits for a write read to take effect when it does within seconds: a write committed before
+   * the call is in the answers when this resolves.
+   */
   refresh(): Promise<void> {
-    return this.loader.check();
+    return this.loader.checkPublished();
   }
 
-  private pricesFor(productKey: string, query: UsageQuery): { prices: ApplicablePrices; unitType: UnitType } {
+  private pricesFor(
+    productKey: string,
+    query: UsageQuery,
+  ): { prices: ApplicablePrices; unitType: UnitType } & AsRecorded {
     const parts = parseProductKey(productKey);
     if (!parts) throw new UnknownProductError(productKey);
+    const snapshot = this.snapshot(query.organizationId);
+    const recorded = this.recordedInstant(query);
     return {
-      prices: this.snapshot(query.organizationId).applicablePrices(productKey, query.organizationId),
+      prices: snapshot.applicablePrices(productKey, query.organizationId, recorded),
       unitType: parts.family.unitType,
+      asRecordedAt: new Date(recorded),
     };
+  }
+
+  /**
+   * The instant of the book that prices an answer (docs/using-pricing.md, "The book as recorded"):
+   * `asRecordedAt`, or now; never an instant whose book may still change (a write not seen yet,
+   * while the database was out of reach: snapshot/price-book-loader.ts, settledBefore).
+   */
+  private recordedInstant(query: RecordedQuery): number {
+    const now = this.clock.nowMs();
+    const settled = this.prices.settledBefore() - 1;
+    if (query.asRecordedAt === undefined) return Math.min(now, settled);
+    const at = query.asRecordedAt.getTime();
+    if (!(at <= now)) {
+      throw new PricingError(
+        PricingErrorCode.FutureInstant,
+        `the book as recorded at ${String(query.asRecordedAt)} is not known: asRecordedAt must be an instant not later than now`,
+      );
+    }
+    // The database was out of reach since: a write may have taken effect by then that is not held.
+    if (at > settled) throw new PricingUnavailableError();
+    return at;
   }
 
   /**
@@ -217,16 +262,18 @@ export class PricingService {
   }
 }
 
-function withPublicPrices(cost: UsageCostOfRecords): UsageCost {
+function withPublicPrices(cost: UsageCostOfRecords, asRecordedAt: Date): UsageCost {
   return {
     ...cost,
     lines: cost.lines.map((line) => (line.priced ? { ...line, price: toPrice(line.price) } : line)),
+    asRecordedAt,
   };
 }
 
 /** A held price as other modules see it: instants as Dates, made when asked for (never held). */
 function toPrice(held: PriceRecord): Price {
   return {
+    id: held.id,
     productKey: held.productKey,
     scope: held.organizationId === null ? 'list' : 'organization',
     organizationId: held.organizationId,

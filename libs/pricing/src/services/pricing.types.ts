@@ -2,6 +2,8 @@ import type { UnitType } from '../catalogue/catalogue';
 
 /** A price in force, as other modules see it. */
 export interface Price {
+  /** The price record's id: stable, never reused (an invoice line names it). */
+  readonly id: number;
   readonly productKey: string;
   /** `list`, or `organization` for a price agreed with one organization. */
   readonly scope: 'list' | 'organization';
@@ -11,13 +13,33 @@ export interface Price {
   /** EUR for `unitCount` units, net of VAT, as a decimal string. */
   readonly amount: string;
   readonly validFrom: Date;
+  /** The end as the book recorded it at `asRecordedAt`. */
   readonly validUntil: Date | null;
 }
 
-/** "No price" is an explicit answer, never zero. */
-export type PriceLookup = { readonly found: true; readonly price: Price } | { readonly found: false };
+/** The book an answer was read from (docs/using-pricing.md, "The book as recorded"). */
+export interface AsRecorded {
+  /**
+   * The price book as recorded at this instant priced the answer: asking again with it gives the
+   * same answer after any later write. The query's `asRecordedAt`, or the instant it defaulted to.
+   */
+  readonly asRecordedAt: Date;
+}
 
-export interface PriceQuery {
+/** "No price" is an explicit answer, never zero. */
+export type PriceLookup = ({ readonly found: true; readonly price: Price } | { readonly found: false }) & AsRecorded;
+
+/** Which book prices an answer: the book as recorded at an instant (default now). */
+export interface RecordedQuery {
+  /**
+   * Price from the book as it was recorded at this instant (not later than now): the prices written
+   * by then, with the ends they had then. Default: now. Re-price a closed invoice with the
+   * `asRecordedAt` its answers gave, and the figures are the same after any later write.
+   */
+  readonly asRecordedAt?: Date;
+}
+
+export interface PriceQuery extends RecordedQuery {
   /** When the price applies; default now. */
   readonly at?: Date;
   /** Looks up this organization's agreed price first, then the list price. */
@@ -25,7 +47,7 @@ export interface PriceQuery {
 }
 
 /** A quote, or "no price" (never zero), in the same shape as PriceLookup. */
-export type QuoteLookup = ({ readonly found: true } & Quote) | { readonly found: false };
+export type QuoteLookup = (({ readonly found: true } & Quote) | { readonly found: false }) & AsRecorded;
 
 export interface Quote {
   readonly price: Price;
@@ -36,7 +58,7 @@ export interface Quote {
 }
 
 /** Which prices apply to usage: the organization's agreed prices where in force, else list prices. */
-export interface UsageQuery {
+export interface UsageQuery extends RecordedQuery {
   readonly organizationId?: string;
 }
 
@@ -65,7 +87,7 @@ export interface UnpricedUsage {
 }
 
 /** The cost of usage, line by line; add costs with `sumCosts` (decimal.js's default precision would round). */
-export interface UsageCost {
+export interface UsageCost extends AsRecorded {
   /** In time order; windows do not overlap. */
   readonly lines: readonly (PricedUsage | UnpricedUsage)[];
   /** EUR, the exact sum of the priced lines. Short of the true cost when `complete` is false. */

@@ -39,6 +39,7 @@ export class PastAnswers {
   private bytes = 0;
   private queue: Promise<unknown> = Promise.resolve();
   private waiting = 0;
+  private preparations = 0;
 
   constructor(
     private readonly state: PricingState,
@@ -82,6 +83,11 @@ export class PastAnswers {
     return this.bytes;
   }
 
+  /** Answers prepared since start (for metrics and tests): one per version asked, while kept. */
+  get preparedCount(): number {
+    return this.preparations;
+  }
+
   /** What is kept under `key` while still right, else `prepare`d, kept and returned. */
   private prepared(
     snapshot: PricingSnapshot,
@@ -123,6 +129,7 @@ export class PastAnswers {
   private enqueue<T>(prepare: () => Promise<T>): Promise<T> | undefined {
     if (this.waiting >= MAX_WAITING) return undefined;
     this.waiting++;
+    this.preparations++;
     const done = this.queue.then(prepare);
     this.queue = done.catch(() => undefined).finally(() => this.waiting--);
     return done;

@@ -6,7 +6,16 @@ import { filter, Subject, take, type Subscription } from 'rxjs';
 import type { ReadHead } from '../database/pricing-data';
 import { PriceSnapshotReads } from '../database/price-snapshot-reads';
 import { PRICING_OPTIONS, type ResolvedPricingOptions } from '../options/pricing-options';
-import { PricingSnapshot } from './pricing-snapshot';
+import { BrokenRecordsError, PricingSnapshot } from './pricing-snapshot';
+
+/**
+ * How far ahead `checkPublished` waits for a write held to take effect: a write's default delay
+ * is about a second; one published later (`--publish-in`, a large book) is answered from its
+ * instant on without a wait.
+ */
+const PUBLISHED_WAIT_MS = 10_000;
+/** Past the publication instant by this much, a check's instant (the database's) is surely after it. */
+const PUBLISHED_MARGIN_MS = 2;
 
 const RETRY_MS = 1_000;
 /** setTimeout holds at most 2^31-1 ms; a later instant is waited for in several turns. */
@@ -56,12 +65,17 @@ export class PriceBookLoader implements OnApplicationBootstrap, OnApplicationShu
   private readonly builds = new Subject<number>();
   private readonly renderFailures = new Subject<void>();
   private readonly lateWrites = new Subject<void>();
+  private readonly refusedLoads = new Subject<void>();
+  /** What the last refused load said, so that the same problem is logged once. */
+  private refusedFor: string | undefined;
   /** Seconds each load took (read from the database, index, render): for metrics. */
   readonly builds$ = this.builds.asObservable();
   /** Each list that did not render (the last one was kept): for metrics. */
   readonly renderFailures$ = this.renderFailures.asObservable();
   /** Each write seen after its publication instant had passed a confirmed read: for metrics. */
   readonly lateWrites$ = this.lateWrites.asObservable();
+  /** Each load refused for prices that break the book's rules (the last snapshot was kept): for metrics. */
+  readonly refusedLoads$ = this.refusedLoads.asObservable();
 
   constructor(
     @Inject(PRICING_OPTIONS) private readonly options: ResolvedPricingOptions,
@@ -90,6 +104,7 @@ export class PriceBookLoader implements OnApplicationBootstrap, OnApplicationShu
     this.builds.complete();
     this.renderFailures.complete();
     this.lateWrites.complete();
+    this.refusedLoads.complete();
   }
 
   /** The snapshot shown, `undefined` before the first load. */
@@ -141,6 +156,19 @@ export class PriceBookLoader implements OnApplicationBootstrap, OnApplicationShu
    * check that failed, whoever asked for it (a NOTIFY that met a dead pool connection), is tried
    * again within a second, not at the next interval.
    */
+  /**
+   * Checks now, then, when a write held takes effect within PUBLISHED_WAIT_MS, waits for its
+   * publication instant (on the real clock, the database's: docs/decisions.md, "One clock") and
+   * checks again, so that the book as recorded now includes it: PricingService.refresh().
+   */
+  async checkPublished(): Promise<void> {
+    await this.check();
+    const wait = (this.shown?.latestWrite ?? -Infinity) + PUBLISHED_MARGIN_MS - Date.now();
+    if (wait <= 0 || wait > PUBLISHED_WAIT_MS) return;
+    await new Promise((resolve) => setTimeout(resolve, wait));
+    await this.check();
+  }
+
   check(): Promise<void> {
     if (this.checking) {
       this.checkAgain = true;
@@ -205,7 +233,7 @@ export class PriceBookLoader implements OnApplicationBootstrap, OnApplicationShu
       const organizations = await this.reads.loadOrganizationPrices();
       // Held at the head of the list prices it holds, settled no further: the changes since are read next.
       const head = { ...shownHead(shown), readAt: -Infinity, marginMs: 0 };
-      return [await shown.withOrganizationPrices(organizations), head];
+      return [await this.rendered(shown.withOrganizationPrices(organizations)), head];
     }
     const data = await this.reads.loadPricingData({ listOnly: shown === undefined });
     return [await this.rendered(PricingSnapshot.build(data, this.clock.nowMs())), data];
@@ -234,13 +262,25 @@ export class PriceBookLoader implements OnApplicationBootstrap, OnApplicationShu
     return done;
   }
 
-  /** A snapshot being made; one whose list did not render is logged and counted, and the database was read. */
+  /**
+   * A snapshot being made; one whose list did not render, or whose prices break the book's rules,
+   * is logged and counted, and the database was read.
+   */
   private async rendered<T>(making: Promise<T>): Promise<T> {
     try {
       return await making;
     } catch (error) {
-      this.renderFailures.next();
       this.markReachable(true);
+      if (error instanceof BrokenRecordsError) {
+        this.refusedLoads.next();
+        const held = this.shown ? `version ${this.shown.version}` : 'nothing yet';
+        if (error.message !== this.refusedFor) {
+          this.logger.error(`${error.message}: refused them, serving ${held}; reading again at the next check`);
+        }
+        this.refusedFor = error.message;
+        throw new RenderFailedError();
+      }
+      this.renderFailures.next();
       const held = this.shown ? `version ${this.shown.version}` : 'nothing yet';
       this.logger.error(
         `the price list did not render: ${String(error)}; serving ${held}, rendering again at the next check`,

@@ -46,7 +46,7 @@ export function pricingData(records: readonly PriceRecord[], more: Partial<Prici
   return {
     records,
     availability: new Map(),
-    listEnds: new Map(),
+    ends: new Map(),
     listWrites: [],
     version: '2',
     lastChangeId: '3',

@@ -21,7 +21,7 @@ function data(records: PriceRecord[], fields: Partial<PricingData> = {}): Pricin
   return {
     records,
     availability: new Map(),
-    listEnds: new Map(),
+    ends: new Map(),
     listWrites: [ms(jan1(2025))],
     version: '3',
     lastChangeId: '10',
@@ -43,6 +43,15 @@ function changes(fields: Partial<PricingChanges> = {}): { changes: PricingChange
       sinceChangedAt: ms('2026-05-01T00:00:00Z'),
       productKeys: ['storage.io1'],
       records: [ended, next],
+      ends: new Map([
+        [
+          io1.id,
+          [
+            { from: io1.recordedAt ?? io1.validFrom, validUntil: null },
+            { from: writes[0], validUntil: ended.validUntil },
+          ],
+        ],
+      ]),
       availability: new Map([['storage.io1', false]]),
       // The list's entries of the write (org_1's withdrawal is not the list's).
       listLog: [
@@ -65,7 +74,7 @@ function changes(fields: Partial<PricingChanges> = {}): { changes: PricingChange
     },
     after: data([gp1Ended, gp1, ended, next], {
       availability: new Map([['storage.io1', false]]),
-      listEnds: new Map([
+      ends: new Map([
         [
           io1.id,
           [

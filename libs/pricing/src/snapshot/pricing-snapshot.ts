@@ -1,9 +1,11 @@
-import { ListHistory, type FeedPosition, type ListChange } from '../core/list-history';
+import { recordsAsRecordedAt } from '../core/as-recorded';
+import { ListHistory, type FeedPosition, type KnownEnd, type ListChange } from '../core/list-history';
 import { priceListDocument, type ListAt, type PriceListDocument } from '../core/price-list';
 import { byValidFrom, isInForce, priceInForceAt, type PriceRecord } from '../core/price-record';
 import { inSlices, runNow, type Steps } from '../core/slices';
+import { recordProblem } from '../core/record-rules';
 import type { ApplicablePrices } from '../core/usage';
-import type { PriceBookHead, PricingChanges, PricingData } from '../database/pricing-data';
+import type { PriceBookHead, PricingChanges, PricingData, RecordsRead } from '../database/pricing-data';
 import { renderPriceList, renderPriceListNow, type PriceListResponse } from '../rendering/price-list-response';
 
 /** The lists of the instants at which the list changes are prepared this long ahead of them. */
@@ -29,6 +31,13 @@ interface Parts extends PriceBookHead {
   /** Kept by every snapshot made from this one with changes; a new one after a full read. */
   readonly lineage: number;
   readonly prices: ReadonlyMap<string, ProductPrices>;
+  /** The ends each record had before, where its end changed (core/as-recorded.ts). */
+  readonly ends: ReadonlyMap<number, readonly KnownEnd[]>;
+  /**
+   * The latest instant at which a record held was recorded or its end changed: the book as
+   * recorded at this instant or later is the book held.
+   */
+  readonly latestWrite: number;
   readonly recordCount: number;
   readonly availability: ReadonlyMap<string, boolean>;
   /**
@@ -56,12 +65,14 @@ export class PricingSnapshot {
 
   /** The snapshot of `data`, its list prepared from `now` on. */
   static async build(data: PricingData, now: number): Promise<PricingSnapshot> {
+    await inSlices(refuseBroken(data.records));
     const prices = new Map<string, ProductPrices>();
     await inSlices(addRecords(prices, data.records));
+    const latestWrite = await inSlices(latestWriteOf(data, -Infinity));
     const history = await inSlices(
       ListHistory.build({
         records: listRecords(prices.values()),
-        ends: data.listEnds,
+        ends: data.ends,
         writes: data.listWrites,
         lastChangeId: Number(data.lastChangeId),
       }),
@@ -69,6 +80,8 @@ export class PricingSnapshot {
     const snapshot = new PricingSnapshot({
       lineage: ++lineages,
       prices,
+      ends: data.ends,
+      latestWrite,
       recordCount: data.records.length,
       availability: data.availability,
       history,
@@ -87,13 +100,16 @@ export class PricingSnapshot {
    * organizations' prices alone): the same history and head, so that the changes since it are read
    * next (their product keys' records, in every scope, replace these).
    */
-  async withOrganizationPrices(data: Pick<PricingData, 'records'>): Promise<PricingSnapshot> {
+  async withOrganizationPrices(data: RecordsRead): Promise<PricingSnapshot> {
+    await inSlices(refuseBroken(data.records));
     const prices = await inSlices(copyWithout(this.parts.prices, new Set()));
     for (const [productKey, product] of prices) prices.set(productKey, { list: product.list });
     await inSlices(addRecords(prices, data.records));
     return new PricingSnapshot({
       ...this.parts,
       prices,
+      ends: new Map([...this.parts.ends, ...data.ends]),
+      latestWrite: await inSlices(latestWriteOf(data, this.parts.latestWrite)),
       recordCount: this.parts.recordCount + data.records.length,
       hasOrganizationPrices: true,
     });
@@ -115,7 +131,12 @@ export class PricingSnapshot {
     let recordCount = held.recordCount + changes.records.length;
     for (const productKey of changes.productKeys) recordCount -= countRecords(held.prices.get(productKey));
     if (recordCount !== changes.recordCount) return undefined;
+    await inSlices(refuseBroken(changes.records));
     const changed = new Set(changes.productKeys);
+    const ends = new Map(held.ends);
+    for (const productKey of changed)
+      for (const record of recordsOf(held.prices.get(productKey))) ends.delete(record.id);
+    for (const [id, known] of changes.ends) ends.set(id, known);
     const prices = await inSlices(copyWithout(held.prices, changed));
     await inSlices(addRecords(prices, changes.records));
     const byId = new Map(changes.records.map((record) => [record.id, record]));
@@ -126,6 +147,8 @@ export class PricingSnapshot {
     return new PricingSnapshot({
       ...held,
       prices,
+      ends,
+      latestWrite: await inSlices(latestWriteOf(changes, held.latestWrite)),
       revision: held.history.revision,
       recordCount,
       availability: changes.availability,
@@ -230,30 +253,87 @@ export class PricingSnapshot {
     return this.parts.hasOrganizationPrices;
   }
 
-  /** The list price of `productKey` in force at `at`: O(log n) in the key's history. */
-  listPriceAt(productKey: string, at: number): PriceRecord | undefined {
+  /**
+   * The latest instant at which the book held changed (a record recorded, an end set): the book as
+   * recorded at any instant from it on is the book held, read without a copy.
+   */
+  get latestWrite(): number {
+    return this.parts.latestWrite;
+  }
+
+  /**
+   * The list price of `productKey` in force at `at`, in the book as recorded at `asRecordedAt`
+   * (default: as held): O(log n) in the key's history, O(n) for a past the book has changed since.
+   */
+  listPriceAt(productKey: string, at: number, asRecordedAt = Infinity): PriceRecord | undefined {
     const list = this.parts.prices.get(productKey)?.list;
-    return list && priceInForceAt(list, at);
+    return list && priceInForceAt(this.asRecorded(list, asRecordedAt), at);
   }
 
-  /** The price agreed with `organizationId` for `productKey`, in force at `at`: O(log n). */
-  organizationPriceAt(productKey: string, organizationId: string, at: number): PriceRecord | undefined {
+  /** The price agreed with `organizationId` for `productKey`, in force at `at`, as listPriceAt. */
+  organizationPriceAt(
+    productKey: string,
+    organizationId: string,
+    at: number,
+    asRecordedAt = Infinity,
+  ): PriceRecord | undefined {
     const agreed = this.parts.prices.get(productKey)?.organizations?.get(organizationId);
-    if (agreed === undefined || Array.isArray(agreed)) return agreed && priceInForceAt(agreed, at);
-    return isInForce(agreed, at) ? agreed : undefined;
+    if (agreed === undefined) return undefined;
+    if (!Array.isArray(agreed) && asRecordedAt >= this.parts.latestWrite)
+      return isInForce(agreed, at) ? agreed : undefined;
+    return priceInForceAt(this.asRecorded([agreed].flat(), asRecordedAt), at);
   }
 
-  /** The records that may price usage of `productKey`: its list prices, and the organization's. */
-  applicablePrices(productKey: string, organizationId?: string): ApplicablePrices {
+  /**
+   * The records that may price usage of `productKey`: its list prices, and the organization's, in
+   * the book as recorded at `asRecordedAt` (default: as held).
+   */
+  applicablePrices(productKey: string, organizationId?: string, asRecordedAt = Infinity): ApplicablePrices {
     const prices = this.parts.prices.get(productKey);
     const agreed = organizationId === undefined ? undefined : prices?.organizations?.get(organizationId);
-    return { list: prices?.list ?? [], organization: agreed === undefined ? [] : [agreed].flat() };
+    return {
+      list: this.asRecorded(prices?.list ?? [], asRecordedAt),
+      organization: agreed === undefined ? [] : this.asRecorded([agreed].flat(), asRecordedAt),
+    };
+  }
+
+  /** `records` (of one key and scope) as recorded at `asRecordedAt`: themselves when the book has not changed since. */
+  private asRecorded(records: readonly PriceRecord[], asRecordedAt: number): readonly PriceRecord[] {
+    return asRecordedAt >= this.parts.latestWrite
+      ? records
+      : recordsAsRecordedAt(records, this.parts.ends, asRecordedAt);
   }
 
   /** Availability is data: a product not marked otherwise is on sale. */
   isOnSale(productKey: string): boolean {
     return this.parts.availability.get(productKey) ?? true;
   }
+}
+
+/**
+ * Stored prices that break the book's rules (core/record-rules.ts): a load that reads one makes
+ * no snapshot, so that the last good one is served (PriceBookLoader says why).
+ */
+export class BrokenRecordsError extends Error {
+  constructor(readonly problems: readonly string[]) {
+    super(
+      `stored prices break the book's rules: ${problems.slice(0, 3).join('; ')}` +
+        (problems.length > 3 ? `; and ${problems.length - 3} more` : ''),
+    );
+    this.name = 'BrokenRecordsError';
+  }
+}
+
+/** Throws BrokenRecordsError naming every record of `records` that breaks the book's rules, in steps. */
+function* refuseBroken(records: readonly PriceRecord[]): Steps<void> {
+  const problems: string[] = [];
+  for (const [i, record] of records.entries()) {
+    const problem = recordProblem(record);
+    if (problem !== undefined)
+      problems.push(`record ${record.id} (${JSON.stringify(record.productKey).slice(0, 80)}): ${problem}`);
+    if ((i & 4095) === 4095) yield;
+  }
+  if (problems.length > 0) throw new BrokenRecordsError(problems);
 }
 
 /** Indexes `records` (of keys not in `prices` yet, in any order) by key and scope, each scope sorted. */
@@ -302,4 +382,19 @@ function countRecords(product: ProductPrices | undefined): number {
   let count = product?.list.length ?? 0;
   for (const agreed of product?.organizations?.values() ?? []) count += Array.isArray(agreed) ? agreed.length : 1;
   return count;
+}
+
+function* recordsOf(product: ProductPrices | undefined): Generator<PriceRecord> {
+  yield* product?.list ?? [];
+  for (const agreed of product?.organizations?.values() ?? []) yield* [agreed].flat();
+}
+
+/** The latest of `latest` and the instants at which `read`'s records were recorded or their ends changed. */
+function* latestWriteOf(read: RecordsRead, latest: number): Steps<number> {
+  for (const [i, record] of read.records.entries()) {
+    if (record.recordedAt !== undefined && record.recordedAt > latest) latest = record.recordedAt;
+    if ((i & 16383) === 16383) yield;
+  }
+  for (const ends of read.ends.values()) for (const end of ends) if (end.from > latest) latest = end.from;
+  return latest;
 }

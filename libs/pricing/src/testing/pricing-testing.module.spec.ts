@@ -5,7 +5,7 @@ import { PriceBookRefusedError, PricingErrorCode, ProductUnavailableError } from
 import type { PriceListDocument, PriceListEntry } from '../core/price-list';
 import { PricingService } from '../services/pricing.service';
 import { listPrice, organizationPrice } from './price-book-entries';
-import { PricingTestingModule, type PriceBookJson } from './pricing-testing.module';
+import { PricingTestingBook, PricingTestingModule, type PriceBookJson } from './pricing-testing.module';
 
 // PricingTestingModule: PricingService on prices in memory, for another team's unit specs.
 
@@ -67,7 +67,10 @@ describe('PricingTestingModule', () => {
       found: true,
       price: { amount: '0.0400', scope: 'organization', validFrom: new Date('2026-02-01T00:00:00Z') },
     });
-    expect(pricing.priceAt('storage.gp1', { at: new Date('2025-12-31T00:00:00Z') })).toEqual({ found: false });
+    expect(pricing.priceAt('storage.gp1', { at: new Date('2025-12-31T00:00:00Z') })).toEqual({
+      found: false,
+      asRecordedAt: new Date('2026-03-20T12:00:00Z'),
+    });
     expect(pricing.quote('compute.g2.4', '5400')).toMatchObject({
       found: true,
       cost: '0.0915',
@@ -84,7 +87,7 @@ describe('PricingTestingModule', () => {
       expect(listed('storage.gp1', pricing.priceList())).toMatchObject({ amount: '0.0500' });
       expect(pricing.priceList().last_changed).toBe('2026-03-21T00:00:00Z');
       clock.set('2026-03-20T11:59:59.999Z');
-      expect(pricing.quote('compute.g2.4', '1')).toEqual({ found: false });
+      expect(pricing.quote('compute.g2.4', '1')).toMatchObject({ found: false });
       expect(() => pricing.assertOrderable('compute.g2.4')).toThrow(ProductUnavailableError);
       clock.advance(1);
       expect(() => pricing.assertOrderable('compute.g2.4')).not.toThrow();
@@ -131,7 +134,7 @@ describe('PricingTestingModule.forRoot', () => {
     const pricing = moduleRef.get(PricingService);
     const now = moduleRef.get(Clock).nowMs();
     expect(now).toBeGreaterThanOrEqual(before);
-    expect(pricing.priceAt('storage.gp1')).toEqual({ found: false });
+    expect(pricing.priceAt('storage.gp1')).toEqual({ found: false, asRecordedAt: new Date(now) });
     expect(pricing.priceList().families).toEqual([]);
     await new Promise((resolve) => setTimeout(resolve, 5));
     expect(moduleRef.get(Clock).nowMs()).toBe(now);
@@ -167,5 +170,73 @@ describe('PricingTestingModule.forRoot', () => {
       timeouts.mockRestore();
       intervals.mockRestore();
     }
+  });
+});
+
+describe('PricingTestingBook: prices changed after the compile, and the book as recorded before', () => {
+  const clock = new ManualClock('2026-03-20T12:00:00Z');
+  let moduleRef: TestingModule;
+  let pricing: PricingService;
+  let book: PricingTestingBook;
+  const march = { from: new Date('2026-03-01T00:00:00Z'), to: new Date('2026-04-01T00:00:00Z'), sizeGib: '100' };
+
+  beforeAll(async () => {
+    moduleRef = await compile(BOOK, clock);
+    pricing = moduleRef.get(PricingService);
+    book = moduleRef.get(PricingTestingBook);
+  });
+
+  afterAll(() => moduleRef.close());
+
+  it('writes a book at the clock’s instant: answered at once, and the book before it as recorded before', async () => {
+    const before = pricing.costOfUsage('storage.gp1', march, { organizationId: 'org_7' });
+    expect(before.asRecordedAt).toEqual(new Date('2026-03-20T12:00:00Z'));
+    clock.set('2026-04-10T00:00:00Z');
+    // A correction recorded in April: org_7 agreed 0.0300 from 1 March (a backfill).
+    await book.apply({
+      prices: [organizationPrice('org_7', 'storage.gp1', 'gib_hours', 730, '0.0300', '2026-03-01T00:00:00Z')],
+    });
+    const after = pricing.costOfUsage('storage.gp1', march, { organizationId: 'org_7' });
+    expect(after.lines.map((line) => [line.price?.scope, line.price?.amount])).toEqual([['organization', '0.0300']]);
+    expect(after.asRecordedAt).toEqual(new Date('2026-04-10T00:00:00Z'));
+    // The March invoice, re-priced with the book it was priced from: the same figures, line for line.
+    const again = pricing.costOfUsage('storage.gp1', march, {
+      organizationId: 'org_7',
+      asRecordedAt: before.asRecordedAt,
+    });
+    expect(again).toEqual(before);
+  });
+
+  it('gives an end set later back as it was, and refuses a write before the last one and a book it would refuse', async () => {
+    clock.set('2026-04-20T00:00:00Z');
+    // gp1 0.0500 gets an end in May, set now.
+    await book.apply({
+      prices: [
+        listPrice('storage.gp1', 'gib_hours', 730, '0.0480', '2026-01-01T00:00:00Z', '2026-03-21T00:00:00Z'),
+        listPrice('storage.gp1', 'gib_hours', 730, '0.0500', '2026-03-21T00:00:00Z'),
+        listPrice('storage.gp1', 'gib_hours', 730, '0.0550', '2026-05-01T00:00:00Z'),
+      ],
+    });
+    const may = new Date('2026-05-02T00:00:00Z');
+    expect(pricing.priceAt('storage.gp1', { at: may })).toMatchObject({ found: true, price: { amount: '0.0550' } });
+    const asBefore = pricing.priceAt('storage.gp1', { at: may, asRecordedAt: new Date('2026-04-19T00:00:00Z') });
+    expect(asBefore).toMatchObject({ found: true, price: { amount: '0.0500', validUntil: null } });
+    expect(pricing.priceAt('storage.gp1', { at: new Date('2026-04-21T00:00:00Z') })).toMatchObject({
+      price: { amount: '0.0500', validUntil: new Date('2026-05-01T00:00:00Z') },
+    });
+    clock.set('2026-04-19T00:00:00Z');
+    await expect(book.apply({ prices: [] })).rejects.toThrow("stands before the book's last write");
+    clock.set('2026-04-21T00:00:00Z');
+    await expect(
+      book.apply({ prices: [listPrice('storage.gp1', 'gib_hours', 730, '-1', '2026-06-01T00:00:00Z')] }),
+    ).rejects.toBeInstanceOf(PriceBookRefusedError);
+    expect(pricing.priceAt('storage.gp1', { at: may })).toMatchObject({ found: true, price: { amount: '0.0550' } });
+  });
+
+  it('refuses a book as recorded later than now', () => {
+    const later = new Date(clock.nowMs() + 1);
+    expect(() => pricing.priceAt('storage.gp1', { asRecordedAt: later })).toThrow(
+      expect.objectContaining({ code: PricingErrorCode.FutureInstant }),
+    );
   });
 });

@@ -1,4 +1,4 @@
-import { Module, type DynamicModule } from '@nestjs/common';
+import { Injectable, Module, type DynamicModule } from '@nestjs/common';
 import { Clock, ManualClock } from '@app/clock';
 import { PRICING_OPTIONS, resolvePricingOptions } from '../options/pricing-options';
 import { PricingService } from '../services/pricing.service';
@@ -16,10 +16,11 @@ export interface PriceBookJson {
 
 export interface PricingTestingOptions {
   /**
-   * The prices, imported into an empty, migrated book at the clock's instant when the module is
-   * compiled: the same checks (a refused book fails the compile with PRICE_BOOK_REFUSED), an entry
-   * without `valid_from` starts then, and `storage.io1` and `storage.st1` are not on sale unless
-   * `products` says so. Default: no prices.
+   * The prices, as an empty, migrated book would hold them once imported at the clock's instant when
+   * the module is compiled: the same checks (a refused book fails the compile with
+   * PRICE_BOOK_REFUSED), an entry without `valid_from` starts then, and `storage.io1` and
+   * `storage.st1` are not on sale unless `products` says so. The book as it always was: recorded
+   * before any instant, so that moving the clock back finds it too. Default: no prices.
    */
   readonly book?: PriceBookJson;
   /**
@@ -37,7 +38,9 @@ export interface PricingTestingOptions {
  *
  *   Test.createTestingModule({ imports: [PricingTestingModule.forRoot({ book, clock }), BillingModule] })
  *
- * Prices never change after the compile; move the clock to answer at another instant.
+ * Move the clock to answer at another instant; change the prices with PricingTestingBook (a write
+ * at the clock's instant), and the book as recorded before the change (`asRecordedAt`) is the one
+ * before it, as in the database.
  */
 @Module({})
 export class PricingTestingModule {
@@ -50,15 +53,36 @@ export class PricingTestingModule {
         { provide: PRICING_OPTIONS, useValue: resolvePricingOptions({}) },
         { provide: Clock, useValue: options.clock ?? new ManualClock(new Date()) },
         {
-          provide: PriceBookLoader,
+          provide: InMemoryLoader,
           inject: [Clock],
           useFactory: (clock: Clock) => InMemoryLoader.of(book, clock.nowMs()),
         },
+        { provide: PriceBookLoader, useExisting: InMemoryLoader },
         PricingState,
         PastAnswers,
         PricingService,
+        PricingTestingBook,
       ],
-      exports: [PricingService, Clock],
+      exports: [PricingService, Clock, PricingTestingBook],
     };
+  }
+}
+
+/**
+ * The price book of PricingTestingModule, to change after the compile: `apply` writes a book (the
+ * file format) at the clock's instant, as `npm run pricing -- import` would (a refused one throws
+ * PRICE_BOOK_REFUSED and changes nothing); PricingService answers from the book it leaves at once
+ * (a write in memory takes effect at its instant, with no publication delay).
+ */
+@Injectable()
+export class PricingTestingBook {
+  constructor(
+    private readonly loader: InMemoryLoader,
+    private readonly clock: Clock,
+  ) {}
+
+  /** Writes `book` at the clock's instant (not before a write applied earlier). */
+  apply(book: PriceBookJson): Promise<void> {
+    return this.loader.apply(book, this.clock.nowMs());
   }
 }

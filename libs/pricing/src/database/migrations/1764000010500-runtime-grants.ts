@@ -1,6 +1,6 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
-/** The function that grants a runtime role what the price book needs (DatabaseModuleOptions.runtimeGrants). */
+/** The function that granted a runtime role what the price book needs, until GroupRoles1764000013000 replaced it. */
 export const PRICING_RUNTIME_GRANTS = 'pricing_grant_runtime';
 
 /** The grants function as this migration makes it (a later one that replaces it puts it back in its `down`). */

@@ -195,7 +195,7 @@ export class OneClock1764000011000 implements MigrationInterface {
     ]) {
       await db.query(`REVOKE ALL ON FUNCTION ${fn} FROM PUBLIC`);
     }
-    await db.query(`CREATE OR REPLACE ${GRANTS}`);
+    await db.query(`CREATE OR REPLACE ${GRANTS_OF_1764000011000}`);
   }
 
   async down(db: QueryRunner): Promise<void> {
@@ -249,11 +249,12 @@ export class OneClock1764000011000 implements MigrationInterface {
 }
 
 /**
- * The runtime role's grants (RuntimeGrants1764000010500), with this migration's tables and functions:
+ * The runtime role's grants (RuntimeGrants1764000010500), with this migration's tables and functions
+ * (exported: GroupRoles1764000013000 puts it back in its `down`):
  * it reads the clock's settings and dates its writes (the two functions); it never writes
  * price_book_write or uses a sequence itself (the functions and the log's trigger do, as their owner).
  */
-const GRANTS = `
+export const GRANTS_OF_1764000011000 = `
       FUNCTION ${PRICING_RUNTIME_GRANTS}(runtime name) RETURNS void LANGUAGE plpgsql AS $$
       BEGIN
         EXECUTE format('REVOKE ALL ON price_record, price_change, product_availability, price_book_version,

@@ -15,8 +15,9 @@ import { RuntimeGrants1764000010500 } from './1764000010500-runtime-grants';
 import { OneClock1764000011000 } from './1764000011000-one-clock';
 import { ReadOnlyDryRun1764000012000 } from './1764000012000-read-only-dry-run';
 import { InitialAvailabilityLogged1764000012100 } from './1764000012100-initial-availability-logged';
+import { GroupRoles1764000013000 } from './1764000013000-group-roles';
 
-export { PRICING_RUNTIME_GRANTS } from './1764000010500-runtime-grants';
+export { PRICING_ROLE_GRANTS } from './1764000013000-group-roles';
 
 /** The pricing library's migrations, in order; the host app runs them with its own. */
 export const pricingMigrations = [
@@ -34,4 +35,5 @@ export const pricingMigrations = [
   OneClock1764000011000,
   ReadOnlyDryRun1764000012000,
   InitialAvailabilityLogged1764000012100,
+  GroupRoles1764000013000,
 ];
