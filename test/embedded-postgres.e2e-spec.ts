@@ -186,7 +186,7 @@ describe('the embedded PostgreSQL', () => {
     }
     // The service's role reads the price book and may write none of it; the CLI's may.
     const [{ n: read }] = await queryAt<{ n: number }>(started.url, `SELECT count(*)::int AS n FROM price_change`);
-    expect(read).toBe(0);
+    expect(read).toBe(2); // the first migration's availability (InitialAvailabilityLogged1764000012100)
     await expect(queryAt(started.url, `SELECT pricing_publication_instant()`)).rejects.toMatchObject({ code: '42501' });
     await expect(queryAt(started.url, `UPDATE price_book_version SET version = version`)).rejects.toMatchObject({
       code: '42501',
@@ -212,7 +212,7 @@ describe('the embedded PostgreSQL', () => {
     expect(imported.code).toBe(0);
     expect(imported.target).toMatch(
       new RegExp(
-        `^target host=127\\.0\\.0\\.1 port=\\d+ database=control_plane role=control_plane .* via=embedded data_dir=${dir}$`,
+        `^target host=127\\.0\\.0\\.1 port=\\d+ database=control_plane role=pricing_cli .* via=embedded data_dir=${dir}$`,
       ),
     );
     expect(imported.stderr).toContain(

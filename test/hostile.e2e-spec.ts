@@ -404,7 +404,7 @@ describe('a process started without its configuration', () => {
     expect(service.stderr()).toMatch(/DATABASE_MIGRATION_URL names another database .* than DATABASE_URL/);
     expect(service.output()).not.toMatch(/listening on|secret/);
     const cli = await spawnCli(['show'], env);
-    expect(cli.code).toBe(1);
+    expect(cli.code).toBe(7); // a configuration refused
     expect(cli.stderr).toMatch(/DATABASE_MIGRATION_URL names another database .* than DATABASE_URL/);
   }, 30_000);
 });

@@ -115,7 +115,7 @@ describe('availability on a database migrated before it was logged', () => {
       const planned = await runCli(['import', '--dry-run', await temp.write('book.json', book)], env);
       expect({ code: planned.code, stderr: planned.stderr }).toEqual({
         code: 8,
-        stderr: expect.stringContaining('lacks migrations: InitialAvailabilityLogged1764000012100.') as string,
+        stderr: expect.stringContaining('lacks migrations: InitialAvailabilityLogged1764000012100, ') as string,
       });
       expect((await runCli(['verify'], env)).code).toBe(8);
       expect(await dumpDatabase(older)).toBe(dump);
@@ -124,8 +124,8 @@ describe('availability on a database migrated before it was logged', () => {
     }
     try {
       const env = { DATABASE_URL: db.url };
-      expect((await runCli(['migrate'], env)).stdout).toBe(
-        'database migrated: InitialAvailabilityLogged1764000012100\n',
+      expect((await runCli(['migrate'], env)).stdout).toMatch(
+        /^database migrated: InitialAvailabilityLogged1764000012100(, \w+)*\n$/,
       );
       const log = await queryAt<{ product_key: string; actor: string; on_sale: boolean }>(
         db.url,

@@ -304,7 +304,8 @@ describe('--quiet, progress, NO_COLOR and TERM=dumb', () => {
     'colours log lines on a terminal only without NO_COLOR and TERM=dumb',
     async () => {
       // migrate as the runtime role itself warns (docs/operations.md, "Two roles"): a log line.
-      const env = { DATABASE_MIGRATION_URL: f.url, LOG_FORMAT: 'pretty' };
+      // Another URL of the same role: the same URL twice is a deploy step, which checks no runtime role.
+      const env = { DATABASE_MIGRATION_URL: `${f.url}?application_name=owner`, LOG_FORMAT: 'pretty' };
       const warning = /WARN.*DATABASE_MIGRATION_URL connects as the runtime role/;
       const coloured = await onTerminal('migrate', { ...env, TERM: 'xterm' });
       expect(coloured).toMatch(warning);

@@ -43,7 +43,7 @@ describe('stdout carries the output alone', () => {
       // Where it wrote, first: the embedded PostgreSQL under DATA_DIR (as its writer), and said so.
       expect(migrated.target).toMatch(
         new RegExp(
-          `^target host=127\.0\.0\.1 port=\d+ database=control_plane role=pricing_cli postgresql=\S+ price_book_version=none via=embedded data_dir=${join(parent, 'pg')}$`,
+          `^target host=127\\.0\\.0\\.1 port=\\d+ database=control_plane role=pricing_cli postgresql=\\S+ price_book_version=none via=embedded data_dir=${join(parent, 'pg')}$`,
         ),
       );
       expect(migrated.stderr).toContain(

@@ -6,6 +6,7 @@ import {
   PriceBookCommitUnknownError,
   PriceBookLockedError,
   PriceBookRefusedError,
+  PriceBookWriteDeniedError,
   PublicationMissedError,
 } from '../errors/pricing-error';
 import { PriceBookUsageError } from './command-line';
@@ -118,6 +119,8 @@ export function cliFailure(error: unknown, context: FailureContext = {}): CliFai
     [InvalidUsageError, EXIT.refused],
     [ChangeLogMismatchError, EXIT.notProven],
     [PriceBookLockedError, EXIT.locked],
+    // DATABASE_URL names a role that may only read: a configuration to correct, not a book.
+    [PriceBookWriteDeniedError, EXIT.configuration],
     [DatabaseUnreachableError, EXIT.unreachable],
     [SchemaNotMigratedError, EXIT.notMigrated],
     [PriceBookCommittedError, EXIT.failed],

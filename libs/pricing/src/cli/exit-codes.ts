@@ -19,7 +19,10 @@ export const EXIT = {
   unreachable: 5,
   /** The price book stayed locked by another writer longer than --lock-timeout. Nothing written. */
   locked: 6,
-  /** The configuration is refused: DATABASE_URL unset with NODE_ENV=production, a bad value. */
+  /**
+   * The configuration is refused: DATABASE_URL unset with NODE_ENV=production, a bad value, a role
+   * that may not write the price book, a database whose group roles are missing.
+   */
   configuration: 7,
   /** The database lacks migrations a command that does not migrate needs (`npm run migrate`). */
   notMigrated: 8,

@@ -13,7 +13,8 @@ export const EXIT_MEANINGS: Readonly<Record<ExitCode, string>> = {
   [EXIT.notProven]: 'verify: the change log does not prove the book',
   [EXIT.unreachable]: 'the database cannot be reached, or refused the connection; nothing written',
   [EXIT.locked]: 'another writer held the price book longer than --lock-timeout; nothing written',
-  [EXIT.configuration]: 'the configuration is refused (DATABASE_URL unset with NODE_ENV=production, a bad value)',
+  [EXIT.configuration]:
+    'the configuration is refused (DATABASE_URL unset with NODE_ENV=production, a bad value, a role that may not write)',
   [EXIT.notMigrated]: 'the database lacks migrations this command does not run (npm run migrate)',
   [EXIT.usage]: 'wrong usage: the message, and where to read the usage',
   [EXIT.interrupted]: 'interrupted (Ctrl-C): the write rolled back, nothing written',

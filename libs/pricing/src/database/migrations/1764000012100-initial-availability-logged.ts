@@ -33,11 +33,10 @@ export class InitialAvailabilityLogged1764000012100 implements MigrationInterfac
       )) as { product_key: string }[]
     ).map((row) => row.product_key);
     if (missing.length === 0) return;
-    // The rows are dated with this transaction's publication instant: two seconds ahead (at most the
-    // clock's longest delay), so that the COMMIT comes in time however busy the database is.
-    await db.query(
-      `SELECT ${PUBLICATION_INSTANT}(least(interval '2 seconds', (SELECT max_delay FROM price_book_clock)), NULL)`,
-    );
+    // The rows are dated with this transaction's publication instant, as a write of two rows is
+    // (the database's default delay, and what two rows take): no later, so that the writes right
+    // after a migration take effect as soon as ever.
+    await db.query(`SELECT ${PUBLICATION_INSTANT}(NULL, interval '2 milliseconds')`);
     await db.query(
       `INSERT INTO price_change (actor, reason, product_key, organization_id, change, price_record_id, on_sale, effect)
        SELECT $1, 'off sale since the schema was made (migration 1764000000000), logged by migration 1764000012100',
