@@ -600,7 +600,11 @@ describe('group roles that do not exist', () => {
     expect(await tablesOf(db)).toBe(0);
     await createGroups(adminUrl(), db); // what the docs tell a DBA to run, with the memberships
     ok(await runCli(['migrate'], deployStep(db)));
-    ok(await runCli(['show'], { DATABASE_URL: db.readerUrl }));
+    const shown = await runCli(['show'], { DATABASE_URL: db.readerUrl });
+    expect({ code: shown.code, stderr: shown.stderr }).toEqual({
+      code: 0,
+      stderr: 'not on sale (ordering them fails with PRODUCT_UNAVAILABLE): storage.io1, storage.st1\n',
+    });
   }, 60_000);
 
   it('are made by a migration run whose owner may create roles (NOLOGIN), and granted', async () => {

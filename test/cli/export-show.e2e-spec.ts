@@ -308,7 +308,7 @@ describe('export and show of rows written by hand', () => {
     expect(exported.stderr.length).toBeLessThan(2_000);
 
     const shown = await f.cli('show');
-    expect({ code: shown.code, stdout: shown.stdout }).toEqual({ code: 1, stdout: '' });
+    expect({ code: shown.code, stdout: shown.stdout }).toEqual({ code: 3, stdout: '' });
     expect(shown.stderr).toMatch(
       /show: families\[0\]\.prices\[\d+\] \(product_key "compute\.g2\.16"\) has unit_type \(1048576 characters\)/,
     );
