@@ -246,4 +246,19 @@ describe('audit', () => {
       expect(parseAuditState(auditStateText(outcome.state), BASE, key)).toEqual(outcome.state);
     }
   });
+
+  it('refuses a page of changes with a name twice in one object: what the chain commits to must be one JSON value', async () => {
+    // JSON.parse keeps the last "amount", a client reading the first sees another price: RFC 8785
+    // canonicalizes I-JSON only (RFC 7493: names unique).
+    const log = new FakeLog([change(0, '0.9')]);
+    const [served] = log.served();
+    const text = JSON.stringify({ changes: [served], next: '0', has_more: false }).replace(
+      '"amount":"0.9"',
+      '"amount":"0.1","amount":"0.9"',
+    );
+    log.answers.push(log.checkpoint(), new Response(text));
+    await expect(audit(BASE, key, undefined, log.io)).rejects.toThrow(
+      `${BASE}/changes answered JSON with "amount" twice in one object`,
+    );
+  });
 });

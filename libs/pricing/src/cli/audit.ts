@@ -2,6 +2,7 @@ import { canonicalJson, chainHash, EMPTY_CHAIN_HEAD } from '../core/feed-chain';
 import { openNote, parseCheckpoint, type Checkpoint, type VerifierKey } from '../core/signed-note';
 import { quoteValue } from '../errors/bounded-text';
 import { MAX_CURSOR, nameChange, seenChange, type AuditState, type SeenChange } from './audit-state';
+import { findDuplicateKey } from './json-duplicate-keys';
 
 // `audit URL --key VKEY --state FILE` (docs/price-history-api.md, "Auditing the log"): what a
 // customer or a witness runs. It fetches the signed checkpoint and the feed's changes since its
@@ -186,6 +187,11 @@ async function getPage(io: AuditIo, url: string): Promise<Page> {
   } catch {
     throw new AuditFetchError(`${url} answered what is not JSON`);
   }
+  // JSON.parse keeps the last of two equal names, a client may read the first: the chain would
+  // commit to a change read two ways (RFC 8785 canonicalizes I-JSON, whose names are unique).
+  const duplicate = findDuplicateKey(text);
+  if (duplicate !== undefined)
+    throw new AuditFetchError(`${url} answered JSON with ${quoteValue(duplicate.key)} twice in one object`);
   const { changes, next, has_more: hasMore } = (page ?? {}) as Record<string, unknown>;
   if (!Array.isArray(changes) || typeof next !== 'string' || typeof hasMore !== 'boolean')
     throw new AuditFetchError(`${url} answered no page of changes (changes, next, has_more)`);
