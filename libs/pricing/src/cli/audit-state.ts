@@ -29,7 +29,8 @@ export interface AuditState {
 }
 
 const BASE64_HASH = /^[A-Za-z0-9+/]{43}=$/;
-const MAX_CURSOR = 4096;
+/** The longest cursor kept: the audit refuses a feed's longer one rather than keep a state it cannot read (audit.ts). */
+export const MAX_CURSOR = 4096;
 const MAX_AT = 64;
 const MAX_PRODUCT_KEY = 1024;
 
@@ -94,7 +95,8 @@ export function parseAuditState(
   return { url, note: file.checkpoint, checkpoint, next: file.next, changes };
 }
 
-function seenChange(item: unknown): SeenChange | undefined {
+/** A change as a state file holds it (`{at, product_key, hash}`); `undefined` when no state holds it. */
+export function seenChange(item: unknown): SeenChange | undefined {
   if (typeof item !== 'object' || item === null) return undefined;
   const { at, product_key: productKey, hash } = item as Record<string, unknown>;
   if (typeof at !== 'string' || at.length > MAX_AT) return undefined;

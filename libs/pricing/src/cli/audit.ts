@@ -1,7 +1,8 @@
 import { canonicalJson, chainHash, EMPTY_CHAIN_HEAD } from '../core/feed-chain';
 import { openNote, parseCheckpoint, type Checkpoint, type VerifierKey } from '../core/signed-note';
 import { quoteValue } from '../errors/bounded-text';
-import { nameChange, type AuditState, type SeenChange } from './audit-state';
+import { MAX_CURSOR, nameChange, seenChange, type AuditState, type SeenChange } from './audit-state';
+import { findDuplicateKey } from './json-duplicate-keys';
 
 // `audit URL --key VKEY --state FILE` (docs/price-history-api.md, "Auditing the log"): what a
 // customer or a witness runs. It fetches the signed checkpoint and the feed's changes since its
@@ -164,7 +165,11 @@ function checkChange(
   const { at: instant, product_key: productKey } = rest;
   if (typeof instant !== 'string' || typeof productKey !== 'string')
     return { problem: `${at} has no at or product_key` };
-  return { change: { at: instant, productKey, hash }, hash: computed };
+  // Kept only as a state file holds it (audit-state.ts): a state the next run refused would leave
+  // the auditor to start again from nothing, forgetting what it saw.
+  const change = seenChange({ at: instant, product_key: productKey, hash });
+  if (change === undefined) return { problem: `${at} has an at or product_key longer than any` };
+  return { change, hash: computed };
 }
 
 interface Page {
@@ -175,15 +180,23 @@ interface Page {
 
 async function getPage(io: AuditIo, url: string): Promise<Page> {
   const body = await get(io, url, MAX_ANSWER_BYTES);
+  const text = body.toString('utf8');
   let page: unknown;
   try {
-    page = JSON.parse(body.toString('utf8'));
+    page = JSON.parse(text);
   } catch {
     throw new AuditFetchError(`${url} answered what is not JSON`);
   }
+  // JSON.parse keeps the last of two equal names, a client may read the first: the chain would
+  // commit to a change read two ways (RFC 8785 canonicalizes I-JSON, whose names are unique).
+  const duplicate = findDuplicateKey(text);
+  if (duplicate !== undefined)
+    throw new AuditFetchError(`${url} answered JSON with ${quoteValue(duplicate.key)} twice in one object`);
   const { changes, next, has_more: hasMore } = (page ?? {}) as Record<string, unknown>;
   if (!Array.isArray(changes) || typeof next !== 'string' || typeof hasMore !== 'boolean')
     throw new AuditFetchError(`${url} answered no page of changes (changes, next, has_more)`);
+  if (next.length > MAX_CURSOR)
+    throw new AuditFetchError(`${url} answered a "next" of ${next.length} characters: no cursor`);
   return { changes, next, hasMore };
 }
 
