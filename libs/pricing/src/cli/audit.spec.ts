@@ -261,4 +261,21 @@ describe('audit', () => {
       `${BASE}/changes answered JSON with "amount" twice in one object`,
     );
   });
+
+  it('reads nothing for a checkpoint of more changes than an audit holds', async () => {
+    const log = new FakeLog([]);
+    log.size = 3_000_001;
+    log.headOverride = Buffer.alloc(32, 3);
+    await expect(audit(BASE, key, undefined, log.io)).rejects.toThrow(
+      'the checkpoint counts 3000001 changes, more than an audit holds (3000000)',
+    );
+    expect(log.requests).toEqual([`${BASE}/checkpoint`]);
+  });
+
+  it('keeps the URL without a trailing slash: with or without one, one log', async () => {
+    const log = new FakeLog([change(0)]);
+    const outcome = await audit(`${BASE}//`, key, undefined, log.io);
+    expect(outcome).toMatchObject({ kind: 'verified', state: { url: BASE } });
+    expect(log.requests[0]).toBe(`${BASE}/checkpoint`);
+  });
 });

@@ -1,7 +1,14 @@
 import { canonicalJson, chainHash, EMPTY_CHAIN_HEAD } from '../core/feed-chain';
 import { openNote, parseCheckpoint, type Checkpoint, type VerifierKey } from '../core/signed-note';
 import { quoteValue } from '../errors/bounded-text';
-import { MAX_CURSOR, nameChange, seenChange, type AuditState, type SeenChange } from './audit-state';
+import {
+  MAX_AUDITED_CHANGES,
+  MAX_CURSOR,
+  nameChange,
+  seenChange,
+  type AuditState,
+  type SeenChange,
+} from './audit-state';
 import { findDuplicateKey } from './json-duplicate-keys';
 
 // `audit URL --key VKEY --state FILE` (docs/price-history-api.md, "Auditing the log"): what a
@@ -41,6 +48,11 @@ export type AuditOutcome =
   /** The checkpoint is older than the one kept (the feed still serves every change seen): a cache may hold it. */
   | { readonly kind: 'older'; readonly size: number; readonly kept: number };
 
+/** The URL audited as kept in the state: without a trailing slash (with or without one, one log). */
+export function auditedUrl(url: string): string {
+  return url.replace(/\/+$/, '');
+}
+
 /** The service could not be asked, or answered what the audit cannot read: nothing is proven either way. */
 export class AuditFetchError extends Error {
   override readonly name = 'AuditFetchError';
@@ -56,7 +68,7 @@ export async function audit(
   previous: AuditState | undefined,
   io: AuditIo,
 ): Promise<AuditOutcome> {
-  const base = url.replace(/\/+$/, '');
+  const base = auditedUrl(url);
   const note = (await get(io, `${base}/checkpoint`, 64 * 1024)).toString('utf8');
   const opened = openNote(note, key);
   if ('problem' in opened) return { kind: 'inconsistent', problem: `the checkpoint: ${opened.problem}` };
@@ -64,6 +76,11 @@ export async function audit(
   if ('problem' in checkpoint) return { kind: 'inconsistent', problem: `the checkpoint: ${checkpoint.problem}` };
   if (checkpoint.origin !== key.name)
     return { kind: 'inconsistent', problem: `the checkpoint is of ${quoteValue(checkpoint.origin)}, not ${key.name}` };
+  // What a run reads is bounded by the size signed: a size no audit can hold is not read for.
+  if (checkpoint.size > MAX_AUDITED_CHANGES)
+    throw new AuditFetchError(
+      `the checkpoint counts ${checkpoint.size} changes, more than an audit holds (${MAX_AUDITED_CHANGES})`,
+    );
 
   const seen = previous?.changes ?? [];
   if (previous !== undefined && checkpoint.size < previous.checkpoint.size) {
@@ -85,7 +102,7 @@ export async function audit(
     kind: 'verified',
     checkpoint,
     read: read.changes.length - seen.length,
-    state: { url, note, checkpoint, next: read.next, changes: read.changes },
+    state: { url: base, note, checkpoint, next: read.next, changes: read.changes },
   };
 }
 
