@@ -1,7 +1,8 @@
+import { execFileSync, spawnSync } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { ConfigurationError, loadConfig } from './app-config';
 
 function problemsOf(env: Record<string, string>): readonly string[] {
@@ -298,6 +299,24 @@ describe('the checkpoint key (PRICING_CHECKPOINT_KEY_FILE, PRICING_CHECKPOINT_OR
   ])('refuses %s', (_what, path, problem) => {
     expect(problemsOf({ PRICING_CHECKPOINT_KEY_FILE: path(), PRICING_CHECKPOINT_ORIGIN: ORIGIN })).toEqual([problem]);
   });
+
+  it('refuses a FIFO at once, without waiting for a writer (the start would block for good)', () => {
+    const fifo = join(dir, 'key.fifo');
+    execFileSync('mkfifo', [fifo]);
+    // In a process of its own: the read is synchronous, and a blocked open would hang this worker.
+    const register = resolve(__dirname, '../../../../test/support/register.cjs');
+    const script =
+      `const { readCheckpointKey } = require(${JSON.stringify(resolve(__dirname, 'checkpoint-key.ts'))});` +
+      `process.stdout.write(JSON.stringify(readCheckpointKey(${JSON.stringify(fifo)})));`;
+    const run = spawnSync(process.execPath, ['--require', register, '-e', script], {
+      timeout: 10_000,
+      encoding: 'utf8',
+    });
+    expect({ signal: run.signal, stdout: run.stdout }).toEqual({
+      signal: null,
+      stdout: JSON.stringify({ problem: 'is not a regular file' }),
+    });
+  }, 30_000);
 
   it('needs a name that is a key name with the key, and no name without it', () => {
     const key = file('named.pem', pem('ed25519'));

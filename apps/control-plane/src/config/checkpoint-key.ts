@@ -1,8 +1,11 @@
 import { createPrivateKey, type KeyObject } from 'node:crypto';
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 
 /** Larger than any PEM of one Ed25519 key (119 bytes): a file this long is not one. */
 const MAX_KEY_FILE_BYTES = 16 * 1024;
+// Opening a FIFO without O_NONBLOCK waits for a writer, before fstat can refuse it (as
+// libs/pricing/src/cli/price-book-file.ts opens a book); a regular file reads the same.
+const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (constants.O_NOCTTY ?? 0);
 
 /**
  * The Ed25519 private key in the PKCS#8 PEM file at `path` (what `pricing keygen` writes), or what
@@ -13,7 +16,7 @@ const MAX_KEY_FILE_BYTES = 16 * 1024;
 export function readCheckpointKey(path: string): KeyObject | { readonly problem: string } {
   let fd: number;
   try {
-    fd = openSync(path, 'r');
+    fd = openSync(path, OPEN_FLAGS);
   } catch (error) {
     return { problem: `cannot be read (${(error as NodeJS.ErrnoException).code ?? 'unknown error'})` };
   }

@@ -2,12 +2,12 @@ import { randomBytes } from 'node:crypto';
 import { rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, basename } from 'node:path';
 import type { VerifierKey } from '../core/signed-note';
-import { audit, type AuditIo, type AuditOutcome } from './audit';
+import { audit, auditedUrl, type AuditIo, type AuditOutcome } from './audit';
 import { auditStateText, parseAuditState, type AuditState } from './audit-state';
 import { PriceBookFileError, readFileBytes } from './price-book-file';
 
-/** The largest state file read: about 10 million changes. */
-const MAX_STATE_BYTES = 1024 * 1024 * 1024;
+/** The largest state file read: MAX_AUDITED_CHANGES of about 120 bytes, and room (below Node.js's longest string). */
+const MAX_STATE_BYTES = 500 * 1024 * 1024;
 
 /**
  * An audit with its state file (docs/price-history-api.md, "Auditing the log"): the state kept by
@@ -20,7 +20,7 @@ export async function auditWithState(
   stateFile: string,
   io: AuditIo,
 ): Promise<AuditOutcome> {
-  const previous = await readState(stateFile, url, key);
+  const previous = await readState(stateFile, auditedUrl(url), key);
   const outcome = await audit(url, key, previous, io);
   if (outcome.kind === 'verified') await keepState(stateFile, outcome.state);
   return outcome;

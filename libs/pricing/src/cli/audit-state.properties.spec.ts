@@ -52,6 +52,11 @@ describe('the audit state file', () => {
     });
   });
 
+  it('refuses changes without the cursor after them', () => {
+    const text = auditStateText({ ...stateOf(['storage.gp1']), next: null });
+    expect(parseAuditState(text, URL_, key)).toEqual({ problem: 'holds changes but no "next" cursor after them' });
+  });
+
   it('never throws on any text, and accepts none but a state', () => {
     fc.assert(
       fc.property(outsideText(['{', '"', '"format"', ':', '[', ',', 'pricing-audit-state/1']), (text) => {

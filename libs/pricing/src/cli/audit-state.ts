@@ -29,7 +29,14 @@ export interface AuditState {
 }
 
 const BASE64_HASH = /^[A-Za-z0-9+/]{43}=$/;
-const MAX_CURSOR = 4096;
+/** The longest cursor kept: the audit refuses a feed's longer one rather than keep a state it cannot read (audit.ts). */
+export const MAX_CURSOR = 4096;
+/**
+ * The most changes an audit holds: a state file of that many is about 360 MB, within the longest
+ * string Node.js makes (512 MiB), which it is read and written as. A log a hundred times larger
+ * than the largest book benchmarked (docs/benchmarks.md).
+ */
+export const MAX_AUDITED_CHANGES = 3_000_000;
 const MAX_AT = 64;
 const MAX_PRODUCT_KEY = 1024;
 
@@ -78,7 +85,12 @@ export function parseAuditState(
     return { problem: `has a checkpoint of ${quoteValue(checkpoint.origin)}, not of ${key.name}` };
   if (file.next !== null && (typeof file.next !== 'string' || file.next.length > MAX_CURSOR))
     return { problem: 'has a "next" that is no cursor' };
+  // Changes are read from a cursor: a state that holds some has the one after them.
+  if (file.next === null && Array.isArray(file.changes) && file.changes.length > 0)
+    return { problem: 'holds changes but no "next" cursor after them' };
   if (!Array.isArray(file.changes)) return { problem: 'has no "changes" list' };
+  if (file.changes.length > MAX_AUDITED_CHANGES)
+    return { problem: `holds more changes than an audit holds (${MAX_AUDITED_CHANGES})` };
   const changes: SeenChange[] = [];
   for (const [position, item] of (file.changes as unknown[]).entries()) {
     const change = seenChange(item);
@@ -94,7 +106,8 @@ export function parseAuditState(
   return { url, note: file.checkpoint, checkpoint, next: file.next, changes };
 }
 
-function seenChange(item: unknown): SeenChange | undefined {
+/** A change as a state file holds it (`{at, product_key, hash}`); `undefined` when no state holds it. */
+export function seenChange(item: unknown): SeenChange | undefined {
   if (typeof item !== 'object' || item === null) return undefined;
   const { at, product_key: productKey, hash } = item as Record<string, unknown>;
   if (typeof at !== 'string' || at.length > MAX_AT) return undefined;

@@ -2,7 +2,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { canonicalJson, chainHash, EMPTY_CHAIN_HEAD } from '../core/feed-chain';
 import { checkpointText, parseVerifierKey, signNote, verifierKeyText, type VerifierKey } from '../core/signed-note';
 import { audit, auditProblem, type AuditIo, type AuditOutcome } from './audit';
-import type { AuditState } from './audit-state';
+import { auditStateText, parseAuditState, type AuditState } from './audit-state';
 
 // The audit against a log served from memory: its changes, pages of them, and checkpoints signed
 // with a key of the test's. What the service serves is checked end to end in test/audit-log.e2e-spec.ts.
@@ -52,6 +52,22 @@ class FakeLog {
     sleep: () => Promise.resolve(),
     fetch: (url) => Promise.resolve(this.answer(url)),
   };
+
+  /** The checkpoint of `size` changes (all of them by default), signed. */
+  checkpoint(): Response {
+    const served = this.served();
+    const size = this.size ?? served.length;
+    const head = this.headOverride ?? (size === 0 ? EMPTY_CHAIN_HEAD : Buffer.from(served[size - 1].hash, 'base64'));
+    return new Response(signNote(checkpointText({ origin: ORIGIN, size, head }), ORIGIN, privateKey));
+  }
+
+  /** The page of changes from `start`. */
+  page(start: number): { changes: unknown[]; next: string; has_more: boolean } {
+    const served = this.served();
+    const page = served.slice(start, start + this.pageSize);
+    const next = page.length === 0 ? String(start - 1) : String(start + page.length - 1);
+    return { changes: page, next, has_more: start + page.length < served.length };
+  }
 
   private answer(url: string): Response {
     this.requests.push(url);
@@ -198,5 +214,68 @@ describe('audit', () => {
     await expect(audit(BASE, key, undefined, log.io)).rejects.toThrow(
       `${BASE}/checkpoint answered more than 65536 bytes`,
     );
+  });
+
+  it('never keeps a state that its next run refuses: a cursor, an instant or a product key longer than a state holds', async () => {
+    // A server that did would make every later run refuse the state file: the auditor could only
+    // start again from nothing, forgetting the history it saw (what a rewrite needs).
+    const hostile: [string, (log: FakeLog) => void, string][] = [
+      [
+        'a cursor',
+        (log) => log.answers.push(log.checkpoint(), Response.json({ ...log.page(0), next: 'x'.repeat(5000) })),
+        `${BASE}/changes answered a "next" of 5000 characters: no cursor`,
+      ],
+      [
+        'an instant',
+        (log) => (log.changes[1].at = `${'9'.repeat(100)}-01-01T00:00:00Z`),
+        'the log is not what it signs: the feed’s change at position 1 has an at or product_key longer than any',
+      ],
+      [
+        'a product key',
+        (log) => (log.changes[2].product_key = `storage.${'g'.repeat(2000)}`),
+        'the log is not what it signs: the feed’s change at position 2 has an at or product_key longer than any',
+      ],
+    ];
+    for (const [what, serve, message] of hostile) {
+      const log = new FakeLog([0, 1, 2].map((i) => change(i)));
+      serve(log);
+      const outcome = await audit(BASE, key, undefined, log.io).catch((error: Error) => error);
+      const said = outcome instanceof Error ? outcome.message : problem(outcome);
+      expect({ what, said }).toEqual({ what, said: message });
+      if (outcome instanceof Error || outcome.kind !== 'verified') continue;
+      expect(parseAuditState(auditStateText(outcome.state), BASE, key)).toEqual(outcome.state);
+    }
+  });
+
+  it('refuses a page of changes with a name twice in one object: what the chain commits to must be one JSON value', async () => {
+    // JSON.parse keeps the last "amount", a client reading the first sees another price: RFC 8785
+    // canonicalizes I-JSON only (RFC 7493: names unique).
+    const log = new FakeLog([change(0, '0.9')]);
+    const [served] = log.served();
+    const text = JSON.stringify({ changes: [served], next: '0', has_more: false }).replace(
+      '"amount":"0.9"',
+      '"amount":"0.1","amount":"0.9"',
+    );
+    log.answers.push(log.checkpoint(), new Response(text));
+    await expect(audit(BASE, key, undefined, log.io)).rejects.toThrow(
+      `${BASE}/changes answered JSON with "amount" twice in one object`,
+    );
+  });
+
+  it('reads nothing for a checkpoint of more changes than an audit holds', async () => {
+    const log = new FakeLog([]);
+    log.size = 3_000_001;
+    log.headOverride = Buffer.alloc(32, 3);
+    await expect(audit(BASE, key, undefined, log.io)).rejects.toThrow(
+      'the checkpoint counts 3000001 changes, more than an audit holds (3000000)',
+    );
+    expect(log.requests).toEqual([`${BASE}/checkpoint`]);
+  });
+
+  it('keeps the URL without a trailing slash: with or without one, one log', async () => {
+    const log = new FakeLog([change(0)]);
+    const outcome = await audit(`${BASE}//`, key, undefined, log.io);
+    expect(outcome).toMatchObject({ kind: 'verified', state: { url: BASE } });
+    expect(log.requests[0]).toBe(`${BASE}/checkpoint`);
   });
 });

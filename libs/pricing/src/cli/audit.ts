@@ -1,7 +1,15 @@
 import { canonicalJson, chainHash, EMPTY_CHAIN_HEAD } from '../core/feed-chain';
 import { openNote, parseCheckpoint, type Checkpoint, type VerifierKey } from '../core/signed-note';
 import { quoteValue } from '../errors/bounded-text';
-import { nameChange, type AuditState, type SeenChange } from './audit-state';
+import {
+  MAX_AUDITED_CHANGES,
+  MAX_CURSOR,
+  nameChange,
+  seenChange,
+  type AuditState,
+  type SeenChange,
+} from './audit-state';
+import { findDuplicateKey } from './json-duplicate-keys';
 
 // `audit URL --key VKEY --state FILE` (docs/price-history-api.md, "Auditing the log"): what a
 // customer or a witness runs. It fetches the signed checkpoint and the feed's changes since its
@@ -40,6 +48,11 @@ export type AuditOutcome =
   /** The checkpoint is older than the one kept (the feed still serves every change seen): a cache may hold it. */
   | { readonly kind: 'older'; readonly size: number; readonly kept: number };
 
+/** The URL audited as kept in the state: without a trailing slash (with or without one, one log). */
+export function auditedUrl(url: string): string {
+  return url.replace(/\/+$/, '');
+}
+
 /** The service could not be asked, or answered what the audit cannot read: nothing is proven either way. */
 export class AuditFetchError extends Error {
   override readonly name = 'AuditFetchError';
@@ -55,7 +68,7 @@ export async function audit(
   previous: AuditState | undefined,
   io: AuditIo,
 ): Promise<AuditOutcome> {
-  const base = url.replace(/\/+$/, '');
+  const base = auditedUrl(url);
   const note = (await get(io, `${base}/checkpoint`, 64 * 1024)).toString('utf8');
   const opened = openNote(note, key);
   if ('problem' in opened) return { kind: 'inconsistent', problem: `the checkpoint: ${opened.problem}` };
@@ -63,6 +76,11 @@ export async function audit(
   if ('problem' in checkpoint) return { kind: 'inconsistent', problem: `the checkpoint: ${checkpoint.problem}` };
   if (checkpoint.origin !== key.name)
     return { kind: 'inconsistent', problem: `the checkpoint is of ${quoteValue(checkpoint.origin)}, not ${key.name}` };
+  // What a run reads is bounded by the size signed: a size no audit can hold is not read for.
+  if (checkpoint.size > MAX_AUDITED_CHANGES)
+    throw new AuditFetchError(
+      `the checkpoint counts ${checkpoint.size} changes, more than an audit holds (${MAX_AUDITED_CHANGES})`,
+    );
 
   const seen = previous?.changes ?? [];
   if (previous !== undefined && checkpoint.size < previous.checkpoint.size) {
@@ -84,7 +102,7 @@ export async function audit(
     kind: 'verified',
     checkpoint,
     read: read.changes.length - seen.length,
-    state: { url, note, checkpoint, next: read.next, changes: read.changes },
+    state: { url: base, note, checkpoint, next: read.next, changes: read.changes },
   };
 }
 
@@ -164,7 +182,11 @@ function checkChange(
   const { at: instant, product_key: productKey } = rest;
   if (typeof instant !== 'string' || typeof productKey !== 'string')
     return { problem: `${at} has no at or product_key` };
-  return { change: { at: instant, productKey, hash }, hash: computed };
+  // Kept only as a state file holds it (audit-state.ts): a state the next run refused would leave
+  // the auditor to start again from nothing, forgetting what it saw.
+  const change = seenChange({ at: instant, product_key: productKey, hash });
+  if (change === undefined) return { problem: `${at} has an at or product_key longer than any` };
+  return { change, hash: computed };
 }
 
 interface Page {
@@ -175,15 +197,23 @@ interface Page {
 
 async function getPage(io: AuditIo, url: string): Promise<Page> {
   const body = await get(io, url, MAX_ANSWER_BYTES);
+  const text = body.toString('utf8');
   let page: unknown;
   try {
-    page = JSON.parse(body.toString('utf8'));
+    page = JSON.parse(text);
   } catch {
     throw new AuditFetchError(`${url} answered what is not JSON`);
   }
+  // JSON.parse keeps the last of two equal names, a client may read the first: the chain would
+  // commit to a change read two ways (RFC 8785 canonicalizes I-JSON, whose names are unique).
+  const duplicate = findDuplicateKey(text);
+  if (duplicate !== undefined)
+    throw new AuditFetchError(`${url} answered JSON with ${quoteValue(duplicate.key)} twice in one object`);
   const { changes, next, has_more: hasMore } = (page ?? {}) as Record<string, unknown>;
   if (!Array.isArray(changes) || typeof next !== 'string' || typeof hasMore !== 'boolean')
     throw new AuditFetchError(`${url} answered no page of changes (changes, next, has_more)`);
+  if (next.length > MAX_CURSOR)
+    throw new AuditFetchError(`${url} answered a "next" of ${next.length} characters: no cursor`);
   return { changes, next, hasMore };
 }
 

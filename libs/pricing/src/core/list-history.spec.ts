@@ -316,6 +316,7 @@ function candidates(book: Book): number[] {
 describe('ListHistory, on books written by the price book’s rules', () => {
   it('gives the same history applied write by write as built from the records as stored, and what the list knew', () => {
     const random = seededRandom(20261128);
+    const batching = seededRandom(7);
     for (let round = 0; round < 40; round++) {
       const book = randomBook(random);
       if (book.writes.length === 0) continue;
@@ -337,6 +338,38 @@ describe('ListHistory, on books written by the price book’s rules', () => {
       const fromEmpty = runNow(ListHistory.build({ records: [], ends: new Map(), writes: [], lastChangeId: 0 }));
       for (const write of book.writes) runNow(fromEmpty.extend(write.rows, book.records));
       expect(everyChange(fromEmpty)).toEqual(everyChange(scratch));
+      // An instance that was behind and read several writes at once (withChanges reads every entry since).
+      const batched = runNow(ListHistory.build({ records: [], ends: new Map(), writes: [], lastChangeId: 0 }));
+      for (let i = 0; i < book.writes.length;) {
+        const n = 1 + Math.floor(batching() * 3);
+        runNow(
+          batched.extend(
+            book.writes.slice(i, i + n).flatMap((w) => w.rows),
+            book.records,
+          ),
+        );
+        i += n;
+      }
+      expect(everyChange(batched)).toEqual(everyChange(scratch));
+      // An instance (re)started after write k, from the records as stored then, that applied the rest as they came.
+      for (const [k, write] of book.writes.entries()) {
+        const storedThen = [...write.state.values()].map((h) => ({ ...h.record, validUntil: h.until }));
+        const endsThen = new Map(
+          [...book.ends]
+            .filter(([id]) => write.state.has(id))
+            .map(([id, known]) => [id, known.filter((end) => end.from <= write.at)] as const),
+        );
+        const restarted = runNow(
+          ListHistory.build({
+            records: storedThen,
+            ends: endsThen,
+            writes: book.writes.slice(0, k + 1).map((w) => w.at),
+            lastChangeId: write.rows.at(-1)!.changeId,
+          }),
+        );
+        for (const later of book.writes.slice(k + 1)) runNow(restarted.extend(later.rows, book.records));
+        expect({ round, k, changes: everyChange(restarted) }).toEqual({ round, k, changes: everyChange(scratch) });
+      }
       const changes = changeInstants(book);
       for (const t of candidates(book).flatMap((i) => [i - 1, i, i + 1])) {
         const known = knownAt(book, changes, t);

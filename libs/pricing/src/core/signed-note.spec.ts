@@ -103,6 +103,12 @@ describe('signed notes (c2sp.org/signed-note)', () => {
     expect(parseCheckpoint(text)).toEqual(checkpoint);
     expect(parseCheckpoint(`${text}extension\n`)).toEqual(checkpoint);
     expect(parseCheckpoint(text.replace('42', '042'))).toEqual({ problem: 'its size is not a number' });
+    // A size a number cannot hold exactly is not read as another (Go's int64 reads it; no log this one audits is that long).
+    expect(parseCheckpoint(text.replace('42', String(Number.MAX_SAFE_INTEGER)))).toEqual({
+      ...checkpoint,
+      size: Number.MAX_SAFE_INTEGER,
+    });
+    expect(parseCheckpoint(text.replace('42', '9007199254740993'))).toEqual({ problem: 'its size is not a number' });
   });
 });
 

@@ -118,7 +118,9 @@ export function checkpointText({ origin, size, head }: Checkpoint): string {
 export function parseCheckpoint(text: string): Checkpoint | { readonly problem: string } {
   const [origin, size, head] = text.split('\n');
   if (origin === undefined || !isKeyName(origin)) return { problem: 'its origin is not a name' };
-  if (size === undefined || !/^(0|[1-9]\d{0,15})$/.test(size)) return { problem: 'its size is not a number' };
+  // Sixteen digits pass the pattern, but a number holds 2^53 exactly: a larger size would read as another.
+  if (size === undefined || !/^(0|[1-9]\d{0,15})$/.test(size) || !Number.isSafeInteger(Number(size)))
+    return { problem: 'its size is not a number' };
   if (head === undefined || !/^[A-Za-z0-9+/]{43}=$/.test(head))
     return { problem: 'its head is not base64 of 32 bytes' };
   return { origin, size: Number(size), head: Buffer.from(head, 'base64') };

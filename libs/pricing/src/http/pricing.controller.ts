@@ -302,7 +302,8 @@ export class PricingController {
   @ApiOperation({
     summary: 'A signed checkpoint of the change feed',
     description:
-      'The changes `GET /v1/pricing/changes` serves now, as a hash chain (each change’s `hash`): its origin, its ' +
+      'The changes `GET /v1/pricing/changes` serves, as a hash chain (each change’s `hash`), up to those at least ' +
+      'six minutes old (every cached copy of the feed holds them): its origin, its ' +
       'size (the number of changes) and its head (the hash of the last change; 32 zero bytes for none), each on ' +
       'its own line, in base64 for the head, signed with Ed25519 as a C2SP signed note (c2sp.org/tlog-checkpoint). ' +
       'Verify it with the service’s verifier key; `npm run -s pricing -- audit` does, and checks the feed against ' +

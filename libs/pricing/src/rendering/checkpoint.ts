@@ -4,9 +4,9 @@ import { checkpointText, signNote } from '../core/signed-note';
 import { ANY_ORIGIN, uncompressedAnswers, type PreparedAnswers } from './price-list-response';
 
 /**
- * How long a checkpoint may be cached: a change appears in the feed as soon as its instant has
- * passed, and the checkpoint with it, so a client sees a checkpoint at most this much behind the
- * feed (docs/price-history-api.md, "The checkpoint").
+ * How long a checkpoint may be cached: it counts the changes at least CHECKPOINT_DELAY_MS old
+ * (snapshot/checkpoint-answers.ts), so a client sees one at most this much later than that
+ * (docs/price-history-api.md, "GET /v1/pricing/checkpoint").
  */
 export const CHECKPOINT_CACHE_CONTROL = 'public, max-age=10';
 export const CHECKPOINT_CONTENT_TYPE = 'text/plain; charset=utf-8';
