@@ -13,8 +13,6 @@ export interface RunCliOptions {
   readonly cwd?: string;
   /** Aborted with 'SIGINT' or 'SIGTERM': the CLI's process does so on those signals. */
   readonly interrupt?: AbortSignal;
-  /** stderr is a terminal (for progress), with this many columns. */
-  readonly terminal?: { readonly columns: number };
 }
 
 /**
@@ -30,15 +28,12 @@ export async function runCli(
 ): Promise<CliResult> {
   let stdout = '';
   let stderr = '';
-  const stderrStream = Object.assign(
-    new Writable({
-      write(chunk: Buffer | string, _encoding, done) {
-        stderr += chunk.toString();
-        done();
-      },
-    }),
-    options.terminal ? { isTTY: true, columns: options.terminal.columns } : {},
-  );
+  const stderrStream = new Writable({
+    write(chunk: Buffer | string, _encoding, done) {
+      stderr += chunk.toString();
+      done();
+    },
+  });
   const code = await runPriceBookCli(args, {
     env: { PATH: process.env.PATH ?? '', ...env },
     stdout: (text) => (stdout += text.toString()),
