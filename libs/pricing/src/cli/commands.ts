@@ -138,7 +138,7 @@ export const COMMANDS: Readonly<Record<CommandName, CommandSpec>> = {
       'nothing written. Prints what import prints.',
     options: ['json', 'quiet', ...WRITE_OPTIONS],
     examples: ['apply plan.json book.json --actor ana@example.com --reason "PRC-1234"'],
-    exits: [EXIT.ok, EXIT.refused, EXIT.locked, ...CONNECTS],
+    exits: [EXIT.ok, EXIT.refused, EXIT.locked, EXIT.notMigrated, ...CONNECTS],
     writes: true,
   },
   export: {
@@ -202,7 +202,7 @@ export const COMMANDS: Readonly<Record<CommandName, CommandSpec>> = {
       'withdraw compute.g2.4 --valid-from 2027-01-01T00:00:00Z --reason "sold as planned"',
       'withdraw storage.gp1 --valid-until 2027-06-01T00:00:00Z --organization org_42',
     ],
-    exits: [EXIT.ok, EXIT.refused, EXIT.locked, ...CONNECTS],
+    exits: [EXIT.ok, EXIT.refused, EXIT.locked, EXIT.notMigrated, ...CONNECTS],
     writes: true,
   },
   verify: {
@@ -235,7 +235,8 @@ export const COMMANDS: Readonly<Record<CommandName, CommandSpec>> = {
     description: 'Runs the pending migrations (as DATABASE_MIGRATION_URL\u2019s role when set) and prints their names.',
     options: ['json'],
     examples: ['migrate', 'migrate --json'],
-    exits: [EXIT.ok, ...CONNECTS],
+    // 8: a role that may not migrate a schema behind the code (DATABASE_MIGRATION_URL is the owner's).
+    exits: [EXIT.ok, EXIT.notMigrated, ...CONNECTS],
     writes: true,
   },
   help: {
