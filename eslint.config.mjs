@@ -1,6 +1,7 @@
 import js from '@eslint/js';
 import prettier from 'eslint-config-prettier';
 import tseslint from 'typescript-eslint';
+import { noImportCircleRules } from './eslint.circles.mjs';
 import { entryPointRule, pricingLayerRules } from './eslint.layers.mjs';
 
 export default tseslint.config(
@@ -25,6 +26,8 @@ export default tseslint.config(
   entryPointRule,
   // The layers of the pricing library only import downwards (eslint.layers.mjs).
   ...pricingLayerRules(),
+  // No file reaches itself through its imports (eslint.circles.mjs).
+  ...noImportCircleRules(),
   {
     files: ['**/*.js', '**/*.mjs', '**/*.cjs'],
     extends: [tseslint.configs.disableTypeChecked],

@@ -78,18 +78,22 @@ function expectVerified(result: CliResult, entries: number, head: string): void 
 
 /** `verify` exits 1, nothing on stdout, and says on stderr what does not match. */
 function expectMismatch(result: CliResult, problem: RegExp): void {
-  expect({ code: result.code, stdout: result.stdout }).toEqual({ code: 1, stdout: '' });
+  expect({ code: result.code, stdout: result.stdout }).toEqual({ code: 4, stdout: '' });
   expect(result.stderr).toMatch(/^the change log does not prove the book: /);
   expect(result.stderr).toMatch(problem);
 }
 
 describe('verify on a book written by the price book', () => {
-  it('counts no entries on an empty log, and gives the chain start as its head', async () => {
+  it('checks the log of a new database: the first migration’s availability, two entries', async () => {
     const db = await resources.create();
-    expectVerified(await runCli(['verify'], { DATABASE_URL: db.url }), 0, '0'.repeat(64));
+    const [{ head }] = await queryAt<{ head: string }>(
+      db.url,
+      `SELECT hash AS head FROM price_change ORDER BY id DESC LIMIT 1`,
+    );
+    expectVerified(await runCli(['verify'], { DATABASE_URL: db.url }), 2, head);
     expect(await runCli(['verify', '--json'], { DATABASE_URL: db.url })).toEqual({
       code: 0,
-      stdout: `{"entries":0,"head":"${'0'.repeat(64)}"}\n`,
+      stdout: `{"entries":2,"head":"${head}"}\n`,
       stderr: '',
     });
   });
@@ -98,6 +102,8 @@ describe('verify on a book written by the price book', () => {
     const book = await bookWithEveryKindOfEntry();
     const log = await logOf(book);
     expect(log.map((row) => row.change)).toEqual([
+      'availability', // storage.io1 and storage.st1 off sale, as the first migration left them
+      'availability',
       'set',
       'set',
       'set',
@@ -150,7 +156,7 @@ describe('verify on a book written by the price book', () => {
     try {
       await queryAt(db.url, `DELETE FROM migrations WHERE name = 'ChangeLogChain1764000010000'`);
       const result = await runCli(['verify'], { DATABASE_URL: db.url });
-      expect({ code: result.code, stdout: result.stdout }).toEqual({ code: 1, stdout: '' });
+      expect({ code: result.code, stdout: result.stdout }).toEqual({ code: 8, stdout: '' });
       expect(result.stderr).toContain('verify only reads the database and does not migrate it');
       expect(result.stderr).toContain('ChangeLogChain1764000010000');
     } finally {
@@ -164,7 +170,7 @@ describe('verify on a book written by the price book', () => {
       ['verify', '--since', '2026-01-01T00:00:00Z'],
     ]) {
       const result = await runCli(args, {});
-      expect(result.code).toBe(2);
+      expect(result.code).toBe(64);
       expect(result.stderr).toMatch(/^(verify takes no arguments|--since is not an option of verify)/);
     }
   });
@@ -174,13 +180,13 @@ describe('verify after a superuser changed the database behind the price book', 
   it('names the entry whose content was rewritten, and how many before it check out', async () => {
     const book = await bookWithEveryKindOfEntry();
     const log = await logOf(book);
-    await rewriteLog(book.db.url, `UPDATE price_change SET reason = 'approved by cfo' WHERE id = ${log[4].id}`);
+    await rewriteLog(book.db.url, `UPDATE price_change SET reason = 'approved by cfo' WHERE id = ${log[6].id}`);
     expectMismatch(
       await book.cli('verify'),
       new RegExp(
-        `: entry ${log[4].id} \\(\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z, set compute\\.v1\\.1\\): its hash does not ` +
-          `match its content and the entry before it \\(stored ${log[4].hash}, computed [0-9a-f]{64}\\): it, or its ` +
-          `hash, was changed after it was written \\(the 4 entries before it check out\\)\\n$`,
+        `: entry ${log[6].id} \\(\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z, set compute\\.v1\\.1\\): its hash does not ` +
+          `match its content and the entry before it \\(stored ${log[6].hash}, computed [0-9a-f]{64}\\): it, or its ` +
+          `hash, was changed after it was written \\(the 6 entries before it check out\\)\\n$`,
       ),
     );
   });
@@ -190,26 +196,26 @@ describe('verify after a superuser changed the database behind the price book', 
     const log = await logOf(book);
     await rewriteLog(
       book.db.url,
-      `UPDATE price_change SET effect = jsonb_set(effect, '{record,amount}', '"0.01"') WHERE id = ${log[0].id}`,
+      `UPDATE price_change SET effect = jsonb_set(effect, '{record,amount}', '"0.01"') WHERE id = ${log[2].id}`,
     );
     expectMismatch(
       await book.cli('verify'),
       new RegExp(
-        `: entry ${log[0].id} \\(.*, set compute\\.v1\\.1\\): its hash does not match.*\\(it is the first entry\\)`,
+        `: entry ${log[2].id} \\(.*, set compute\\.v1\\.1\\): its hash does not match.*\\(the 2 entries before it check out\\)`,
       ),
     );
     // Its hash replaced by a well-formed one (whatever it is): the entry itself, or the next, fails.
-    await rewriteLog(book.db.url, `UPDATE price_change SET hash = repeat('a', 64) WHERE id = ${log[0].id}`);
-    expectMismatch(await book.cli('verify'), new RegExp(`: entry ${log[0].id} \\(`));
+    await rewriteLog(book.db.url, `UPDATE price_change SET hash = repeat('a', 64) WHERE id = ${log[2].id}`);
+    expectMismatch(await book.cli('verify'), new RegExp(`: entry ${log[2].id} \\(`));
   });
 
   it('names the entry after one that was deleted', async () => {
     const book = await bookWithEveryKindOfEntry();
     const log = await logOf(book);
-    await rewriteLog(book.db.url, `DELETE FROM price_change WHERE id = ${log[5].id}`);
+    await rewriteLog(book.db.url, `DELETE FROM price_change WHERE id = ${log[7].id}`);
     expectMismatch(
       await book.cli('verify'),
-      new RegExp(`: entry ${log[6].id} \\(.*, set compute\\.v1\\.1\\): its hash does not match`),
+      new RegExp(`: entry ${log[8].id} \\(.*, set compute\\.v1\\.1\\): its hash does not match`),
     );
   });
 
@@ -271,7 +277,7 @@ describe('verify after a superuser changed the database behind the price book', 
     const recorded = await book.cli('verify', '--json');
     const { entries, head } = JSON.parse(recorded.stdout) as { entries: number; head: string };
     await rewriteRecords(book.db.url, `UPDATE price_record SET amount = 0.01 WHERE organization_id = 'org_1'`);
-    expect((await book.cli('verify')).code).toBe(1);
+    expect((await book.cli('verify')).code).toBe(4);
     // The whole log rechained from the book as it now is: the migration's down and up, run by
     // whoever may migrate (or any code that recomputes every hash).
     await undoChain(book.dataSource);
@@ -303,7 +309,7 @@ describe('ChangeLogChain1764000010000 on a log written before it', () => {
     const verified = await book.cli('verify');
     expect(verified).toEqual({
       code: 0,
-      stdout: expect.stringMatching(/^10 entries, chain head [0-9a-f]{64}\n$/),
+      stdout: expect.stringMatching(/^12 entries, chain head [0-9a-f]{64}\n$/),
       stderr: '',
     });
 
@@ -313,7 +319,7 @@ describe('ChangeLogChain1764000010000 on a log written before it', () => {
         { actor: TEST_ACTOR },
       ),
     );
-    expect((await book.cli('verify')).stdout).toMatch(/^11 entries, chain head [0-9a-f]{64}\n$/);
+    expect((await book.cli('verify')).stdout).toMatch(/^13 entries, chain head [0-9a-f]{64}\n$/);
   });
 
   it('keeps the log append-only after it, and refuses a row without an effect (its hash is the database’s)', async () => {

@@ -186,7 +186,7 @@ describe('the embedded PostgreSQL', () => {
     }
     // The service's role reads the price book and may write none of it; the CLI's may.
     const [{ n: read }] = await queryAt<{ n: number }>(started.url, `SELECT count(*)::int AS n FROM price_change`);
-    expect(read).toBe(0);
+    expect(read).toBe(2); // the first migration's availability (InitialAvailabilityLogged1764000012100)
     await expect(queryAt(started.url, `SELECT pricing_publication_instant()`)).rejects.toMatchObject({ code: '42501' });
     await expect(queryAt(started.url, `UPDATE price_book_version SET version = version`)).rejects.toMatchObject({
       code: '42501',
@@ -207,7 +207,17 @@ describe('the embedded PostgreSQL', () => {
         prices: [{ product_key: 'storage.gp1', unit_type: 'gib_hours', unit_count: 730, amount: '0.05' }],
       }),
     );
-    expect((await spawnCli(['import', book], { DATA_DIR: dir })).code).toBe(0);
+    // It says where it writes: the embedded PostgreSQL under DATA_DIR, not a database of yours.
+    const imported = await spawnCli(['import', book], { DATA_DIR: dir });
+    expect(imported.code).toBe(0);
+    expect(imported.target).toMatch(
+      new RegExp(
+        `^target host=127\\.0\\.0\\.1 port=\\d+ database=control_plane role=pricing_cli .* via=embedded data_dir=${dir}$`,
+      ),
+    );
+    expect(imported.stderr).toContain(
+      `DATABASE_URL is unset: import writes to the embedded PostgreSQL under ${dir} (for development; NODE_ENV=production refuses it)`,
+    );
     expect((await spawnCli(['export'], { DATA_DIR: dir })).stdout).toContain('"amount": "0.05"');
     expect(
       await queryAt(started.url, `SELECT DISTINCT tableowner AS owner FROM pg_tables WHERE schemaname = 'public'`),
@@ -271,7 +281,7 @@ describe('the embedded PostgreSQL', () => {
     expect(owners).toEqual([{ owner: 'pricing_owner' }]);
     // Until migrated as the owner, the logins read only which migrations are applied: the CLI says to migrate.
     const pending = await runCli(['show'], { DATABASE_URL: started.url });
-    expect(pending.code).toBe(1);
+    expect(pending.code).toBe(8);
     expect(pending.stderr).toContain(`lacks migrations: ${newer.join(', ')}`);
     await expect(queryAt(started.url, `TRUNCATE price_record`)).rejects.toMatchObject({ code: '42501' });
 

@@ -386,7 +386,7 @@ describe('a process started without its configuration', () => {
     expect(existsSync(dataDir)).toBe(false);
     // The price book CLI refuses it the same way.
     const cli = await spawnCli(['show'], { NODE_ENV: 'production', DATA_DIR: dataDir });
-    expect(cli.code).toBe(1);
+    expect(cli.code).toBe(7); // a configuration refused (docs/price-book-cli.md, "Exit codes")
     expect(cli.stderr).toContain('DATABASE_URL is required when NODE_ENV=production');
     expect(existsSync(dataDir)).toBe(false);
   }, 30_000);
@@ -404,7 +404,7 @@ describe('a process started without its configuration', () => {
     expect(service.stderr()).toMatch(/DATABASE_MIGRATION_URL names another database .* than DATABASE_URL/);
     expect(service.output()).not.toMatch(/listening on|secret/);
     const cli = await spawnCli(['show'], env);
-    expect(cli.code).toBe(1);
+    expect(cli.code).toBe(7); // a configuration refused
     expect(cli.stderr).toMatch(/DATABASE_MIGRATION_URL names another database .* than DATABASE_URL/);
   }, 30_000);
 });

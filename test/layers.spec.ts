@@ -1,6 +1,9 @@
 import { ESLint } from 'eslint';
+import { join } from 'node:path';
 import tseslint from 'typescript-eslint';
+import { noImportCircleRules, resolveImportFile } from '../eslint.circles.mjs';
 import { PRICING_LAYERS, entryPointRule, pricingLayerRules } from '../eslint.layers.mjs';
+import { useTempDir } from './support/temp-dir';
 
 // The lint rule that keeps the pricing library's layers pointing down (eslint.layers.mjs), run on
 // sample files: it must fail on an import that runs up, or `npm run lint` would prove nothing.
@@ -88,5 +91,53 @@ describe('the layers of libs/pricing/src', () => {
     ['snapshot/x.built-spec.ts', "import { seededRandom } from '../testing/seeded-random';"],
   ])('allows in %s: %s', async (file, code) => {
     expect(await problems(file, code)).toEqual([]);
+  });
+});
+
+// The lint rule that refuses import circles (eslint.circles.mjs), on files written for it: a circle
+// of any length and any form of import fails, a file that imports without a circle passes.
+describe('import circles', () => {
+  const dir = useTempDir('import-circles');
+  // Rooted in the directory, as ESLint lints no file outside its cwd.
+  const circles = (): ESLint =>
+    new ESLint({
+      cwd: dir.path,
+      overrideConfigFile: true,
+      overrideConfig: [
+        { files: ['**/*.ts'], languageOptions: { parser: tseslint.parser } },
+        ...noImportCircleRules().map((block) => ({ ...block, files: ['**/*.ts'] })),
+      ],
+    });
+
+  /** Writes the files (name → source), then lints the first: its messages. */
+  async function lintFirst(files: Record<string, string>): Promise<string[]> {
+    for (const [name, code] of Object.entries(files)) await dir.write(name, code);
+    const [first] = Object.keys(files);
+    const [result] = await circles().lintFiles([join(dir.path, first)]);
+    return result.messages.map((message) => message.message);
+  }
+
+  it.each([
+    ['a type-only import back', { 'a1.ts': "import { b } from './b1';", 'b1.ts': "import type { A } from './a1';" }],
+    [
+      'a circle of three',
+      { 'a2.ts': "export * from './b2';", 'b2.ts': "import './c2';", 'c2.ts': "const a = require('./a2');" },
+    ],
+    ['a dynamic import', { 'a3.ts': "const b = import('./b3');", 'b3.ts': "import { a } from './a3.js';" }],
+    ['an import of itself', { 'a4.ts': "import { a } from './a4';" }],
+  ])('refuses %s', async (_name, files) => {
+    expect(await lintFirst(files)).toEqual([expect.stringMatching(/makes an import circle: .*a\d\.ts → .*a\d\.ts$/)]);
+  });
+
+  it('allows imports that never come back', async () => {
+    expect(
+      await lintFirst({ 'a5.ts': "import { b } from './b5';", 'b5.ts': "import { c } from './c5';", 'c5.ts': '' }),
+    ).toEqual([]);
+  });
+
+  it('follows the @app/... entry points to their files', () => {
+    expect(resolveImportFile('@app/pricing/cli', __filename)).toBe(join(__dirname, '../libs/pricing/src/cli/index.ts'));
+    expect(resolveImportFile('./support/temp-dir', __filename)).toBe(join(__dirname, 'support/temp-dir.ts'));
+    expect(resolveImportFile('typeorm', __filename)).toBeUndefined();
   });
 });

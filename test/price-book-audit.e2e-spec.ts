@@ -104,18 +104,18 @@ describe('actor and reason on every write', () => {
     ['a reason of two lines', ['--reason', 'one\ntwo'], {}, '--reason "one\\ntwo": '],
     ['a reason of 501 characters', ['--reason', 'r'.repeat(501)], {}, '--reason "'],
     ['a blank reason', ['--reason', '   '], {}, '--reason "   ": '],
-  ])('refuses %s on import, withdraw and apply: exit 2, nothing written', async (_what, flags, env, message) => {
+  ])('refuses %s on import, withdraw and apply: exit 64, nothing written', async (_what, flags, env, message) => {
     const file = await bookFile({ prices: [price('compute.a4.1', '0.9000')] });
-    const result = await expectRefused(['import', file, ...flags], message, { code: 2, env });
-    expect(result.stderr).toContain('usage: npm run -s pricing -- <command>');
+    const result = await expectRefused(['import', file, ...flags], message, { code: 64, env });
+    expect(result.stderr).toContain("Run 'npm run -s pricing -- import --help' for its options and examples.");
     await expectRefused(['withdraw', 'compute.a4.1', '--valid-from', '2030-01-01T00:00:00Z', ...flags], message, {
-      code: 2,
+      code: 64,
       env,
     });
     // apply too, with a plan it would otherwise apply.
     const plan = planPath();
     expectOk(await cli('import', '--dry-run', '--plan-out', plan, file));
-    await expectRefused(['apply', plan, file, ...flags], message, { code: 2, env });
+    await expectRefused(['apply', plan, file, ...flags], message, { code: 64, env });
   });
 
   it('takes a reason of exactly 500 characters, any script', async () => {
@@ -343,6 +343,7 @@ describe('reading the log', () => {
     expect(JSON.parse(result.stdout)).toEqual({
       product_key: 'compute.g9.4',
       organization_id: 'org_9',
+      on_sale: true,
       records: [
         {
           status: 'in-force',
@@ -361,6 +362,7 @@ describe('reading the log', () => {
           actor: 'bea',
           reason: 'contract 2026-117',
           price: expect.objectContaining({ amount: '0.80' }),
+          on_sale: null,
         },
       ],
     });
@@ -398,7 +400,11 @@ describe('reading the log', () => {
       ],
       { REGISTER, CLI, FROM: from, TO: to, DATABASE_URL: test.url },
     );
-    expect(awk).toEqual({ code: 0, stdout: `${lines[0]}\n${lines[1]}\n`, stderr: '' });
+    expect(awk).toEqual({
+      code: 0,
+      stdout: `${lines[0]}\n${lines[1]}\n`,
+      stderr: expect.stringMatching(/^target .*\n$/),
+    });
   });
 
   it('changes --json gives the same changes as JSON, and every change without a window', async () => {
@@ -408,6 +414,8 @@ describe('reading the log', () => {
     expect(document).toEqual({
       since: expect.stringMatching(/Z$/),
       until: expect.stringMatching(/Z$/),
+      product_key: null,
+      limit: null,
       changes: [
         expect.objectContaining({
           change: 'set',
@@ -461,7 +469,7 @@ describe('reading the log', () => {
     ],
     ['apply with one file', ['apply', 'plan.json'], 'apply takes a plan file and a book file'],
   ])('refuses %s with a usage error', async (_what, args, message) => {
-    await expectRefused(args, message, { code: 2 });
+    await expectRefused(args, message, { code: 64 });
   });
 });
 
@@ -512,8 +520,10 @@ describe('reviewed plans', () => {
     const applied = await cli('apply', path, file, '--actor', 'dan', '--reason', 'reviewed in CHG-42');
     expectOk(applied);
     // What apply prints is what the dry run printed, but for the summary and the instant of the
-    // run, where entries without valid_from start.
-    const instants = (text: string) => text.replaceAll(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/g, '<instant>');
+    // run, where entries without valid_from start: the dry run says "when applied", as the plan does.
+    const instants = (text: string) =>
+      text.replaceAll(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z|when applied/g, '<instant>');
+    expect(dryRun.stdout).toContain('0.3000 per 3600 seconds from when applied\n');
     expect(instants(applied.stdout).split('\n').slice(0, -2)).toEqual(instants(dryRun.stdout).split('\n').slice(0, -3));
     expect(applied.stdout).toMatch(
       /\n\S+ at \S+Z: 2 prices set, 0 ended, 1 availability changes, 0 unchanged \(version \d+\)\n$/,
@@ -599,10 +609,10 @@ describe('reviewed plans', () => {
     const link = join(test.dir, `link-${++fileCount}.json`);
     await symlink(file, link);
     await expectRefused(['import', '--dry-run', '--plan-out', link, file], `--plan-out "${link}": not a regular file`, {
-      code: 2,
+      code: 64,
     });
     await expectRefused(['import', '--dry-run', '--plan-out', file, file], `--plan-out "${file}": that is the book`, {
-      code: 2,
+      code: 64,
     });
     expect(await readFile(file, 'utf8')).toBe(JSON.stringify(book, null, 2));
     expect((await lstat(link)).isSymbolicLink()).toBe(true);
@@ -756,7 +766,7 @@ describe('reviewed plans', () => {
       expect(JSON.parse(await readFile(path, 'utf8'))).toMatchObject({ format: 'pricing-plan/2' });
     });
 
-    it('refuses to replace a file of a narrower mode (0400), before anything is read: exit 2, the file as it was', async () => {
+    it('refuses to replace a file of a narrower mode (0400), before anything is read: exit 64, the file as it was', async () => {
       const file = await bookFile(book);
       const path = planPath();
       await writeFile(path, 'kept');
@@ -764,19 +774,19 @@ describe('reviewed plans', () => {
       await expectRefused(
         ['import', '--dry-run', '--plan-out', path, file],
         `--plan-out "${path}": a file of mode 0400, which a plan (mode 0600) would make more open`,
-        { code: 2 },
+        { code: 64 },
       );
       expect(await readFile(path, 'utf8')).toBe('kept');
       expect(await modeOf(path)).toBe('400');
     });
   });
 
-  it('refuses a FIFO or a link to nowhere at --plan-out: exit 2, nothing written there or through it', async () => {
+  it('refuses a FIFO or a link to nowhere at --plan-out: exit 64, nothing written there or through it', async () => {
     const file = await bookFile(book);
     const fifo = join(test.dir, `fifo-${++fileCount}.json`);
     execFileSync('mkfifo', [fifo]);
     await expectRefused(['import', '--dry-run', '--plan-out', fifo, file], `--plan-out "${fifo}": not a regular file`, {
-      code: 2,
+      code: 64,
     });
     expect((await lstat(fifo)).isFIFO()).toBe(true);
     const nowhere = join(test.dir, `nowhere-${++fileCount}.json`);
@@ -785,7 +795,7 @@ describe('reviewed plans', () => {
     await expectRefused(
       ['import', '--dry-run', '--plan-out', dangling, file],
       `--plan-out "${dangling}": not a regular file`,
-      { code: 2 },
+      { code: 64 },
     );
     expect(await readlink(dangling)).toBe(nowhere);
     await expect(lstat(nowhere)).rejects.toThrow(/ENOENT/);

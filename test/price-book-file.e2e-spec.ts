@@ -69,13 +69,13 @@ describe('price book files the CLI does not read', () => {
   it('checks PRICE_BOOK_MAX_BYTES before reading a book, but after the command line; --help needs no configuration', async () => {
     const file = await bookFile(goodBook('compute.z9.2'));
     const bad = { PRICE_BOOK_MAX_BYTES: '0' };
-    const refused = await expectRefused(['import', file], undefined, { env: bad });
+    const refused = await expectRefused(['import', file], undefined, { env: bad, code: 7 });
     expect(refused.stderr).toBe(
       'invalid configuration:\n  PRICE_BOOK_MAX_BYTES must be a positive integer (bytes) of at least 1\n',
     );
     const usage = await cli('import', file, 'another.json', bad);
-    expect(usage.code).toBe(2);
-    expect(usage.stderr).toMatch(/^import takes one file\n/);
+    expect(usage.code).toBe(64);
+    expect(usage.stderr).toMatch(/^import takes one file \(- for standard input\)\n/);
     const help = await cli('--help', bad);
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('usage: npm run -s pricing -- <command>');
@@ -163,11 +163,15 @@ describe('messages quote values of the book and the command line within bounds',
       `"2030-${'1'.repeat(75)}…" (10005 characters) is not an RFC 3339 timestamp`,
     ],
     ['a long unknown command', ['z'.repeat(10_000)], `unknown command "${'z'.repeat(80)}…" (10000 characters)`],
-    ['a long unknown option', [`--${'y'.repeat(10_000)}`], `Unknown option '--${'y'.repeat(78)}… (10002 characters)'`],
+    [
+      'a long unknown option',
+      ['export', `--${'y'.repeat(10_000)}`],
+      `unknown option "--${'y'.repeat(78)}…" (10002 characters) of export`,
+    ],
   ])('a usage error quotes 80 characters of an argument: %s', async (_what, args, message) => {
     const before = await dumpDatabase(db.dataSource);
     const result = await cli(...args);
-    expect(result.code).toBe(2);
+    expect(result.code).toBe(64);
     expect(result.stderr).toContain(message);
     expect(longestLine(result.stderr)).toBeLessThan(MAX_LINE);
     expect(await dumpDatabase(db.dataSource)).toBe(before);

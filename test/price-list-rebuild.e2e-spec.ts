@@ -138,7 +138,7 @@ describe('rebuilding the price list', () => {
         'an organization price',
         { prices: [organizationPrice('org_1', 'storage.io1', 'gib_hours', 730, '0.1000', '2030-01-01T00:00:00Z')] },
       ],
-      ['availability', { products: [{ product_key: 'network.vpc_egress', on_sale: false }] }],
+      ['availability', { products: [{ product_key: 'storage.gp1', on_sale: false }] }],
     ])('%s', async (_, book) => {
       const applied = await applyBook(dataSource, book);
       expect(await reload(running)).toBe(applied.version);

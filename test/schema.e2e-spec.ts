@@ -80,10 +80,23 @@ describe('the migration', () => {
     ]);
   });
 
-  it('starts with no prices, no changes and version 1', async () => {
+  it('starts with no prices, version 1, and a change log that says io1 and st1 are off sale', async () => {
     expect(await count()).toBe(0);
-    const changes: { n: number }[] = await dataSource.query(`SELECT count(*)::int AS n FROM price_change`);
-    expect(changes[0].n).toBe(0);
+    // InitialAvailabilityLogged1764000012100: the first migration's availability, as changes of the log.
+    const changes: unknown[] = await dataSource.query(
+      `SELECT change, product_key, organization_id, price_record_id, on_sale, effect, actor FROM price_change ORDER BY id`,
+    );
+    expect(changes).toEqual(
+      ['storage.io1', 'storage.st1'].map((product_key) => ({
+        change: 'availability',
+        product_key,
+        organization_id: null,
+        price_record_id: null,
+        on_sale: false,
+        effect: { on_sale: false },
+        actor: 'pricing-schema',
+      })),
+    );
     const version: { version: string }[] = await dataSource.query(`SELECT version::text FROM price_book_version`);
     expect(version).toEqual([{ version: '1' }]);
   });

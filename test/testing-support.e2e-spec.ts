@@ -32,17 +32,17 @@ it('imports a book as the CLI does, recorded as the given actor, and reads it ba
   });
 });
 
-it('gives the exit codes of the CLI: 2 with the usage for wrong usage, 1 for a refusal, nothing written', async () => {
+it('gives the exit codes of the CLI: 64 and where to read the usage for wrong usage, 3 for a refusal, nothing written', async () => {
   const before = await dumpDatabase(test.dataSource);
   const usage = await runPriceBookCommandLine(test.dataSource, ['import']);
-  expect(usage).toEqual({ code: 2, stdout: '', stderr: expect.stringContaining('import takes one file') });
-  expect(usage.stderr).toContain('usage: npm run -s pricing -- <command>');
+  expect(usage).toEqual({ code: 64, stdout: '', stderr: expect.stringContaining('import takes one file') });
+  expect(usage.stderr).toContain("Run 'npm run -s pricing -- import --help' for its options and examples.");
   const file = await temp.write('bad.json', {
     prices: [listPrice('compute.t1.1', 'seconds', 3600, '-1', '2026-01-01T00:00:00Z')],
   });
   const refused = await runPriceBookCommandLine(test.dataSource, ['import', file], { actor: 'billing-tests' });
   expect(refused).toEqual({
-    code: 1,
+    code: 3,
     stdout: '',
     stderr: expect.stringMatching(
       /\.json: refused, nothing was written:\n {2}prices\[0\]\.amount: "-1" is not a decimal amount/,

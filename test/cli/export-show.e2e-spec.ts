@@ -17,7 +17,7 @@ describe('export', () => {
     await applyBook(f.dataSource, await sampleBook());
     expectApplied(
       await f.import({
-        products: [{ product_key: 'compute.g2.64', on_sale: false }],
+        products: [{ product_key: 'compute.g2.32', on_sale: false }],
         prices: [
           price('compute.e1.1', '1.00', { valid_from: '2020-01-01T00:00:00Z', valid_until: '2021-01-01T00:00:00Z' }),
           price('storage.gp1', '0.0400', { organization_id: 'org_42', valid_from: '2026-06-01T00:00:00Z' }),
@@ -40,7 +40,7 @@ describe('export', () => {
     };
     expect(Object.keys(book).sort()).toEqual(['prices', 'products']);
     expect(book.products).toEqual([
-      { product_key: 'compute.g2.64', on_sale: false },
+      { product_key: 'compute.g2.32', on_sale: false },
       { product_key: 'storage.io1', on_sale: false },
       { product_key: 'storage.st1', on_sale: false },
     ]);
@@ -151,9 +151,12 @@ describe('show', () => {
     );
   });
 
-  it('prints the bytes GET /v1/pricing serves', async () => {
+  it('prints the bytes GET /v1/pricing serves, and on stderr the products not on sale', async () => {
     const shown = await f.cli('show');
-    expect({ code: shown.code, stderr: shown.stderr }).toEqual({ code: 0, stderr: '' });
+    expect({ code: shown.code, stderr: shown.stderr }).toEqual({
+      code: 0,
+      stderr: 'not on sale (ordering them fails with PRODUCT_UNAVAILABLE): storage.io1, storage.st1\n',
+    });
 
     const rendered = await withPriceBook(f.dataSource, (priceBook) => priceBook.priceListAt(new Date()));
     expect(shown.stdout).toBe(rendered.toString('utf8'));
@@ -173,6 +176,15 @@ describe('show', () => {
     } finally {
       await app.close();
     }
+  });
+
+  it('--json prints the document, its bytes as they are, and the availability of every product with a row', async () => {
+    const [shown, json] = await Promise.all([f.cli('show'), f.cli('show', '--json')]);
+    expect({ code: json.code, stderr: json.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(json.stdout).toBe(
+      `{"price_list":${shown.stdout},"products":[{"product_key":"storage.io1","on_sale":false},{"product_key":"storage.st1","on_sale":false}]}\n`,
+    );
+    expect(JSON.parse(json.stdout)).toEqual({ price_list: JSON.parse(shown.stdout), products: expect.any(Array) });
   });
 
   it('has the families in order and only list prices in force', async () => {
@@ -265,7 +277,10 @@ describe('export and show of rows written by hand', () => {
     expect((await f.cli('export')).stdout).toBe(exported.stdout);
 
     const shown = await f.cli('show');
-    expect({ code: shown.code, stderr: shown.stderr }).toEqual({ code: 0, stderr: '' });
+    expect({ code: shown.code, stderr: shown.stderr }).toEqual({
+      code: 0,
+      stderr: 'not on sale (ordering them fails with PRODUCT_UNAVAILABLE): storage.io1, storage.st1\n',
+    });
     expect(rawLines(shown.stdout)).toEqual([]);
     const list = JSON.parse(shown.stdout) as { families: { prices: { unit_type: string }[] }[] };
     expect(list.families.flatMap((family) => family.prices.map((p) => p.unit_type))).toContain(UNIT);
@@ -282,7 +297,7 @@ describe('export and show of rows written by hand', () => {
          FROM price_record WHERE char_length(unit_type) > 1000 OR char_length(organization_id) > 1000 ORDER BY 2`,
     );
     const exported = await f.cli('export');
-    expect({ code: exported.code, stdout: exported.stdout }).toEqual({ code: 1, stdout: '' });
+    expect({ code: exported.code, stdout: exported.stdout }).toEqual({ code: 3, stdout: '' });
     expect(exported.stderr).toContain(
       `export: price record ${ids[0].id} (product_key "storage.gp1") has organization_id (2000 characters): longer than 1024 characters`,
     );
@@ -293,7 +308,7 @@ describe('export and show of rows written by hand', () => {
     expect(exported.stderr.length).toBeLessThan(2_000);
 
     const shown = await f.cli('show');
-    expect({ code: shown.code, stdout: shown.stdout }).toEqual({ code: 1, stdout: '' });
+    expect({ code: shown.code, stdout: shown.stdout }).toEqual({ code: 3, stdout: '' });
     expect(shown.stderr).toMatch(
       /show: families\[0\]\.prices\[\d+\] \(product_key "compute\.g2\.16"\) has unit_type \(1048576 characters\)/,
     );

@@ -207,16 +207,16 @@ describe('focus', () => {
     );
   });
 
-  it('refuses a wrong command line with exit 2, and a malformed usage file with exit 1', async () => {
+  it('refuses a wrong command line with exit 64, and a malformed usage file with exit 3', async () => {
     const file = await f.bookFile(USAGE);
-    await f.expectRefused(['focus', file, ...MARCH], 'focus needs --provider', { code: 2 });
+    await f.expectRefused(['focus', file, ...MARCH], 'focus needs --provider', { code: 64 });
     await f.expectRefused(['focus', file, '--provider', 'P', MARCH[0], MARCH[1]], 'focus needs --billing-period-end', {
-      code: 2,
+      code: 64,
     });
     await f.expectRefused(
       ['focus', file, '--provider', 'P', MARCH[0], '2026-03-01T00:00:00.5Z', MARCH[2], MARCH[3]],
       'not a whole second',
-      { code: 2 },
+      { code: 64 },
     );
     const bad = await f.bookFile(`${HEADER}\nstorage.gp2,,2026-03-01T00:00:00Z,2026-03-02T00:00:00Z,,1\n`);
     await f.expectRefused(

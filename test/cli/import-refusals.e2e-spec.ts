@@ -4,9 +4,9 @@ import { applyBook, dumpDatabase } from '../support/database';
 import { expectApplied, inDays, inParallel, price, recordsOf, sampleBook } from '../support/price-book-cli';
 import { useCliDatabase } from '../support/price-book-cli';
 
-// Price books `import` refuses: exit 1, the entry named, and the database exactly as it was.
+// Price books `import` refuses: exit 3 (refused), the entry named, and the database exactly as it was.
 
-describe('refused price books: exit 1, the entry named, nothing written', () => {
+describe('refused price books: exit 3, the entry named, nothing written', () => {
   const f = useCliDatabase();
   const good = (key: string) => price(key, '0.0100', { valid_from: inDays(30) });
 
@@ -92,7 +92,7 @@ describe('refused price books: exit 1, the entry named, nothing written', () => 
 
   it.each(badEntries.map((entry, index) => [...entry, index] as const))('refuses %s', (_name, _bad, message, index) => {
     const result = refusals[index];
-    expect({ code: result.code, stdout: result.stdout }).toEqual({ code: 1, stdout: '' });
+    expect({ code: result.code, stdout: result.stdout }).toEqual({ code: 3, stdout: '' });
     expect(result.stderr).toMatch(/: refused, nothing was written:\n/);
     expect(result.stderr).toContain(`prices[3]${message}`);
     // Only the bad entry is named.

@@ -1,6 +1,15 @@
 import { dumpDatabase } from '../support/database';
 import { expectApplied, expectImportsChangeNothing, expectNothingToChange, inDays } from '../support/price-book-cli';
-import { planLines, price, recordsOf, SAMPLE, sampleBook, useCliDatabase, versionOf } from '../support/price-book-cli';
+import {
+  planLines,
+  price,
+  recordsOf,
+  SAMPLE,
+  sampleBook,
+  useCliDatabase,
+  versionOf,
+  withoutLockWaits,
+} from '../support/price-book-cli';
 
 // Imports of price books (`import <file>`): the sample book, backfills and scheduled changes, organization prices, availability, and concurrent imports.
 
@@ -302,7 +311,8 @@ describe('organization prices are their own scope', () => {
 });
 
 describe('products: availability', () => {
-  const f = useCliDatabase();
+  // compute.g2.64 is priced: availability is set for a product (test/cli/availability.e2e-spec.ts).
+  const f = useCliDatabase({ prices: [price('compute.g2.64', '1.00', { valid_from: '2026-01-01T00:00:00Z' })] });
 
   async function availability(): Promise<Record<string, boolean>> {
     const rows: { product_key: string; on_sale: boolean }[] = await f.dataSource.query(
@@ -318,7 +328,7 @@ describe('products: availability', () => {
         products: [
           { product_key: 'storage.io1', on_sale: false },
           { product_key: 'storage.st1', on_sale: false },
-          { product_key: 'storage.gp1', on_sale: true },
+          { product_key: 'compute.g2.64', on_sale: true },
         ],
       }),
     );
@@ -337,11 +347,14 @@ describe('products: availability', () => {
     expect(result.stdout).toContain(': 0 prices set, 0 ended, 2 availability changes');
     expect(await availability()).toEqual({ 'compute.g2.64': false, 'storage.io1': true, 'storage.st1': false });
     const changes: { product_key: string; change: string }[] = await f.dataSource.query(
-      `SELECT product_key, change FROM price_change ORDER BY product_key`,
+      `SELECT product_key, change FROM price_change WHERE change = 'availability' ORDER BY product_key`,
     );
+    // Beside the rows of the initial availability (InitialAvailabilityLogged1764000012100), one per change.
     expect(changes).toEqual([
       { product_key: 'compute.g2.64', change: 'availability' },
       { product_key: 'storage.io1', change: 'availability' },
+      { product_key: 'storage.io1', change: 'availability' },
+      { product_key: 'storage.st1', change: 'availability' },
     ]);
 
     await expectImportsChangeNothing(f, book);
@@ -361,9 +374,11 @@ describe('concurrent imports never interleave', () => {
     });
     const results = await Promise.all([f.cli('import', a), f.cli('import', b)]);
     const codes = results.map((r) => r.code).sort();
-    expect(codes).toEqual([0, 1]);
-    const refused = results.find((r) => r.code === 1)!;
-    expect(refused.stderr).toMatch(/^refused, nothing was written:\n {2}prices\[0\]: overlaps the recorded price/);
+    expect(codes).toEqual([0, 3]);
+    const refused = results.find((r) => r.code === 3)!;
+    expect(withoutLockWaits(refused.stderr)).toMatch(
+      /^refused, nothing was written:\n {2}prices\[0\]: overlaps the recorded price/,
+    );
     const rows = await recordsOf(f.dataSource, 'compute.c1.1');
     expect(rows).toHaveLength(2);
     expect(rows[0].valid_until).toEqual(rows[1].valid_from);

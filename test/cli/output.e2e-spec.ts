@@ -35,8 +35,20 @@ describe('stdout carries the output alone', () => {
       // The first command initialises PostgreSQL and migrates (export alone would refuse an
       // unmigrated database): its warnings, none of them on stdout.
       const migrated = await spawnCli(['migrate'], { DATA_DIR: join(parent, 'pg') });
-      expect([migrated.code, migrated.stdout]).toEqual([0, 'database migrated\n']);
+      expect([migrated.code, migrated.stdout]).toEqual([
+        0,
+        expect.stringMatching(/^database migrated: PricingSchema1764000000000, /),
+      ]);
       expect((await stat(parent)).mode & 0o7777).toBe(0o711);
+      // Where it wrote, first: the embedded PostgreSQL under DATA_DIR (as its writer), and said so.
+      expect(migrated.target).toMatch(
+        new RegExp(
+          `^target host=127\\.0\\.0\\.1 port=\\d+ database=control_plane role=pricing_cli postgresql=\\S+ price_book_version=none via=embedded data_dir=${join(parent, 'pg')}$`,
+        ),
+      );
+      expect(migrated.stderr).toContain(
+        `DATABASE_URL is unset: migrate writes to the embedded PostgreSQL under ${join(parent, 'pg')}`,
+      );
       const result = await spawnCli(['export'], { DATA_DIR: join(parent, 'pg') });
       expect(result.code).toBe(0);
       expect(JSON.parse(result.stdout)).toEqual(EMPTY_BOOK);

@@ -32,6 +32,8 @@ export const ALL_MIGRATIONS = [
   'RuntimeGrants1764000010500',
   'VolumesRuntimeGrants1764000010600',
   'OneClock1764000011000',
+  'ReadOnlyDryRun1764000012000',
+  'InitialAvailabilityLogged1764000012100',
   'GroupRoles1764000013000',
   'VolumesGroupRole1764000013100',
 ];

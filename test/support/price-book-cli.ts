@@ -95,8 +95,8 @@ export function price(
 export type CliEnv = Record<string, string>;
 
 export interface RefusalOptions {
-  /** The exit code expected: 1 (refused, the default) or 2 (a usage error). */
-  readonly code?: 1 | 2;
+  /** The exit code expected (docs/price-book-cli.md, "Exit codes"): 3 (refused, the default), 64 (a usage error), ... */
+  readonly code?: number;
   readonly env?: CliEnv;
 }
 
@@ -111,8 +111,8 @@ export interface CliDatabase {
   /** Imports `book` (an object as JSON, or raw text) from a file of its own. */
   import(book: unknown): Promise<CliResult>;
   /**
-   * Runs the CLI (with `env`, if given), expects exit `code` (1 unless given), nothing on stdout,
-   * the message on stderr (if given), and the database exactly as before.
+   * Runs the CLI (with `env`, if given), expects exit `code` (3, refused, unless given), nothing on
+   * stdout, the message on stderr (if given), and the database exactly as before.
    */
   expectRefused(args: string[], message?: string | RegExp, options?: RefusalOptions): Promise<CliResult>;
   /** Drops it before the describe's end. */
@@ -141,14 +141,16 @@ export function useCliDatabase(book?: TestDatabaseOptions['book']): CliFixture {
   const on = (db: TestDatabase): CliDatabase => {
     // A write takes effect at its publication instant, after the CLI exits: waited for, so that what
     // a test reads next (the list an app serves, show) holds it (docs/decisions.md, "One clock").
-    const published = async (result: CliResult): Promise<CliResult> => {
+    const published = async (result: CliResult, url = db.url): Promise<CliResult> => {
       await untilWritesPublished(db.dataSource);
+      // Every run that connected said where, first, and it was the database it was given.
+      if (result.target !== undefined) expectTarget(result.target, url);
       return result;
     };
     const cli = async (...args: string[] | [...string[], CliEnv]) => {
       const last = args[args.length - 1];
       const [argv, env] = typeof last === 'object' ? [args.slice(0, -1) as string[], last] : [args as string[], {}];
-      return published(await runCli(argv, { DATABASE_URL: db.url, ...env }));
+      return published(await runCli(argv, { DATABASE_URL: db.url, ...env }), env.DATABASE_URL);
     };
     return {
       get url() {
@@ -160,7 +162,7 @@ export function useCliDatabase(book?: TestDatabaseOptions['book']): CliFixture {
       cli,
       spawned: async (...args: string[]) => published(await spawnCli(args, { DATABASE_URL: db.url })),
       import: async (content: unknown) => cli('import', await bookFile(content)),
-      async expectRefused(args, message, { code = 1, env = {} } = {}) {
+      async expectRefused(args, message, { code = 3, env = {} } = {}) {
         const before = await dumpDatabase(db.dataSource);
         const result = await cli(...args, env);
         expect({ code: result.code, stdout: result.stdout }).toEqual({ code, stdout: '' });
@@ -179,6 +181,33 @@ export function useCliDatabase(book?: TestDatabaseOptions['book']): CliFixture {
   return Object.defineProperty(fixture, 'dir', { get: () => dir.path }) as CliFixture;
 }
 
+/**
+ * Expects a target line (docs/price-book-cli.md, "Which database") that names the host, port and
+ * database of `url`, the role and PostgreSQL's version, and the price book's version, as words or
+ * (--json) as JSON; never a password.
+ */
+export function expectTarget(target: string, url: string): void {
+  const { hostname, port, pathname, password } = new URL(url);
+  if (password) expect(target).not.toContain(password);
+  const fields = target.startsWith('{')
+    ? (JSON.parse(target) as { target: Record<string, unknown> }).target
+    : Object.fromEntries(
+        target
+          .replace(/^target /, '')
+          .split(' ')
+          .map((word) => word.split('=') as [string, string]),
+      );
+  expect({ ...fields, port: String(fields.port) }).toEqual({
+    host: hostname,
+    port: port || '5432',
+    database: pathname.slice(1),
+    role: expect.stringMatching(/\S/),
+    postgresql: expect.stringMatching(/^\d+\.\S+$/),
+    price_book_version: target.startsWith('{') ? expect.anything() : expect.stringMatching(/^(\d+|none)$/),
+    via: 'DATABASE_URL',
+  });
+}
+
 /** A plan line (docs/price-book-cli.md, "The plan"): kind, product key, scope, then what happens. */
 const PLAN_LINE = /^(new|change|end|on-sale|off-sale) +[a-z0-9_.]+ +(list|org:[A-Za-z0-9_.-]+|-)( {2,}\S.*)?$/;
 
@@ -187,9 +216,20 @@ export function planLines(stdout: string): string[] {
   return stdout.split('\n').slice(0, -2);
 }
 
-/** Exit 0, a plan line per change, then the summary line. */
+/** A writer that found the price book locked said so (docs/price-book-cli.md, "Two writers at once"). */
+export const LOCK_WAIT = /^the price book is locked by .+: waiting up to \d+ s for it \(--lock-timeout\)$/;
+
+/** stderr without the lines of a writer that waited for another (LOCK_WAIT): writes run at once may wait. */
+export function withoutLockWaits(stderr: string): string {
+  return stderr
+    .split('\n')
+    .filter((line) => !LOCK_WAIT.test(line))
+    .join('\n');
+}
+
+/** Exit 0, a plan line per change, then the summary line; on stderr nothing, but that it waited for another writer. */
 export function expectApplied(result: CliResult): void {
-  expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
+  expect({ code: result.code, stderr: withoutLockWaits(result.stderr) }).toEqual({ code: 0, stderr: '' });
   const lines = result.stdout.split('\n');
   expect(lines.pop()).toBe('');
   expect(lines.pop()).toMatch(/^applied at \d{4}-\d\d-\d\dT[\d:.]+Z: \d+ prices set, \d+ ended, /);

@@ -11,6 +11,6 @@ export {
   type MigrationLimits,
 } from './migrate';
 export { migrateDatabase, groupGrantsOf, GroupRolesMissingError, SchemaBehindError } from './migrate-database';
-export { databaseCall, DatabaseUnavailableError } from './database-errors';
+export { databaseCall, DatabaseUnavailableError, isAnswered } from './database-errors';
 export { DatabaseTimeoutError, type TimedClient } from './timed-client';
 export { inTransaction, CommitOutcomeUnknownError, type TransactionOptions } from './transaction';

@@ -5,20 +5,31 @@ import { CommitOutcomeUnknownError, inTransaction } from './transaction';
 // inTransaction on a query runner that records what it is asked; the real commit cut off by a
 // proxy is test/price-book-committed.e2e-spec.ts.
 
-function recordingDataSource(commitFails?: Error) {
+function recordingDataSource(commitFails?: Error, commitTakes?: Promise<void>) {
   const calls: string[] = [];
   let active = false;
+  /** The transaction's connection: dropping it fails what is in flight on it. */
+  let dropped: (reason: Error) => void = () => undefined;
+  const inFlight = new Promise<never>((_, fail) => (dropped = fail));
+  inFlight.catch(() => undefined);
+  const client = {
+    drop: (reason: Error) => {
+      calls.push('drop');
+      dropped(reason);
+    },
+  };
   const runner = {
-    manager: {} as EntityManager,
+    manager: { query: () => inFlight } as unknown as EntityManager,
     get isTransactionActive() {
       return active;
     },
-    connect: () => Promise.resolve(calls.push('connect')),
+    connect: () => Promise.resolve(calls.push('connect')).then(() => client),
     startTransaction: () => Promise.resolve(calls.push('begin')).then(() => (active = true)),
-    commitTransaction: () => {
+    commitTransaction: async () => {
       calls.push('commit');
+      await commitTakes;
       if (commitFails === undefined) active = false;
-      return commitFails === undefined ? Promise.resolve() : Promise.reject(commitFails);
+      return commitFails === undefined ? undefined : Promise.reject(commitFails);
     },
     rollbackTransaction: () => Promise.resolve(calls.push('rollback')).then(() => (active = false)),
     release: () => Promise.resolve(calls.push('release')),
@@ -83,5 +94,51 @@ describe('inTransaction', () => {
       message: 'the connection failed while the transaction was committing: Connection terminated unexpectedly',
     });
     expect(calls.at(-1)).toBe('release');
+  });
+
+  describe('interrupted (an abort signal)', () => {
+    it('drops the connection of work in flight, rolls back and throws the interrupt, never committing', async () => {
+      const { dataSource, calls } = recordingDataSource();
+      const interrupt = new AbortController();
+      const stopped = new Error('interrupted by SIGINT');
+      const running = inTransaction(dataSource, (tx) => tx.query('SELECT pg_sleep(60)'), { signal: interrupt.signal });
+      await new Promise((next) => setImmediate(next));
+      interrupt.abort(stopped);
+      await expect(running).rejects.toBe(stopped);
+      expect(calls).toEqual(['connect', 'begin', 'drop', 'rollback', 'release']);
+    });
+
+    it('does not commit work that ends after the interrupt', async () => {
+      const { dataSource, calls } = recordingDataSource();
+      const interrupt = new AbortController();
+      const stopped = new Error('interrupted by SIGTERM');
+      const work = async () => {
+        interrupt.abort(stopped);
+        return Promise.resolve('done');
+      };
+      await expect(inTransaction(dataSource, work, { signal: interrupt.signal })).rejects.toBe(stopped);
+      expect(calls).not.toContain('commit');
+    });
+
+    it('lets a COMMIT that was sent run to its end', async () => {
+      let committed: () => void = () => undefined;
+      const { dataSource, calls } = recordingDataSource(undefined, new Promise((done) => (committed = done)));
+      const interrupt = new AbortController();
+      const running = inTransaction(dataSource, () => Promise.resolve(7), { signal: interrupt.signal });
+      await new Promise((next) => setImmediate(next));
+      interrupt.abort(new Error('interrupted by SIGINT'));
+      committed();
+      await expect(running).resolves.toBe(7);
+      expect(calls).toEqual(['connect', 'begin', 'commit', 'release']);
+    });
+
+    it('starts nothing once interrupted', async () => {
+      const { dataSource, calls } = recordingDataSource();
+      const stopped = new Error('interrupted by SIGINT');
+      await expect(
+        inTransaction(dataSource, () => Promise.resolve(), { signal: AbortSignal.abort(stopped) }),
+      ).rejects.toBe(stopped);
+      expect(calls).toEqual([]);
+    });
   });
 });

@@ -33,6 +33,8 @@ export {
   PriceBookCommittedError,
   PriceBookCommitUnknownError,
   ChangeLogMismatchError,
+  PriceBookLockedError,
+  type LockHolder,
 } from './errors/pricing-error';
 export { PriceBookFileError } from './cli/price-book-file';
 export { PriceBookUsageError } from './cli/command-line';

@@ -124,6 +124,7 @@ describe('loadConfig', () => {
     ['PRICE_BOOK_MAX_BYTES', '1MiB'],
     ['PRICE_BOOK_MAX_BYTES', '1e6'],
     ['DATABASE_URL', 'mysql://x'],
+    ['DATABASE_URL', ''],
     ['DATABASE_URL', 'postgres://u:pw@127.0.0.1:99999/pricing'], // pg's new URL() refuses it
     ['DATABASE_URL', 'postgres://u:pw@[::1/pricing'],
     ['REDIS_URL', 'localhost:6379'],
@@ -156,6 +157,12 @@ describe('loadConfig', () => {
     expect(problemsOf({ NODE_ENV: 'development' })).toEqual([]);
     expect(problemsOf({ NODE_ENV: 'production', DATABASE_URL: 'mysql://x' })).toEqual([
       'DATABASE_URL must be a postgres:// or postgresql:// URL',
+    ]);
+  });
+
+  it('says an empty DATABASE_URL is empty (a forgotten value, not a bad port), and that unsetting it means the embedded PostgreSQL', () => {
+    expect(problemsOf({ DATABASE_URL: '' })).toEqual([
+      'DATABASE_URL is set but empty: set it to a postgres:// URL, or unset it for the embedded PostgreSQL under DATA_DIR (development only)',
     ]);
   });
 

@@ -49,7 +49,8 @@ const ParsableUrl = (name: string) =>
   ValidateBy(
     {
       name: 'isParsableUrl',
-      validator: { validate: (value: unknown) => typeof value !== 'string' || URL.canParse(value) },
+      // An empty value is said to be empty (Matches), not to have a bad port.
+      validator: { validate: (value: unknown) => typeof value !== 'string' || value === '' || URL.canParse(value) },
     },
     { message: `${name} is not a URL that can be parsed (check its port and brackets)` },
   );
@@ -103,7 +104,9 @@ export class AppConfig {
     message: ({ value }) =>
       value === undefined
         ? 'DATABASE_URL is required when NODE_ENV=production: the embedded PostgreSQL and its sample prices are for development only'
-        : 'DATABASE_URL must be a postgres:// or postgresql:// URL',
+        : value === ''
+          ? 'DATABASE_URL is set but empty: set it to a postgres:// URL, or unset it for the embedded PostgreSQL under DATA_DIR (development only)'
+          : 'DATABASE_URL must be a postgres:// or postgresql:// URL',
   })
   @ParsableUrl('DATABASE_URL')
   readonly databaseUrl?: string;

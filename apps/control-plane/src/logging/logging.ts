@@ -59,10 +59,15 @@ export function logOptions(settings: LogSettings): LoggerOptions {
 export function logDestination(
   format: LogSettings['logFormat'],
   target: 1 | 2 | NodeJS.WritableStream = 1,
+  colorize?: boolean,
 ): DestinationStream {
   const out = typeof target === 'number' ? pino.destination({ dest: target, sync: true }) : target;
   if (format === 'pretty') {
-    const text = prettyFactory({ translateTime: 'SYS:standard', ignore: 'pid,hostname' });
+    const text = prettyFactory({
+      translateTime: 'SYS:standard',
+      ignore: 'pid,hostname',
+      ...(colorize === undefined ? {} : { colorize }),
+    });
     return { write: (line: string) => void out.write(text(boundLogLine(line))) };
   }
   return { write: (line: string) => void out.write(boundLogLine(line)) };
@@ -89,10 +94,17 @@ export function appLogger(settings: LogSettings): LoggerService {
 
 /**
  * The CLI's diagnostics: warnings and errors as log lines on stderr, as stdout carries the
- * command's output (exports, the price list) and its human messages go to stderr as text.
+ * command's output (exports, the price list) and its human messages go to stderr as text. Pretty
+ * lines are coloured only when `colorize` (a terminal, without NO_COLOR or TERM=dumb).
  */
-export function cliLogger(format: LogSettings['logFormat'], stderr: NodeJS.WritableStream): LoggerService {
-  return new PinoNestLogger(pino(logOptions({ logLevel: 'warn', logFormat: format }), logDestination(format, stderr)));
+export function cliLogger(
+  format: LogSettings['logFormat'],
+  stderr: NodeJS.WritableStream,
+  colorize = false,
+): LoggerService {
+  return new PinoNestLogger(
+    pino(logOptions({ logLevel: 'warn', logFormat: format }), logDestination(format, stderr, colorize)),
+  );
 }
 
 /** Nest's log levels as pino's. */

@@ -8,6 +8,8 @@ describe('preparePriceBookCommand and a leap second', () => {
       name: 'changes',
       since: Date.parse('2016-12-31T23:59:59.999Z'),
       until: null,
+      productKey: null,
+      limit: null,
       json: false,
     });
     expect(await preparePriceBookCommand(['changes', '--until', '2017-01-01T00:59:60+01:00'])).toMatchObject({

@@ -1,91 +1,81 @@
 // The price book CLI's command line (docs/price-book-cli.md): every command and option checked, and a
 // book or plan read, before the database is touched (price-book-command.ts runs the command).
 import { lstat, stat } from 'node:fs/promises';
-import { parseArgs } from 'node:util';
+import { resolve } from 'node:path';
 import { explainProductKey } from '../catalogue/catalogue';
 import { PricingError, PricingErrorCode } from '../errors/pricing-error';
-import { cutText, hasUnprintable, MAX_QUOTED_CHARACTERS, quoteValue } from '../errors/bounded-text';
+import { cutText, hasUnprintable, quoteValue } from '../errors/bounded-text';
 import { actorProblem, reasonProblem } from '../price-book/author';
 import { ORGANIZATION_ID, type PriceBook } from '../price-book/price-book';
-import { processUser, type PublishOptions, type WriteOptions } from '../services/price-book.service';
+import { processUser, type LockOptions, type PublishOptions, type WriteOptions } from '../services/price-book.service';
 import type { Withdrawal } from '../price-book/plan-withdrawal';
 import { NO_PROGRESS, type Progress } from '../price-book/progress';
 import { parseInstant } from '../core/instant';
+import {
+  COMMAND_NAMES,
+  COMMANDS,
+  INVOCATION,
+  isCommandName,
+  OPTIONS,
+  type CommandName,
+  type OptionName,
+} from './commands';
 import type { FocusCommandBilling } from './focus-command';
 import { planTargetProblem, readPlanFile, type PlanFile } from './plan-file';
+import { closest } from './suggest';
 import { readUsageFile, type UsageFileRow } from './usage-file';
-import { DEFAULT_PRICE_BOOK_MAX_BYTES, PriceBookFileError, readPriceBookFileAndDigest } from './price-book-file';
+import {
+  DEFAULT_PRICE_BOOK_MAX_BYTES,
+  PriceBookFileError,
+  readPriceBookFileAndDigest,
+  STDIN,
+  type ReadPriceBookOptions,
+} from './price-book-file';
 
-export const PRICE_BOOK_USAGE = `usage: npm run -s pricing -- <command>
-
-  import <file> [--dry-run [--plan-out <plan>]] [--json] [--actor <name>] [--reason <text>] [--publish-in <seconds>]
-                       apply a price book (all of it or nothing) and print what changed, one
-                       line per change, then a summary; --dry-run checks and writes it exactly
-                       as import does, prints the same, then rolls back (nothing is written);
-                       --plan-out also saves that plan for apply (mode 0600); --json prints
-                       it as JSON
-  apply <plan> <file> [--json] [--actor <name>] [--reason <text>] [--publish-in <seconds>]
-                       apply a book exactly as planned: refused, nothing written, when the
-                       book, the price book's version or the changes differ from the plan's,
-                       or the plan says it was made after the apply
-  export               print the whole price book (history included) in the import format
-  show                 print the public price list as GET /v1/pricing serves it now
-  history <product_key> [--organization <id>] [--json]
-                       print every record of a list price (or an organization's price), oldest
-                       first, with its status now, then each change with who made it and why
-  changes [--since <timestamp>] [--until <timestamp>] [--json]
-                       print the change log of every price, oldest first: when, what, which
-                       price, who and why (--since inclusive, --until exclusive)
-  withdraw <product_key> --valid-from <timestamp> [--organization <id>] [--actor <name>] [--reason <text>]
-                       withdraw a scheduled price (reopens the price it would have ended)
-  withdraw <product_key> --valid-until <timestamp> [--organization <id>] [--actor <name>] [--reason <text>]
-                       withdraw a scheduled end
-                       (withdraw takes --publish-in too)
-  focus <usage.csv> --provider <name> --billing-period-start <timestamp>
-        --billing-period-end <timestamp> [--billing-account <id>]
-                       price a usage file (CSV: product_key, start, end, and organization_id,
-                       quantity or size_gib as its families need) with the price book as it is
-                       now, and print FOCUS 1.2 cost rows as CSV: one per usage and price
-                       window; refused, no rows printed, when any usage has no price.
-                       --billing-account: the account of usage without an organization
-  verify [--json]      check every link of the change log's hash chain, and that the stored prices
-                       and availability are what the log says; print the number of entries and the
-                       chain's head (record it elsewhere to compare later); exit 1 naming the first
-                       entry or product key that does not match
-  migrate              migrate the database
-
-A write records who made it: --actor, else PRICING_ACTOR, else the operating system's user name
-(1 to 100 of A-Z a-z 0-9 . _ @ + -), and why: --reason (optional; one line of at most 500
-characters). A write takes effect at its publication instant, after it commits: the database's
-default delay (about a second) plus what a book of its size takes to write, or --publish-in
-seconds after it begins (a write that cannot commit in time is refused, nothing written).
-Options may stand before or after the arguments. On a terminal, reading, checking
-and writing a large book show progress on stderr. The database is DATABASE_URL, else the
-embedded PostgreSQL in DATA_DIR (default .data/).`;
-
-/** A wrong command line: the CLI prints it with the usage and exits 2. */
+/**
+ * A wrong command line: the CLI prints the message and where to read the usage (`hint`), and exits
+ * 64 (exit-codes.ts).
+ */
 export class PriceBookUsageError extends PricingError {
-  constructor(message: string) {
+  constructor(
+    message: string,
+    /** The command whose help the message points at; none: the list of commands. */
+    readonly command?: CommandName,
+  ) {
     super(PricingErrorCode.PriceBookUsage, message);
+  }
+
+  /** Where to read how it is used: `npm run -s pricing -- <command> --help`. */
+  get hint(): string {
+    return this.command === undefined
+      ? `Run '${INVOCATION} help' for the commands.`
+      : `Run '${INVOCATION} ${this.command} --help' for its options and examples.`;
   }
 }
 
 /**
- * Who makes a write and why, as the command line and PRICING_ACTOR give them (checked), and when it
- * takes effect (`--publish-in`).
+ * Who makes a write and why, as the command line and PRICING_ACTOR give them (checked), when it
+ * takes effect (`--publish-in`) and how long it waits for the price book (`--lock-timeout`).
  */
-export type CommandAuthor = WriteOptions & PublishOptions & { readonly actor: string };
+export type CommandAuthor = WriteOptions &
+  PublishOptions &
+  Pick<LockOptions, 'lockTimeoutMs'> & { readonly actor: string };
 
 /** A command of the price book CLI, checked (and its book read) before any database is touched. */
 export type PriceBookCommand =
-  | { readonly name: 'help' }
+  | { readonly name: 'help'; readonly topic: CommandName | null }
+  | { readonly name: 'version' }
   | {
       readonly name: 'import';
       readonly file: string;
       readonly book: PriceBook;
       readonly dryRun: boolean;
+      /** `--detailed-exitcode`: a dry run that would change something exits 2. */
+      readonly detailedExitcode: boolean;
       readonly json: boolean;
-      /** `--plan-out`: where to save the plan of a dry run, and the SHA-256 of the book's bytes. */
+      /** `--quiet`: the summary only. */
+      readonly quiet: boolean;
+      /** `--plan-out`: where to save the plan of a dry run (resolved), and the SHA-256 of the book's bytes. */
       readonly planOut: { readonly path: string; readonly bookSha256: string } | null;
       readonly author: CommandAuthor;
     }
@@ -95,10 +85,11 @@ export type PriceBookCommand =
       readonly book: PriceBook;
       readonly plan: PlanFile;
       readonly json: boolean;
+      readonly quiet: boolean;
       readonly author: CommandAuthor;
     }
-  | { readonly name: 'export' }
-  | { readonly name: 'show' }
+  | { readonly name: 'export'; readonly json: boolean }
+  | { readonly name: 'show'; readonly json: boolean }
   | {
       readonly name: 'history';
       readonly productKey: string;
@@ -110,9 +101,17 @@ export type PriceBookCommand =
       /** Epoch milliseconds. */
       readonly since: number | null;
       readonly until: number | null;
+      readonly productKey: string | null;
+      /** The last `limit` changes of the selection; null: all. */
+      readonly limit: number | null;
       readonly json: boolean;
     }
-  | { readonly name: 'withdraw'; readonly withdrawal: Withdrawal; readonly author: CommandAuthor }
+  | {
+      readonly name: 'withdraw';
+      readonly withdrawal: Withdrawal;
+      readonly json: boolean;
+      readonly author: CommandAuthor;
+    }
   | { readonly name: 'verify'; readonly json: boolean }
   | {
       readonly name: 'focus';
@@ -120,36 +119,123 @@ export type PriceBookCommand =
       readonly usage: readonly UsageFileRow[];
       readonly billing: FocusCommandBilling;
     }
-  | { readonly name: 'migrate' };
+  | { readonly name: 'migrate'; readonly json: boolean };
 
-type OptionName =
-  | 'valid-from'
-  | 'valid-until'
-  | 'organization'
-  | 'dry-run'
-  | 'json'
-  | 'plan-out'
-  | 'actor'
-  | 'reason'
-  | 'since'
-  | 'until'
-  | 'publish-in'
-  | 'provider'
-  | 'billing-account'
-  | 'billing-period-start'
-  | 'billing-period-end';
+/** A command line read, before anything it names is read: the command, its arguments and options. */
+export interface CommandLine {
+  readonly command: Exclude<CommandName, 'help'>;
+  readonly args: readonly string[];
+  readonly values: Readonly<Partial<Record<OptionName, string | true>>>;
+}
 
-/** The options each command takes; any other is a usage error. */
-const OPTIONS_OF: Readonly<Record<string, readonly OptionName[]>> = {
-  import: ['dry-run', 'json', 'plan-out', 'actor', 'reason', 'publish-in'],
-  apply: ['json', 'actor', 'reason', 'publish-in'],
-  history: ['organization', 'json'],
-  changes: ['since', 'until', 'json'],
-  withdraw: ['valid-from', 'valid-until', 'organization', 'actor', 'reason', 'publish-in'],
-  verify: ['json'],
-  focus: ['provider', 'billing-account', 'billing-period-start', 'billing-period-end'],
-};
-const COMMANDS: ReadonlySet<string> = new Set(Object.keys(OPTIONS_OF).concat('export', 'show', 'migrate'));
+/** What reading a command line gives: a command to prepare, or help or the version to print. */
+export type ReadCommandLine =
+  CommandLine | { readonly command: 'help'; readonly topic: CommandName | null } | { readonly command: 'version' };
+
+/** Every option's name, short aliases included, to what it stands for. */
+const OPTION_NAMES: ReadonlyMap<string, OptionName> = new Map(
+  (Object.entries(OPTIONS) as [OptionName, (typeof OPTIONS)[OptionName]][]).flatMap(([name, spec]) => [
+    [`--${name}`, name] as const,
+    ...(spec.short ? [[`-${spec.short}`, name] as const] : []),
+  ]),
+);
+
+/** Whether `--json` is on the command line, whatever else is wrong with it: errors are JSON then too. */
+export function wantsJson(argv: readonly string[]): boolean {
+  const end = argv.indexOf('--');
+  return (end < 0 ? argv : argv.slice(0, end)).includes('--json');
+}
+
+/**
+ * Reads a command line: the command (the first argument that is not an option), its arguments and
+ * options, which may stand anywhere (`--` ends them). Throws PriceBookUsageError for an unknown
+ * command or option (with the closest known one, if any is close), an option of another command,
+ * an option given twice, a flag given a value or an option without one. Time linear in the
+ * command line's length.
+ */
+export function readCommandLine(argv: readonly string[]): ReadCommandLine {
+  const positionals: string[] = [];
+  const values: Partial<Record<OptionName, string | true>> = {};
+  const given: string[] = [];
+  let optionsEnd = false;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (optionsEnd || arg === STDIN || !arg.startsWith('-')) {
+      positionals.push(arg);
+      continue;
+    }
+    if (arg === '--') {
+      optionsEnd = true;
+      continue;
+    }
+    const equals = arg.startsWith('--') ? arg.indexOf('=') : -1;
+    const written = equals < 0 ? arg : arg.slice(0, equals);
+    const name = OPTION_NAMES.get(written);
+    if (name === undefined) {
+      given.push(written);
+      continue;
+    }
+    if (values[name] !== undefined) throw new PriceBookUsageError(`${written} is given twice`, commandOf(positionals));
+    const spec = OPTIONS[name];
+    if (spec.value === undefined) {
+      if (equals >= 0) throw new PriceBookUsageError(`${written} takes no value`, commandOf(positionals));
+      values[name] = true;
+    } else if (equals >= 0) {
+      values[name] = arg.slice(equals + 1);
+    } else {
+      const value = argv[i + 1];
+      if (value === undefined || (value.startsWith('--') && value.length > 2)) {
+        throw new PriceBookUsageError(
+          `${written} needs a value (<${spec.value}>)${value === undefined ? '' : `, not ${quoteValue(value)}; write ${written}=${cutText(value)} if that is the value`}`,
+          commandOf(positionals),
+        );
+      }
+      values[name] = value;
+      i++;
+    }
+  }
+  const [first, ...args] = positionals;
+  if (values.version === true) return { command: 'version' };
+  if (first === 'help' || (values.help === true && first === undefined)) {
+    const topic = first === 'help' ? args[0] : undefined;
+    if (topic === undefined) return { command: 'help', topic: null };
+    return { command: 'help', topic: knownCommand(topic) };
+  }
+  if (first === undefined) throw new PriceBookUsageError('a command is needed');
+  const command = knownCommand(first) as Exclude<CommandName, 'help'>;
+  if (values.help === true) return { command: 'help', topic: command };
+  if (given.length > 0) throw unknownOption(given[0], command);
+  for (const name of Object.keys(values) as OptionName[]) {
+    if (!COMMANDS[command].options.includes(name) && name !== 'help') {
+      const owners = COMMAND_NAMES.filter((other) => COMMANDS[other].options.includes(name));
+      throw new PriceBookUsageError(
+        `--${name} is not an option of ${command}${owners.length > 0 ? ` (it is one of ${owners.join(', ')})` : ''}`,
+        command,
+      );
+    }
+  }
+  return { command, args, values };
+}
+
+/** The command named `name`, or a usage error that suggests the closest. */
+function knownCommand(name: string): CommandName {
+  if (isCommandName(name)) return name;
+  const near = closest(name, COMMAND_NAMES);
+  throw new PriceBookUsageError(`unknown command ${quoteValue(name)}${near ? `; did you mean ${near}?` : ''}`);
+}
+
+function commandOf(positionals: readonly string[]): CommandName | undefined {
+  return positionals[0] !== undefined && isCommandName(positionals[0]) ? positionals[0] : undefined;
+}
+
+function unknownOption(written: string, command: CommandName): PriceBookUsageError {
+  const own = COMMANDS[command].options.map((name) => `--${name}`).concat('--help');
+  const near = closest(written.startsWith('--') ? written : `--${written.replace(/^-+/, '')}`, own);
+  return new PriceBookUsageError(
+    `unknown option ${quoteValue(written)} of ${command}${near ? `; did you mean ${near}?` : ''}`,
+    command,
+  );
+}
 
 /** What preparing a command asks of its host, once the command line is known to be right. */
 export interface PrepareOptions {
@@ -159,119 +245,129 @@ export interface PrepareOptions {
   readonly maxBookBytes?: () => number;
   /** The actor of a write without --actor (PRICING_ACTOR); unset or empty: the process's user. */
   readonly environmentActor?: () => string | undefined;
+  /** Where relative paths start: where the command was typed. Default: the process's directory. */
+  readonly cwd?: string;
+  /** What `-` reads: standard input. Absent: `-` is a file of that name. */
+  readonly stdin?: NodeJS.ReadableStream;
 }
 
 /**
- * Reads the command line; throws PriceBookUsageError, or PriceBookFileError for a bad book or
- * plan. Reading a book reports to `progress`; a book larger than `maxBookBytes()` bytes is refused
- * unread. The host's values (`maxBookBytes`, `environmentActor`) are asked for only once the
- * command line is known to be right (the CLI validates its configuration there: usage errors come
- * first).
+ * Reads the command line (readCommandLine) and what it names; throws PriceBookUsageError, or
+ * PriceBookFileError for a bad book or plan. Reading a book reports to `progress`; a book larger
+ * than `maxBookBytes()` bytes is refused unread. The host's values (`maxBookBytes`,
+ * `environmentActor`) are asked for only once the command line is known to be right (the CLI
+ * validates its configuration there: usage errors come first).
  */
 export async function preparePriceBookCommand(
   argv: readonly string[],
   options: PrepareOptions = {},
 ): Promise<PriceBookCommand> {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: [...argv],
-      allowPositionals: true,
-      options: {
-        'valid-from': { type: 'string' },
-        'valid-until': { type: 'string' },
-        organization: { type: 'string' },
-        'dry-run': { type: 'boolean' },
-        json: { type: 'boolean' },
-        'plan-out': { type: 'string' },
-        actor: { type: 'string' },
-        reason: { type: 'string' },
-        since: { type: 'string' },
-        until: { type: 'string' },
-        'publish-in': { type: 'string' },
-        provider: { type: 'string' },
-        'billing-account': { type: 'string' },
-        'billing-period-start': { type: 'string' },
-        'billing-period-end': { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    });
-  } catch (error) {
-    throw new PriceBookUsageError(boundArguments((error as Error).message, argv));
-  }
-  const { positionals, values } = parsed;
-  const [command, ...args] = positionals;
-  if (values.help) return { name: 'help' };
-  if (command === undefined) throw new PriceBookUsageError('a command is needed');
-  if (!COMMANDS.has(command)) throw new PriceBookUsageError(`unknown command ${quoteValue(command)}`);
-  const allowed = OPTIONS_OF[command] ?? [];
-  for (const option of Object.keys(values) as OptionName[]) {
-    if (!allowed.includes(option)) throw new PriceBookUsageError(`--${option} is not an option of ${command}`);
-  }
-  const json = values.json === true;
-  const reading = { progress: options.progress ?? NO_PROGRESS, maxBytes: 0 };
-  const maxBytes = (): number => options.maxBookBytes?.() ?? DEFAULT_PRICE_BOOK_MAX_BYTES;
-  const author = (): CommandAuthor => authorOf(values, options.environmentActor ?? (() => undefined));
+  const read = readCommandLine(argv);
+  if (read.command === 'help') return { name: 'help', topic: read.topic };
+  if (read.command === 'version') return { name: 'version' };
+  return prepareCommand(read, options);
+}
+
+/** The command of a command line that was read, with the files it names read and checked. */
+export async function prepareCommand(line: CommandLine, options: PrepareOptions = {}): Promise<PriceBookCommand> {
+  const { command, args, values } = line;
+  const text = (name: OptionName): string | undefined => {
+    const value = values[name];
+    return typeof value === 'string' ? value : undefined;
+  };
+  const flag = (name: OptionName): boolean => values[name] === true;
+  const usage = (message: string): PriceBookUsageError => new PriceBookUsageError(message, command);
+  const json = flag('json');
+  const cwd = options.cwd ?? process.cwd();
+  const reading = (): ReadPriceBookOptions => ({
+    progress: options.progress ?? NO_PROGRESS,
+    maxBytes: options.maxBookBytes?.() ?? DEFAULT_PRICE_BOOK_MAX_BYTES,
+    cwd,
+    stdin: options.stdin,
+  });
+  const author = (): CommandAuthor => authorOf(values, options.environmentActor ?? (() => undefined), usage);
   switch (command) {
     case 'import': {
-      if (args.length !== 1) throw new PriceBookUsageError('import takes one file');
-      const dryRun = values['dry-run'] === true;
-      const planPath = values['plan-out'];
-      if (planPath !== undefined && !dryRun)
-        throw new PriceBookUsageError('--plan-out is an option of import --dry-run');
-      if (planPath === '') throw new PriceBookUsageError('--plan-out takes a file name');
+      if (args.length !== 1) throw usage('import takes one file (- for standard input)');
+      const dryRun = flag('dry-run');
+      const planPath = text('plan-out');
+      if (planPath !== undefined && !dryRun) throw usage('--plan-out is an option of import --dry-run');
+      if (flag('detailed-exitcode') && !dryRun) throw usage('--detailed-exitcode is an option of import --dry-run');
+      if (planPath === '' || planPath === STDIN) {
+        throw usage('--plan-out takes a file name (stdout carries the plan lines)');
+      }
       const checkedAuthor = author();
-      if (planPath !== undefined) await checkPlanTarget(planPath, args[0]);
-      const { book, sha256 } = await readPriceBookFileAndDigest(args[0], { ...reading, maxBytes: maxBytes() });
-      const planOut = planPath === undefined ? null : { path: planPath, bookSha256: sha256 };
-      return { name: 'import', file: args[0], book, dryRun, json, planOut, author: checkedAuthor };
+      const planOut = planPath === undefined ? undefined : resolve(cwd, planPath);
+      if (planOut !== undefined)
+        await checkPlanTarget(planOut, args[0] === STDIN ? undefined : resolve(cwd, args[0]), usage);
+      const { book, sha256 } = await readPriceBookFileAndDigest(args[0], reading());
+      return {
+        name: 'import',
+        file: args[0],
+        book,
+        dryRun,
+        detailedExitcode: flag('detailed-exitcode'),
+        json,
+        quiet: flag('quiet'),
+        planOut: planOut === undefined ? null : { path: planOut, bookSha256: sha256 },
+        author: checkedAuthor,
+      };
     }
     case 'apply': {
-      if (args.length !== 2) throw new PriceBookUsageError('apply takes a plan file and a book file');
-      const checkedAuthor = author();
+      if (args.length !== 2) throw usage('apply takes a plan file and a book file');
       const [planPath, file] = args;
-      const plan = await readPlanFile(planPath, maxBytes());
-      const { book, sha256 } = await readPriceBookFileAndDigest(file, { ...reading, maxBytes: maxBytes() });
+      if (planPath === STDIN && file === STDIN)
+        throw usage('only one of the plan and the book can be - (standard input)');
+      const checkedAuthor = author();
+      const plan = await readPlanFile(planPath, reading());
+      const { book, sha256 } = await readPriceBookFileAndDigest(file, reading());
       if (sha256 !== plan.bookSha256) {
         throw new PriceBookFileError(
           `${file} is not the book ${planPath} was planned from: its SHA-256 is ${sha256}, the plan's is ` +
             `${plan.bookSha256}; refused, nothing was written (plan this book: import --dry-run --plan-out)`,
         );
       }
-      return { name: 'apply', file, book, plan, json, author: checkedAuthor };
+      return { name: 'apply', file, book, plan, json, quiet: flag('quiet'), author: checkedAuthor };
     }
     case 'export':
     case 'show':
     case 'migrate':
-      if (args.length > 0) throw new PriceBookUsageError(`${command} takes no arguments`);
-      return { name: command };
+    case 'verify':
+      if (args.length > 0) throw usage(`${command} takes no arguments`);
+      return { name: command, json };
     case 'history':
-      return { name: 'history', ...scopeOf('history', args, values.organization), json };
+      return { name: 'history', ...scopeOf('history', args, text('organization'), usage), json };
     case 'changes': {
-      if (args.length > 0) throw new PriceBookUsageError('changes takes no arguments');
-      const since = values.since === undefined ? null : instantOption('--since', values.since);
-      const until = values.until === undefined ? null : instantOption('--until', values.until);
-      if (since !== null && until !== null && since >= until) {
-        throw new PriceBookUsageError('--since must be before --until');
-      }
-      return { name: 'changes', since, until, json };
+      if (args.length > 0) throw usage('changes takes no arguments (a product key is --product)');
+      const since = optional(text('since'), (value) => instantOption('--since', value, usage));
+      const until = optional(text('until'), (value) => instantOption('--until', value, usage));
+      if (since !== null && until !== null && since >= until) throw usage('--since must be before --until');
+      const productKey = optional(text('product'), (key) => {
+        const problem = explainProductKey(key);
+        if (problem) throw usage(`--product: ${problem}`);
+        return key;
+      });
+      const limit = optional(text('limit'), (value) => {
+        if (!/^[1-9]\d{0,8}$/.test(value)) throw usage(`--limit ${quoteValue(value)}: a whole number from 1`);
+        return Number(value);
+      });
+      return { name: 'changes', since, until, productKey, limit, json };
     }
     case 'withdraw': {
-      const withdrawal = withdrawalOf(args, values);
-      return { name: 'withdraw', withdrawal, author: author() };
+      const withdrawal = withdrawalOf(args, values, usage);
+      return { name: 'withdraw', withdrawal, json, author: author() };
     }
-    case 'verify':
-      if (args.length > 0) throw new PriceBookUsageError('verify takes no arguments');
-      return { name: 'verify', json };
     case 'focus': {
-      if (args.length !== 1) throw new PriceBookUsageError('focus takes one usage file');
-      const billing = focusBillingOf(values);
-      const usage = await readUsageFile(args[0], { ...reading, maxBytes: maxBytes() });
-      return { name: 'focus', file: args[0], usage, billing };
+      if (args.length !== 1) throw usage('focus takes one usage file (- for standard input)');
+      const billing = focusBillingOf(values, usage);
+      const usageRows = await readUsageFile(args[0], reading());
+      return { name: 'focus', file: args[0], usage: usageRows, billing };
     }
-    default:
-      throw new PriceBookUsageError(`unknown command ${quoteValue(command)}`);
   }
+}
+
+function optional<T>(value: string | undefined, read: (value: string) => T): T | null {
+  return value === undefined ? null : read(value);
 }
 
 /**
@@ -279,82 +375,102 @@ export async function preparePriceBookCommand(
  * not the book (planTargetProblem: a plan is renamed over its target with mode 0600, so a link, a
  * FIFO, a device, a narrower file or the book itself would be replaced).
  */
-async function checkPlanTarget(planPath: string, bookPath: string): Promise<void> {
+async function checkPlanTarget(
+  planPath: string,
+  bookPath: string | undefined,
+  usage: (message: string) => PriceBookUsageError,
+): Promise<void> {
   const [target, book] = await Promise.all([
     lstat(planPath).catch(() => undefined),
-    stat(bookPath).catch(() => undefined),
+    bookPath === undefined ? undefined : stat(bookPath).catch(() => undefined),
   ]);
   const problem = planTargetProblem(target);
-  if (problem) throw new PriceBookUsageError(`--plan-out ${quoteValue(planPath)}: ${problem}`);
+  if (problem) throw usage(`--plan-out ${quoteValue(planPath)}: ${problem}`);
   if (target && book && target.dev === book.dev && target.ino === book.ino) {
-    throw new PriceBookUsageError(
-      `--plan-out ${quoteValue(planPath)}: that is the book; the plan goes to a file of its own`,
-    );
+    throw usage(`--plan-out ${quoteValue(planPath)}: that is the book; the plan goes to a file of its own`);
   }
+}
+
+/** The longest --publish-in and --lock-timeout: a day, in whole seconds. */
+const MAX_SECONDS = 86_400;
+
+/** Whole seconds of an option, 0 to a day. */
+function secondsOption(option: string, value: string, usage: (message: string) => PriceBookUsageError): number {
+  if (!/^\d{1,5}$/.test(value) || Number(value) > MAX_SECONDS) {
+    throw usage(`${option} ${quoteValue(value)}: a whole number of seconds, at most ${MAX_SECONDS}`);
+  }
+  return Number(value);
 }
 
 /**
  * The actor (--actor, else PRICING_ACTOR, else the process's user) and the reason of a write,
- * checked as the change log checks them (price-book/author.ts): a usage error names what is wrong.
+ * checked as the change log checks them (price-book/author.ts), with --publish-in and
+ * --lock-timeout: a usage error names what is wrong.
  */
 function authorOf(
-  values: { readonly actor?: string; readonly reason?: string; readonly 'publish-in'?: string },
+  values: Partial<Record<OptionName, string | true>>,
   environmentActor: () => string | undefined,
+  usage: (message: string) => PriceBookUsageError,
 ): CommandAuthor {
-  const publish = values['publish-in'];
-  if (publish !== undefined && !/^\d{1,5}$/.test(publish)) {
-    throw new PriceBookUsageError(`--publish-in ${quoteValue(publish)}: a whole number of seconds`);
-  }
-  const publishIn = publish === undefined ? {} : { publishInMs: Number(publish) * 1000 };
+  const given = (name: OptionName): string | undefined => {
+    const value = values[name];
+    return typeof value === 'string' ? value : undefined;
+  };
+  const publish = given('publish-in');
+  const lock = given('lock-timeout');
+  const timing = {
+    ...(publish === undefined ? {} : { publishInMs: secondsOption('--publish-in', publish, usage) * 1000 }),
+    ...(lock === undefined ? {} : { lockTimeoutMs: secondsOption('--lock-timeout', lock, usage) * 1000 }),
+  };
   const candidates: [string | undefined, string][] = [
-    [values.actor, '--actor'],
-    [values.actor === undefined ? environmentActor() || undefined : undefined, 'PRICING_ACTOR'],
+    [given('actor'), '--actor'],
+    [given('actor') === undefined ? environmentActor() || undefined : undefined, 'PRICING_ACTOR'],
   ];
   const [actor, source] = candidates.find(([value]) => value !== undefined) ?? [processUser(), 'the user name'];
   if (actor === undefined) {
-    throw new PriceBookUsageError('a write needs an actor: give --actor or set PRICING_ACTOR (this user has no name)');
+    throw usage('a write needs an actor: give --actor or set PRICING_ACTOR (this user has no name)');
   }
   const actorWrong = actorProblem(actor);
   if (actorWrong) {
     const hint = source === 'the user name' ? '; give --actor or set PRICING_ACTOR' : '';
-    throw new PriceBookUsageError(`${source} ${quoteValue(actor)}: ${actorWrong}${hint}`);
+    throw usage(`${source} ${quoteValue(actor)}: ${actorWrong}${hint}`);
   }
-  const reason = values.reason;
+  const reason = given('reason');
   const reasonWrong = reason === undefined ? undefined : reasonProblem(reason);
-  if (reasonWrong) throw new PriceBookUsageError(`--reason ${quoteValue(reason!)}: ${reasonWrong}`);
-  return reason === undefined ? { actor, ...publishIn } : { actor, reason, ...publishIn };
+  if (reasonWrong) throw usage(`--reason ${quoteValue(reason!)}: ${reasonWrong}`);
+  return reason === undefined ? { actor, ...timing } : { actor, reason, ...timing };
 }
 
 /** The longest provider name taken: a name, not a text. */
 const MAX_PROVIDER_LENGTH = 200;
 
 /** The billing details of `focus`, checked: a provider, a billing period of whole seconds, an account for list-price usage. */
-function focusBillingOf(values: {
-  readonly provider?: string;
-  readonly 'billing-account'?: string;
-  readonly 'billing-period-start'?: string;
-  readonly 'billing-period-end'?: string;
-}): FocusCommandBilling {
-  const provider = values.provider;
-  if (provider === undefined) throw new PriceBookUsageError('focus needs --provider, the ProviderName of its rows');
+function focusBillingOf(
+  values: Partial<Record<OptionName, string | true>>,
+  usage: (message: string) => PriceBookUsageError,
+): FocusCommandBilling {
+  const given = (name: OptionName): string | undefined => {
+    const value = values[name];
+    return typeof value === 'string' ? value : undefined;
+  };
+  const provider = given('provider');
+  if (provider === undefined) throw usage('focus needs --provider, the ProviderName of its rows');
   if (provider === '' || provider.length > MAX_PROVIDER_LENGTH || hasUnprintable(provider)) {
-    throw new PriceBookUsageError(
-      `--provider ${quoteValue(provider)}: 1 to ${MAX_PROVIDER_LENGTH} printable characters`,
-    );
+    throw usage(`--provider ${quoteValue(provider)}: 1 to ${MAX_PROVIDER_LENGTH} printable characters`);
   }
   const period = (option: 'billing-period-start' | 'billing-period-end'): Date => {
-    const text = values[option];
-    if (text === undefined) throw new PriceBookUsageError(`focus needs --${option}`);
-    const ms = instantOption(`--${option}`, text);
-    if (ms % 1000 !== 0) throw new PriceBookUsageError(`--${option} ${quoteValue(text)}: not a whole second`);
+    const text = given(option);
+    if (text === undefined) throw usage(`focus needs --${option}`);
+    const ms = instantOption(`--${option}`, text, usage);
+    if (ms % 1000 !== 0) throw usage(`--${option} ${quoteValue(text)}: not a whole second`);
     return new Date(ms);
   };
   const start = period('billing-period-start');
   const end = period('billing-period-end');
-  if (start >= end) throw new PriceBookUsageError('--billing-period-start must be before --billing-period-end');
-  const account = values['billing-account'];
+  if (start >= end) throw usage('--billing-period-start must be before --billing-period-end');
+  const account = given('billing-account');
   if (account !== undefined && !ORGANIZATION_ID.test(account)) {
-    throw new PriceBookUsageError(
+    throw usage(
       `--billing-account ${quoteValue(account)}: 1 to 64 letters, digits, "_", "." or "-", starting with a letter or digit`,
     );
   }
@@ -367,13 +483,13 @@ function focusBillingOf(values: {
 }
 
 /**
- * An instant of `changes --since/--until`, as epoch milliseconds: it asks about the log, so a
- * leap second is read as the millisecond before the next UTC day, as the change feed reads it.
+ * An instant of the command line (`changes --since/--until`, `focus`'s billing period), as epoch
+ * milliseconds: it asks about the log, so a leap second is read as the millisecond before the next
+ * UTC day, as the change feed reads it.
  */
-function instantOption(option: string, text: string): number {
+function instantOption(option: string, text: string, usage: (message: string) => PriceBookUsageError): number {
   const instant = parseInstant(text, { leapSecond: true });
-  if (!instant)
-    throw new PriceBookUsageError(`${option} ${quoteValue(text)}: not an RFC 3339 timestamp with an offset`);
+  if (!instant) throw usage(`${option} ${quoteValue(text)}: not an RFC 3339 timestamp with an offset`);
   return instant.getTime();
 }
 
@@ -382,13 +498,14 @@ function scopeOf(
   command: 'history' | 'withdraw',
   args: readonly string[],
   organization: string | undefined,
+  usage: (message: string) => PriceBookUsageError,
 ): { productKey: string; organizationId: string | null } {
-  if (args.length !== 1) throw new PriceBookUsageError(`${command} takes one product key`);
+  if (args.length !== 1) throw usage(`${command} takes one product key`);
   const [productKey] = args;
   const problem = explainProductKey(productKey);
-  if (problem) throw new PriceBookUsageError(problem);
+  if (problem) throw usage(problem);
   if (organization !== undefined && !ORGANIZATION_ID.test(organization)) {
-    throw new PriceBookUsageError(
+    throw usage(
       `--organization ${quoteValue(organization)}: 1 to 64 letters, digits, "_", "." or "-", starting with a letter or digit`,
     );
   }
@@ -397,33 +514,23 @@ function scopeOf(
 
 function withdrawalOf(
   args: readonly string[],
-  values: { 'valid-from'?: string; 'valid-until'?: string; organization?: string },
+  values: Partial<Record<OptionName, string | true>>,
+  usage: (message: string) => PriceBookUsageError,
 ): Withdrawal {
-  const { productKey, organizationId } = scopeOf('withdraw', args, values.organization);
-  const from = values['valid-from'];
-  const until = values['valid-until'];
+  const given = (name: OptionName): string | undefined => {
+    const value = values[name];
+    return typeof value === 'string' ? value : undefined;
+  };
+  const { productKey, organizationId } = scopeOf('withdraw', args, given('organization'), usage);
+  const from = given('valid-from');
+  const until = given('valid-until');
   const text = from ?? until;
   if (text === undefined || (from !== undefined && until !== undefined)) {
-    throw new PriceBookUsageError('withdraw takes --valid-from or --valid-until');
+    throw usage('withdraw takes --valid-from or --valid-until');
   }
   const instant = parseInstant(text)?.getTime();
-  if (instant === undefined) {
-    throw new PriceBookUsageError(`${quoteValue(text)} is not an RFC 3339 timestamp with an offset`);
-  }
+  if (instant === undefined) throw usage(`${quoteValue(text)} is not an RFC 3339 timestamp with an offset`);
   return from !== undefined
     ? { productKey, organizationId, validFrom: instant }
     : { productKey, organizationId, validUntil: instant };
-}
-
-/**
- * parseArgs's message with every long argument it repeats cut (bounded-text.ts): it quotes an
- * unknown option whole, twice, and an option's name before its `=value`.
- */
-function boundArguments(message: string, argv: readonly string[]): string {
-  const long = argv
-    .flatMap((arg) => [arg, arg.split('=')[0]])
-    .filter((text) => text.length > MAX_QUOTED_CHARACTERS)
-    .sort((a, b) => b.length - a.length);
-  for (const text of new Set(long)) message = message.split(text).join(cutText(text));
-  return message;
 }

@@ -206,7 +206,7 @@ describe('writing a plan file', () => {
   it('writes what apply reads back: the head, and the changes as --json gives them', async () => {
     const path = join(dir, 'plan.json');
     await writePlanFile(path, report, SHA);
-    const read = await readPlanFile(path, 1_000_000);
+    const read = await readPlanFile(path, { maxBytes: 1_000_000 });
     expect(read).toEqual({
       bookSha256: SHA,
       plannedAt: report.instant,
@@ -296,6 +296,8 @@ describe('writing a plan file', () => {
   it('refuses a plan file larger than the bound, unread', async () => {
     const path = join(dir, 'big.json');
     await writePlanFile(path, report, SHA);
-    await expect(readPlanFile(path, 100)).rejects.toThrow(/is \d+ bytes, more than PRICE_BOOK_MAX_BYTES \(100 bytes\)/);
+    await expect(readPlanFile(path, { maxBytes: 100 })).rejects.toThrow(
+      /is \d+ bytes, more than PRICE_BOOK_MAX_BYTES \(100 bytes\)/,
+    );
   });
 });

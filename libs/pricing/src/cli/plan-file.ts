@@ -6,9 +6,9 @@ import { parseInstant } from '../core/instant';
 import { quoteValue } from '../errors/bounded-text';
 import type { ImportReport } from '../price-book/describe-import';
 import { parsePlanChange, planChangeJson, planChangeOf, type PlanChange } from '../price-book/reviewed-plan';
-import { prettyJsonParts } from '../price-book/text-parts';
+import { prettyJsonParts } from './text-parts';
 import type { ReviewedPlan } from '../services/price-book.service';
-import { PriceBookFileError, parseJsonText, readFileBytes, textOf } from './price-book-file';
+import { PriceBookFileError, parseJsonText, readFileBytes, textOf, type ReadPriceBookOptions } from './price-book-file';
 
 /**
  * The format of a plan file (docs/price-book-cli.md, "Reviewed plans"); a later format gets a new
@@ -94,9 +94,9 @@ const PLAN_FIELDS: ReadonlySet<string> = new Set(['format', 'book_sha256', 'plan
 const SHA256 = /^[0-9a-f]{64}$/;
 const VERSION = /^[1-9][0-9]{0,18}$/;
 
-/** Reads and checks a plan file, bounded as a book is (at most `maxBytes`, a regular file). */
-export async function readPlanFile(path: string, maxBytes: number): Promise<PlanFile> {
-  return parsePlanFile(parseJsonText(textOf(path, await readFileBytes(path, { maxBytes })), path), path);
+/** Reads and checks a plan file, bounded as a book is (at most `maxBytes`, a regular file, or `-`: stdin). */
+export async function readPlanFile(path: string, options: ReadPriceBookOptions): Promise<PlanFile> {
+  return parsePlanFile(parseJsonText(textOf(path, await readFileBytes(path, options)), path), path);
 }
 
 /**

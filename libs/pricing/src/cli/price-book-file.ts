@@ -23,7 +23,14 @@ export interface ReadPriceBookOptions {
   readonly maxBytes?: number;
   /** Reports the bytes read. */
   readonly progress?: Progress;
+  /** Where a relative path starts: where the command was typed (the CLI's INIT_CWD). Default: the process's directory. */
+  readonly cwd?: string;
+  /** What `-` names: standard input. Absent: `-` is a file of that name. */
+  readonly stdin?: NodeJS.ReadableStream;
 }
+
+/** The name that stands for standard input on the command line. */
+export const STDIN = '-';
 
 /** Bytes asked of each read: progress moves at least this often. */
 const READ_CHUNK = 1024 * 1024;
@@ -73,7 +80,8 @@ export function parsePriceBookText(text: string, path: string): PriceBook {
 export async function readFileBytes(path: string, options: ReadPriceBookOptions = {}): Promise<Buffer> {
   const maxBytes = options.maxBytes ?? DEFAULT_PRICE_BOOK_MAX_BYTES;
   const progress = options.progress ?? NO_PROGRESS;
-  const absolute = resolve(path);
+  if (path === STDIN && options.stdin) return readStreamBounded(options.stdin, maxBytes);
+  const absolute = resolve(options.cwd ?? '.', path);
   // A stat first, so that a device is not even opened (opening some has effects of its own);
   // the fstat of the open descriptor below is what holds if the path changes in between.
   refuseUnlessReadable(path, await readingStep(path, () => stat(absolute)), maxBytes);
@@ -86,6 +94,31 @@ export async function readFileBytes(path: string, options: ReadPriceBookOptions 
   } finally {
     await handle.close();
   }
+}
+
+/**
+ * The bytes of standard input, at most `maxBytes`: refused as soon as more come (a pipe has no
+ * size to check first). Its size is not known ahead, so no progress is shown for it.
+ */
+async function readStreamBounded(stream: NodeJS.ReadableStream, maxBytes: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let length = 0;
+  try {
+    for await (const chunk of stream) {
+      const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+      length += bytes.length;
+      if (length > maxBytes) {
+        throw new PriceBookFileError(
+          `standard input is more than PRICE_BOOK_MAX_BYTES (${maxBytes} bytes): refused, nothing was written`,
+        );
+      }
+      chunks.push(bytes);
+    }
+  } catch (error) {
+    if (error instanceof PriceBookFileError) throw error;
+    throw new PriceBookFileError(`cannot read standard input: ${foreignMessage((error as Error).message)}`);
+  }
+  return Buffer.concat(chunks, length);
 }
 
 /** The bytes of the file `path` as text (UTF-8). */

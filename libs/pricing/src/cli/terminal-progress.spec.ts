@@ -39,6 +39,17 @@ describe('terminalProgress', () => {
     expect(text).toContain('0/200 entries');
     expect(text).toContain('writing');
     expect(text).toContain('40/40 rows');
+    expect(text).toMatch(/elapsed, about \S+ left/); // an estimate of what is left
     expect(text.endsWith('\u001b[2K')).toBe(true); // the line is erased: only the command's output stays
+    // Nothing a process stopped half way would leave behind: line wrapping and the cursor are never turned off.
+    expect(text).not.toContain('\u001b[?7l');
+    expect(text).not.toContain('\u001b[?25l');
+  });
+
+  it('shows nothing on TERM=dumb, which cannot redraw a line, or with --quiet', () => {
+    for (const settings of [{ term: 'dumb' }, { quiet: true }]) {
+      const tty = stream(true);
+      expect(terminalProgress(tty, settings)).toBe(NO_PROGRESS);
+    }
   });
 });

@@ -9,7 +9,7 @@ import {
   type LoggedRecord,
 } from '../price-book/change-log-chain';
 import { ChainVerifier } from '../price-book/change-log-replay';
-import type { PriceChangeKind } from '../price-book/format-history';
+import type { PriceChangeKind } from '../price-book/price-history';
 import type { Progress } from '../price-book/progress';
 import { forEachPage, inBatches, loggedRecordColumns, microsText, readAvailability, rows } from './price-book-rows';
 

@@ -1,7 +1,7 @@
 import type { EntityManager } from 'typeorm';
 import type { PriceRecord } from '../core/price-record';
 import { isLoggedEffect, type LoggedRecord } from '../price-book/change-log-chain';
-import type { HistoryRecord, PriceChange, PriceChangeKind } from '../price-book/format-history';
+import type { HistoryRecord, PriceChange, PriceChangeKind } from '../price-book/price-history';
 
 // The price book's tables as the library reads them: one row type per table, the columns read,
 // and the one mapping from a row of price_record to a PriceRecord. Instants are read as epoch
@@ -182,6 +182,7 @@ export function toPriceChange(row: PriceChangeRow): PriceChange {
     actor: row.actor,
     reason: row.reason,
     effect: isLoggedEffect(row.effect) ? row.effect : null,
+    ...(row.change === 'availability' ? { onSale: row.on_sale } : {}),
   };
 }
 

@@ -13,8 +13,8 @@ import { inBatches, loggedRecordColumns, loggedRecordOf, rows } from './price-bo
 type Written = (rowCount: number) => void;
 
 /**
- * Sets the ends of stored prices that scheduled changes end; returns each ended record as stored
- * after (LoggedRecord), by id.
+ * Sets the ends of stored prices: those scheduled changes end, and ends of their own (an entry that
+ * restates a price with a `valid_until`); returns each ended record as stored after (LoggedRecord), by id.
  */
 export async function writeEnds(
   db: EntityManager,
@@ -97,7 +97,7 @@ export async function linkSuccessors(
 ): Promise<Map<string, string>> {
   const links = [
     ...plan.inserts.flatMap((p, i) => (p.supersededBy === null ? [] : [[ids[i], ids[p.supersededBy]]])),
-    ...plan.ends.map((end) => [end.id, ids[end.supersededBy]]),
+    ...plan.ends.flatMap((end) => (end.supersededBy === null ? [] : [[end.id, ids[end.supersededBy]]])),
   ];
   const linked = new Map<string, string>();
   await inBatches(links, async (batch) => {

@@ -27,6 +27,7 @@ describe('PRICING_ERROR_STATUS', () => {
       PRICE_BOOK_FILE: 400,
       PRICE_BOOK_USAGE: 400,
       CHANGE_LOG_MISMATCH: 500,
+      PRICE_BOOK_LOCKED: 409,
     });
   });
 });

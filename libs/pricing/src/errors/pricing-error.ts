@@ -1,5 +1,5 @@
 import { CodedError } from '@app/errors';
-import { listProblems, MAX_LISTED_PROBLEMS } from './bounded-text';
+import { listProblems, MAX_LISTED_PROBLEMS, quoteValue } from './bounded-text';
 
 /** Codes of the errors the pricing library raises; the host app maps them to HTTP statuses. */
 export enum PricingErrorCode {
@@ -51,6 +51,11 @@ export enum PricingErrorCode {
    * from what the log says: someone changed the database outside the price book.
    */
   ChangeLogMismatch = 'CHANGE_LOG_MISMATCH',
+  /**
+   * Another writer held the price book's lock longer than the write would wait (its lock timeout,
+   * the CLI's `--lock-timeout`): nothing was written; the message names the holder.
+   */
+  PriceBookLocked = 'PRICE_BOOK_LOCKED',
 }
 
 export class PricingError extends CodedError<PricingErrorCode> {}
@@ -83,6 +88,8 @@ export const PRICING_ERROR_STATUS: Readonly<Record<PricingErrorCode, number>> = 
   [PricingErrorCode.PriceBookUsage]: 400,
   // `verify`: the database was changed outside the price book.
   [PricingErrorCode.ChangeLogMismatch]: 500,
+  // Another write held the price book for longer than this one waits: nothing was written; again later.
+  [PricingErrorCode.PriceBookLocked]: 409,
 });
 
 export class ProductUnavailableError extends PricingError {
@@ -244,5 +251,67 @@ export class ChangeLogMismatchError extends PricingError {
       },
     );
     this.problem = problems[0];
+  }
+}
+
+/**
+ * The session that holds the price book's lock, as pg_stat_activity shows it in this database
+ * (database/price-book-writes.ts): what a writer that waits names. Its details other than the
+ * application and role are visible only to the same role or one with pg_read_all_stats: `null`
+ * otherwise.
+ */
+export interface LockHolder {
+  readonly pid: number;
+  /** Its application_name (the CLI sets `pricing <command> <actor>@<host>`). */
+  readonly applicationName: string | null;
+  readonly role: string | null;
+  /** Its client's host name or address; `null` for a local socket, or when not visible. */
+  readonly client: string | null;
+  /** When its transaction began: it has held the lock since then at most. */
+  readonly since: Date | null;
+}
+
+/** A holder in one line: application, role, client, pid and since when; every value escaped. */
+export function describeLockHolder(holder: LockHolder | undefined): string {
+  if (holder === undefined) return 'another session (gone by the time it was looked up)';
+  const about = [
+    `pid ${holder.pid}`,
+    ...(holder.role !== null ? [`role ${quoteValue(holder.role)}`] : []),
+    holder.client !== null ? `client ${quoteValue(holder.client)}` : 'a local or hidden client',
+    ...(holder.since !== null ? [`in a transaction since ${holder.since.toISOString()}`] : []),
+  ];
+  const name = holder.applicationName ? quoteValue(holder.applicationName) : 'a session without an application_name';
+  return `${name} (${about.join(', ')})`;
+}
+
+/**
+ * The price book stayed locked by another writer longer than this write waits (`timeoutMs`): nothing
+ * was written. The message names the holder.
+ */
+export class PriceBookLockedError extends PricingError {
+  constructor(
+    readonly holder: LockHolder | undefined,
+    readonly timeoutMs: number,
+  ) {
+    super(
+      PricingErrorCode.PriceBookLocked,
+      `refused, nothing was written: the price book stayed locked by ${describeLockHolder(holder)} ` +
+        `for the ${timeoutMs / 1000} s this write waits (--lock-timeout); try again once it is done, or wait longer ` +
+        `with --lock-timeout SECONDS`,
+      {
+        timeout_ms: timeoutMs,
+        ...(holder
+          ? {
+              holder: {
+                pid: holder.pid,
+                application_name: holder.applicationName,
+                role: holder.role,
+                client: holder.client,
+                since: holder.since?.toISOString() ?? null,
+              },
+            }
+          : {}),
+      },
+    );
   }
 }

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { expectLinearTime, repeated } from '../../../../test/support/linear-time';
-import { anyCodePoint, outsideText } from '../../../../test/support/outside-text';
-import { actorProblem, MAX_REASON_LENGTH, quoteReason, reasonProblem } from './author';
+import { outsideText } from '../../../../test/support/outside-text';
+import { actorProblem, MAX_REASON_LENGTH, reasonProblem } from './author';
 
 // --actor, PRICING_ACTOR and --reason are whatever an operator (or a script) passes.
 
@@ -68,22 +68,5 @@ describe('a reason', () => {
     for (const problem of [reasonProblem, actorProblem]) {
       expectLinearTime(problem, (n) => repeated('a', n));
     }
-  });
-});
-
-describe('a reason as printed', () => {
-  it('is a JSON string of the reason with nothing unprintable left in it, whatever the reason', () => {
-    fc.assert(
-      fc.property(fc.oneof(outsideText(UNPRINTABLE), fc.string({ unit: anyCodePoint })), (reason) => {
-        const quoted = quoteReason(reason);
-        expect(JSON.parse(quoted)).toBe(reason);
-        expect(quoted).not.toMatch(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\p{Co}\p{Cn}]/u);
-      }),
-    );
-    expect(quoteReason('approved by cfo \u202e0001-CRP')).toBe('"approved by cfo \\u202e0001-CRP"');
-  });
-
-  it('is quoted in linear time', () => {
-    expectLinearTime(quoteReason, (n) => repeated('a\u202e"', n));
   });
 });

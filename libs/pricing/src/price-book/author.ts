@@ -1,4 +1,4 @@
-import { escapeJson, hasUnprintable } from '../errors/bounded-text';
+import { hasUnprintable } from '../errors/bounded-text';
 
 // Who made a write of the price book, and why: recorded on every row of its change log
 // (database/migrations/1764000005000-change-log-authors.ts holds the same rules).
@@ -31,13 +31,4 @@ export function reasonProblem(reason: string): string | undefined {
   // characters (bidirectional overrides, zero-width spaces: text that reads other than it is),
   // line and paragraph separators, lone surrogates, private-use and unassigned code points.
   return hasUnprintable(reason) ? 'a reason is one line of printable characters' : undefined;
-}
-
-/**
- * A reason as the CLI prints it: a JSON string whose unprintable characters are all escaped
- * (`\u202e`), so that a reason written past the CLI's checks (the database's rule is looser:
- * docs/decisions.md, "Who changed a price, and why") cannot reorder or hide what a terminal shows.
- */
-export function quoteReason(reason: string): string {
-  return escapeJson(JSON.stringify(reason));
 }

@@ -1,6 +1,6 @@
 import { compareNatural } from '../catalogue/natural-order';
 import { escapeWord } from '../errors/bounded-text';
-import { storedInstant } from './format-history';
+import { storedInstant } from './price-history';
 import {
   CHAIN_START,
   entryHash,

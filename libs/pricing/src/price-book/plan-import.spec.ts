@@ -177,6 +177,79 @@ describe('planImport', () => {
     ).toContain('prices[1]: overlaps the price 1 per 730 gib_hours from 2026-07-01T00:00:00Z');
   });
 
+  describe('ends of their own: an entry that restates a stored price with a valid_until', () => {
+    const end = '2027-01-01T00:00:00Z';
+
+    it('sets the end of the price in force, with no record added and its valid_from kept', () => {
+      const result = plan(
+        [{ ...gp1, amount: '0.0480', valid_from: '2026-01-01T00:00:00Z', valid_until: end }],
+        [current],
+      );
+      expect(result).toEqual({
+        inserts: [],
+        ends: [{ id: current.id, validUntil: Date.parse(end), supersededBy: null, record: current }],
+        availability: [],
+        unchanged: 0,
+      });
+    });
+
+    it('finds the price in force for an entry without valid_from, as a restatement does', () => {
+      expect(plan([{ ...gp1, amount: '0.0480', valid_until: end }], [current]).ends).toEqual([
+        expect.objectContaining({ id: current.id, validUntil: Date.parse(end), supersededBy: null }),
+      ]);
+    });
+
+    it('ends a scheduled open price too', () => {
+      const scheduled = priceRecord({ id: 11, amount: '0.0500', validFrom: '2026-09-01T00:00:00Z' });
+      expect(
+        plan([{ ...gp1, amount: '0.0500', valid_from: '2026-09-01T00:00:00Z', valid_until: end }], [scheduled]).ends,
+      ).toEqual([expect.objectContaining({ id: 11, validUntil: Date.parse(end), supersededBy: null })]);
+    });
+
+    it('takes an end at the write’s instant, not before it', () => {
+      expect(plan([{ ...gp1, amount: '0.0480', valid_until: '2026-06-01T12:00:00Z' }], [current]).ends).toHaveLength(1);
+      expect(
+        errors(
+          [{ ...gp1, amount: '0.0480', valid_from: '2026-01-01T00:00:00Z', valid_until: '2026-03-01T00:00:00Z' }],
+          [current],
+        ),
+      ).toEqual([
+        'prices[0].valid_until: 2026-03-01T00:00:00Z is before this write takes effect (2026-06-01T12:00:00Z); an end is set to then or later',
+      ]);
+    });
+
+    it('says how to move an end that is set already, and that a past one cannot move', () => {
+      const ending = priceRecord({ id: 12, amount: '0.0480', validUntil: '2026-12-01T00:00:00Z' });
+      expect(
+        errors([{ ...gp1, amount: '0.0480', valid_from: '2026-01-01T00:00:00Z', valid_until: end }], [ending]),
+      ).toEqual([
+        'prices[0].valid_until: the recorded price 0.0480 per 730 gib_hours from 2026-01-01T00:00:00Z ends at ' +
+          '2026-12-01T00:00:00Z already; an end is moved by withdrawing it first (withdraw --valid-until ' +
+          '2026-12-01T00:00:00Z), then setting the new one',
+      ]);
+      const ended = priceRecord({ id: 13, amount: '0.0480', validUntil: '2026-03-01T00:00:00Z' });
+      expect(
+        errors([{ ...gp1, amount: '0.0480', valid_from: '2026-01-01T00:00:00Z', valid_until: end }], [ended])[0],
+      ).toContain('ended at 2026-03-01T00:00:00Z; an end that took effect cannot move');
+    });
+
+    it('is a new price when the terms differ, as before: another amount is a change, not an end', () => {
+      const result = plan([{ ...gp1, amount: '0.0500', valid_until: end }], [current]);
+      expect(result.inserts).toHaveLength(1);
+      expect(result.ends).toEqual([expect.objectContaining({ id: current.id, validUntil: NOW, supersededBy: 0 })]);
+    });
+
+    it('restates an end that is set: applying the book again changes nothing', () => {
+      const ending = priceRecord({ id: 14, amount: '0.0480', validUntil: end });
+      expect(
+        plan([{ ...gp1, amount: '0.0480', valid_from: '2026-01-01T00:00:00Z', valid_until: end }], [ending]),
+      ).toMatchObject({
+        ends: [],
+        unchanged: 1,
+      });
+    });
+  });
+
   it('refuses an entry without valid_from whose end is not after now', () => {
     expect(errors([{ ...gp1, amount: '1', valid_until: '2026-06-01T00:00:00Z' }])[0]).toContain(
       'prices[0].valid_until: 2026-06-01T00:00:00Z must be after valid_from',
@@ -198,6 +271,29 @@ describe('planImport', () => {
       'prices[0].valid_from',
       'prices[2].valid_from',
     ]);
+  });
+
+  it('refuses a key of products that is no product: no price, recorded or in the book, and no availability', () => {
+    const products = [
+      { product_key: 'compute.zz.9', on_sale: false }, // a typo of nothing
+      { product_key: 'storage.gp1', on_sale: false }, // recorded
+      { product_key: 'compute.g2.4', on_sale: false }, // priced by this book
+      { product_key: 'storage.io1', on_sale: true }, // has an availability
+    ];
+    const planned = planImport(
+      book([{ product_key: 'compute.g2.4', unit_type: 'seconds', unit_count: 3600, amount: '1' }], products),
+      [],
+      new Map([['storage.io1', false]]),
+      NOW,
+      undefined,
+      new Set(['storage.gp1']),
+    );
+    expect(planned).toEqual({
+      errors: [
+        'products[0].product_key: "compute.zz.9" is no product: it has no price, recorded or in this book, and no ' +
+          'availability (a typo? availability is set for a priced product)',
+      ],
+    });
   });
 
   it('changes availability only where it differs (no row means on sale)', () => {

@@ -3,6 +3,7 @@ import { formatInstant } from '../core/instant';
 import { byValidFrom, isInForce, type PriceRecord } from '../core/price-record';
 import { compareCodePoints } from '../catalogue/natural-order';
 import type { AvailabilityEntry, PriceBook, PriceBookEntry } from './price-book';
+import { quoteValue } from '../errors/bounded-text';
 
 /** A price to insert: a record-to-be (no id yet); `supersededBy` points at another insert of the same plan. */
 export interface PlannedInsert extends Pick<
@@ -17,13 +18,17 @@ export interface PlannedInsert extends Pick<
   endsAtApply: boolean;
 }
 
-/** An existing open price that a scheduled change ends at the change's `valid_from`. */
+/**
+ * An existing open price given an end: by a scheduled change, at the change's `valid_from`
+ * (`supersededBy` its insert), or by an entry that restates it with a `valid_until` (an end of its
+ * own: `supersededBy` null, no record added, the price keeps its `valid_from`).
+ */
 export interface PlannedEnd {
   readonly id: number;
-  /** Epoch milliseconds: the `validFrom` of the insert that ends it (the write's instant when that one startsAtApply). */
+  /** Epoch milliseconds: the `validFrom` of the insert that ends it (the write's instant when that one startsAtApply), or the entry's `valid_until`. */
   readonly validUntil: number;
-  /** Index of the insert that ends it. */
-  readonly supersededBy: number;
+  /** Index of the insert that ends it; null for an end of its own. */
+  readonly supersededBy: number | null;
   /** The record as stored, before this end. */
   readonly record: PriceRecord;
 }
@@ -89,6 +94,7 @@ export function planImport(
   availability: ReadonlyMap<string, boolean>,
   now: number,
   progress?: PlanningProgress,
+  pricedProducts?: ReadonlySet<string>,
 ): PlannedImport {
   const errors: string[] = [];
   const scopes = new Map<string, Scope>();
@@ -130,6 +136,36 @@ export function planImport(
 
     if ((last && restates(entry, last, now)) || restatesStored(entry, scope.stored, now)) {
       unchanged++;
+      continue;
+    }
+    // The terms of a stored price with an end it has not: that end is set, and nothing else.
+    const ended = storedItEnds(entry, scope.stored, now);
+    if (ended) {
+      const until = entry.validUntil!;
+      if (ended.validUntil !== null && ended.validUntil <= now) {
+        errors.push(
+          `${path}.valid_until: the recorded price ${describeTerms(ended)} ended at ${formatInstant(ended.validUntil)}; ` +
+            `an end that took effect cannot move`,
+        );
+      } else if (ended.validUntil !== null) {
+        errors.push(
+          `${path}.valid_until: the recorded price ${describeTerms(ended)} ends at ${formatInstant(ended.validUntil)} ` +
+            `already; an end is moved by withdrawing it first (withdraw --valid-until ${formatInstant(ended.validUntil)}), ` +
+            `then setting the new one`,
+        );
+      } else if (until < now) {
+        errors.push(
+          `${path}.valid_until: ${formatInstant(until)} is before this write takes effect (${formatInstant(now)}); ` +
+            `an end is set to then or later`,
+        );
+      } else if (until <= ended.validFrom) {
+        errors.push(
+          `${path}.valid_until: ${formatInstant(until)} must be after valid_from (${formatInstant(ended.validFrom)})`,
+        );
+      } else {
+        ended.validUntil = until;
+        ends.push({ id: ended.stored!.id, validUntil: until, supersededBy: null, record: ended.stored! });
+      }
       continue;
     }
 
@@ -198,6 +234,19 @@ export function planImport(
   }
   progress?.(entries.length);
 
+  // A product is known by a price (recorded in any scope, or in this book) or an availability of
+  // its own; any other key of `products` is a typo, refused as an unknown key of `prices` is.
+  if (pricedProducts !== undefined) {
+    const bookKeys = new Set(book.prices.map((entry) => entry.productKey));
+    for (const product of book.products) {
+      const key = product.productKey;
+      if (pricedProducts.has(key) || bookKeys.has(key) || availability.has(key)) continue;
+      errors.push(
+        `products[${product.index}].product_key: ${quoteValue(key)} is no product: it has no price, recorded or in ` +
+          `this book, and no availability (a typo? availability is set for a priced product)`,
+      );
+    }
+  }
   const availabilityChanges = book.products.filter(
     (product) => (availability.get(product.productKey) ?? true) !== product.onSale,
   );
@@ -223,10 +272,37 @@ function restates(entry: PriceBookEntry, slot: Slot, now: number): boolean {
 
 /** The one stored price an entry could restate: the one starting at its `valid_from`, or in force now. */
 function restatesStored(entry: PriceBookEntry, stored: readonly Slot[], now: number): boolean {
+  const slot = storedAt(entry, stored, now);
+  return slot !== undefined && restates(entry, slot, now);
+}
+
+/** The last stored price starting at or before the entry's `valid_from` (or now, without one). */
+function storedAt(entry: PriceBookEntry, stored: readonly Slot[], now: number): Slot | undefined {
   const at = entry.validFrom ?? now;
-  // The last price starting at or before `at`: it starts at `valid_from`, or is the one in force now.
   const i = firstIndexWhere(stored, (slot) => slot.validFrom > at) - 1;
-  return i >= 0 && restates(entry, stored[i], now);
+  return i >= 0 ? stored[i] : undefined;
+}
+
+/**
+ * The stored price whose end an entry sets (docs/decisions.md, "Ends"): an entry with a
+ * `valid_until` and the terms of a stored price that no later price ends, starting at the entry's
+ * `valid_from` (without one: the price in force now). Its end is the entry's `valid_until`: no record
+ * is added, and the price keeps its `valid_from`. A price that has an end already is returned too,
+ * for the message that says how to move one.
+ */
+function storedItEnds(entry: PriceBookEntry, stored: readonly Slot[], now: number): Slot | undefined {
+  if (entry.validUntil === null) return undefined;
+  const slot = storedAt(entry, stored, now);
+  if (slot === undefined || slot.stored === null || slot.superseded) return undefined;
+  if (slot.unitType !== entry.unitType || slot.unitCount !== entry.unitCount || slot.amount !== entry.amount) {
+    return undefined;
+  }
+  const starts = entry.validFrom === null ? isInForce(slot, now) : slot.validFrom === entry.validFrom;
+  return starts ? slot : undefined;
+}
+
+function describeTerms(slot: Slot): string {
+  return `${slot.amount} per ${slot.unitCount} ${slot.unitType} from ${formatInstant(slot.validFrom)}`;
 }
 
 /** The stored prices that overlap [from, until): the first few, and how many in all. */
@@ -263,8 +339,9 @@ function describeSlot(slot: Slot): string {
   return `${origin} ${slot.amount} per ${slot.unitCount} ${slot.unitType} from ${formatInstant(slot.validFrom)} until ${until}`;
 }
 
-/** Orders messages by entry number (`prices[2]` before `prices[10]`). */
+/** Orders messages by entry: `products` first, then `prices`, each by number (`prices[2]` before `prices[10]`). */
 function compareByEntry(a: string, b: string): number {
   const n = (s: string): number => Number(/^\w+\[(\d+)\]/.exec(s)?.[1] ?? -1);
-  return n(a) - n(b) || compareCodePoints(a, b);
+  const products = (s: string): number => (s.startsWith('products[') ? 0 : 1);
+  return products(a) - products(b) || n(a) - n(b) || compareCodePoints(a, b);
 }

@@ -14,28 +14,37 @@ import { PriceBookService } from './price-book.service';
 function stubRepository(stored: readonly PriceRecord[]) {
   const asked: PriceScope[][] = [];
   const committed: boolean[] = [];
+  /** What each transaction was: a write, or a dry run's read-only one. */
+  const transactions: ('write' | 'read only')[] = [];
   const repository = {
     inTransaction: async <T>(
       work: (tx: PriceBookTransaction) => Promise<T>,
       { commit = true }: { commit?: boolean | ((result: T) => boolean) } = {},
     ) => {
+      transactions.push('write');
       const result = await work({} as PriceBookTransaction);
       committed.push(typeof commit === 'function' ? commit(result) : commit);
       return result;
     },
+    inReadOnlyTransaction: <T>(work: (tx: PriceBookTransaction) => Promise<T>) => {
+      transactions.push('read only');
+      return work({} as PriceBookTransaction);
+    },
     begin: () => Promise.resolve(new Date('2026-06-01T12:00:00Z')),
+    nextInstant: () => Promise.resolve(new Date('2026-06-01T12:00:00Z')),
     recordsOf: (_tx: PriceBookTransaction, scopes: readonly PriceScope[]) => {
       asked.push([...scopes]);
       const named = new Set(scopes.map((s) => `${s.organizationId}/${s.productKey}`));
       return Promise.resolve(stored.filter((r) => named.has(`${r.organizationId}/${r.productKey}`)));
     },
     availability: () => Promise.resolve(new Map<string, boolean>()),
+    pricedProducts: () => Promise.resolve(new Set<string>()),
     writePlan: () => Promise.resolve(),
     writeWithdrawal: () => Promise.resolve(),
     publishChange: () => Promise.resolve('2'),
     version: () => Promise.resolve('1'),
   };
-  return { repository: repository as unknown as PriceBookWrites, asked, committed };
+  return { repository: repository as unknown as PriceBookWrites, asked, committed, transactions };
 }
 
 /** The service as Nest makes it, on the stub and the host of a process that holds no prices. */
@@ -95,8 +104,8 @@ describe('PriceBookService reads what a write touches', () => {
     expect(committed).toEqual([true]);
   });
 
-  it('a withdrawal reads its one scope; a dry run rolls back', async () => {
-    const { repository, asked, committed } = stubRepository([
+  it('a withdrawal reads its one scope; a dry run only reads, in a read-only transaction', async () => {
+    const { repository, asked, committed, transactions } = stubRepository([
       priceRecord({ productKey: 'storage.gp1', validFrom: '2027-01-01T00:00:00Z' }),
     ]);
     const service = await serviceOn(repository);
@@ -108,7 +117,13 @@ describe('PriceBookService reads what a write touches', () => {
     expect(asked).toEqual([
       [{ productKey: 'storage.gp1', organizationId: null, validFrom: Date.parse('2027-01-01T00:00:00Z') }],
     ]);
-    await service.apply({ prices: [price('storage.snapshot', '0.05')] }, { dryRun: true });
-    expect(committed).toEqual([true, false]);
+    const planned = await service.apply({ prices: [price('storage.snapshot', '0.05')] }, { dryRun: true });
+    expect({ dryRun: planned.dryRun, changed: planned.changed, inserted: planned.inserted }).toEqual({
+      dryRun: true,
+      changed: true,
+      inserted: 1,
+    });
+    expect(committed).toEqual([true]);
+    expect(transactions).toEqual(['write', 'read only']);
   });
 });

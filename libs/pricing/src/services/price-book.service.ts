@@ -1,15 +1,19 @@
 import { Injectable } from '@nestjs/common';
 import { userInfo } from 'node:os';
-import { PriceBookReads } from '../database/price-book-reads';
-import { PriceBookWrites, type PriceScope } from '../database/price-book-writes';
+import { PriceBookReads, type ChangesRange, type StoredBook } from '../database/price-book-reads';
+import { DEFAULT_LOCK_TIMEOUT_MS, PriceBookWrites, type PriceScope } from '../database/price-book-writes';
 import { PriceSnapshotReads } from '../database/price-snapshot-reads';
 import { quoteValue } from '../errors/bounded-text';
-import { ChangeLogMismatchError, PriceBookCommittedError, PriceBookRefusedError } from '../errors/pricing-error';
+import {
+  ChangeLogMismatchError,
+  PriceBookCommittedError,
+  PriceBookRefusedError,
+  type LockHolder,
+} from '../errors/pricing-error';
 import { formatInstant } from '../core/instant';
 import { actorProblem, reasonProblem, type Author } from '../price-book/author';
 import { describeImportPlan, type ImportReport } from '../price-book/describe-import';
-import type { LoggedChange, PriceHistory } from '../price-book/format-history';
-import { priceBookParts } from '../price-book/format-price-book';
+import type { LoggedChange, PriceHistory } from '../price-book/price-history';
 import { planChangesNothing, planImport, type ImportPlan } from '../price-book/plan-import';
 import { planWithdrawal, type Withdrawal } from '../price-book/plan-withdrawal';
 import { parsePriceBook, type PriceBook } from '../price-book/price-book';
@@ -21,6 +25,8 @@ import {
   type PlanChange,
 } from '../price-book/reviewed-plan';
 import { NO_PROGRESS, type Progress } from '../price-book/progress';
+import { INITIAL_AVAILABILITY } from '../price-book/change-log-chain';
+import type { PriceRecord } from '../core/price-record';
 import { ListHistory } from '../core/list-history';
 import { runNow } from '../core/slices';
 import { renderPriceListNow } from '../rendering/price-list-response';
@@ -53,12 +59,32 @@ export interface ReviewedPlan {
   readonly changes: readonly PlanChange[];
 }
 
-export interface ApplyOptions extends WriteOptions, PublishOptions {
+/** How a write waits for the price book while another write holds it, and how it is stopped. */
+export interface LockOptions {
+  /** At most this long (default DEFAULT_LOCK_TIMEOUT_MS, a minute); then PRICE_BOOK_LOCKED, nothing written. */
+  readonly lockTimeoutMs?: number;
+  /** Told once, when the price book is found locked: who holds it (undefined: gone by the time it was looked up). */
+  readonly onLocked?: (holder: LockHolder | undefined) => void;
   /**
-   * Check and write the book exactly as an import does (same lock, same transaction, same
-   * statements), then roll back: nothing is kept, and no instance is notified.
+   * Stops the write (an operator's Ctrl-C): until its COMMIT is sent it is rolled back, nothing
+   * written, and the call throws the signal's reason; a COMMIT already sent runs to its end.
+   */
+  readonly signal?: AbortSignal;
+}
+
+export interface ApplyOptions extends WriteOptions, PublishOptions, LockOptions {
+  /**
+   * Plan only: check the book against the stored price book in one READ ONLY snapshot, at the
+   * instant a write beginning now would get (pricing_next_publication_instant), and report what an
+   * import would change. Nothing is written anywhere: no lock, no sequence, no row.
    */
   readonly dryRun?: boolean;
+  /**
+   * With `dryRun`: the database has no price book schema (none of its migrations ran: another
+   * application's database). The book is planned against what a first migration makes (no prices;
+   * INITIAL_AVAILABILITY), and nothing of the schema is read.
+   */
+  readonly withoutSchema?: boolean;
   /** Where checking and writing report their progress. */
   readonly progress?: Progress;
   /** Apply only what was reviewed. */
@@ -110,17 +136,18 @@ export class PriceBookService {
   async applyBook(book: PriceBook, options: ApplyOptions = {}): Promise<ImportResult> {
     const author = authorOf(options);
     await this.host.databaseReady();
-    const dryRun = options.dryRun === true;
+    if (options.dryRun === true) return this.planBook(book, options);
     const progress = options.progress ?? NO_PROGRESS;
     let written;
     try {
       written = await this.writes.inTransaction(
         async (tx) => {
+          const instant = await this.writes.begin(
+            tx,
+            { delayMs: options.publishInMs, takesMs: expectedWriteMs(book.prices.length) },
+            lockWaitOf(options),
+          );
           progress.start('checking', book.prices.length, 'entries');
-          const instant = await this.writes.begin(tx, {
-            delayMs: options.publishInMs,
-            takesMs: expectedWriteMs(book.prices.length),
-          });
           if (options.reviewed) {
             refuseIfPlannedLater(options.reviewed.plannedAt, instant);
             const version = await this.writes.version(tx);
@@ -134,42 +161,76 @@ export class PriceBookService {
           // Only what the book names: a change of one price reads one scope, whatever the book's size.
           const stored = await this.writes.recordsOf(tx, scopesOf(book));
           const availability = await this.writes.availability(tx);
-          const planned = planImport(book, stored, availability, instant.getTime(), (done) => progress.update(done));
+          const priced = await this.writes.pricedProducts(tx, productsOf(book));
+          const planned = planImport(
+            book,
+            stored,
+            availability,
+            instant.getTime(),
+            (done) => progress.update(done),
+            priced,
+          );
           if ('errors' in planned) throw new PriceBookRefusedError(planned.errors);
           const { plan } = planned;
           if (options.reviewed) refuseUnlessReviewed(plan, options.reviewed);
           const changed = !planChangesNothing(plan);
           if (changed) await this.writes.writePlan(tx, plan, instant, author, progress);
-          const version = changed && !dryRun ? await this.writes.publishChange(tx) : await this.writes.version(tx);
+          const version = changed ? await this.writes.publishChange(tx) : await this.writes.version(tx);
           return { plan, instant, version, changed };
         },
         // A book that changes nothing keeps nothing either, not even its write's instant.
-        { commit: (result) => !dryRun && result.changed },
+        { commit: (result) => result.changed, signal: options.signal },
       );
     } finally {
       progress.stop();
     }
     const { plan, instant, version, changed } = written;
-    const committed = changed && !dryRun;
-    if (committed) await this.host.afterWrite(instant);
+    if (changed) await this.host.afterWrite(instant);
     let changes;
     try {
       changes = describeImportPlan(plan);
     } catch (error) {
-      if (committed) throw new PriceBookCommittedError(instant, version, 'describing its changes', error);
+      if (changed) throw new PriceBookCommittedError(instant, version, 'describing its changes', error);
       throw error;
     }
-    return {
-      changed,
-      dryRun,
-      instant,
-      version,
-      inserted: plan.inserts.length,
-      ended: plan.ends.length,
-      availabilityChanged: plan.availability.length,
-      unchanged: plan.unchanged,
-      changes,
-    };
+    return reportOf(plan, { changed, dryRun: false, instant, version, changes });
+  }
+
+  /**
+   * A dry run (ApplyOptions.dryRun): the book planned against the stored price book in one READ ONLY
+   * snapshot, at the instant a write beginning now would get; nothing written anywhere.
+   */
+  private async planBook(book: PriceBook, options: ApplyOptions): Promise<ImportResult> {
+    const progress = options.progress ?? NO_PROGRESS;
+    const schema = options.withoutSchema !== true;
+    try {
+      return await this.writes.inReadOnlyTransaction(async (tx) => {
+        const instant = await this.writes.nextInstant(
+          tx,
+          { delayMs: options.publishInMs, takesMs: expectedWriteMs(book.prices.length) },
+          schema,
+        );
+        progress.start('checking', book.prices.length, 'entries');
+        const stored: PriceRecord[] = schema ? await this.writes.recordsOf(tx, scopesOf(book)) : [];
+        const availability = schema ? await this.writes.availability(tx) : new Map(INITIAL_AVAILABILITY);
+        const version = schema ? await this.writes.version(tx) : FIRST_VERSION;
+        const priced = schema ? await this.writes.pricedProducts(tx, productsOf(book)) : new Set<string>();
+        const planned = planImport(
+          book,
+          stored,
+          availability,
+          instant.getTime(),
+          (done) => progress.update(done),
+          priced,
+        );
+        if ('errors' in planned) throw new PriceBookRefusedError(planned.errors);
+        const { plan } = planned;
+        const changed = !planChangesNothing(plan);
+        return reportOf(plan, { changed, dryRun: true, instant, version, changes: describeImportPlan(plan) });
+      }, options.signal);
+    } finally {
+      progress.stop();
+    }
   }
 
   /** Applies a price book only when nothing was ever priced; `undefined` when prices exist. */
@@ -183,13 +244,11 @@ export class PriceBookService {
 
   /**
    * The change log of every key and scope with its instant in [since, until) (epoch ms, either
-   * open), oldest first, a page at a time, each change with who made it and why, and what its write
-   * did (`effect`: the records as the write left them).
+   * open), of `productKey` only when given, the `last` of them only when given, oldest first, a page
+   * at a time, each change with who made it and why, and what its write did (`effect`: the records
+   * as the write left them).
    */
-  async changes(
-    range: { readonly since?: number; readonly until?: number },
-    consume: (page: readonly LoggedChange[]) => void | Promise<void>,
-  ): Promise<void> {
+  async changes(range: ChangesRange, consume: (page: readonly LoggedChange[]) => void | Promise<void>): Promise<void> {
     await this.host.databaseReady();
     await this.reads.changes(range, consume);
   }
@@ -208,17 +267,23 @@ export class PriceBookService {
   }
 
   /** Withdraws a scheduled price or a scheduled end, in one transaction. */
-  async withdraw(withdrawal: Withdrawal, options: WriteOptions & PublishOptions = {}): Promise<WithdrawalResult> {
+  async withdraw(
+    withdrawal: Withdrawal,
+    options: WriteOptions & PublishOptions & LockOptions = {},
+  ): Promise<WithdrawalResult> {
     const author = authorOf(options);
     await this.host.databaseReady();
-    const result = await this.writes.inTransaction(async (tx) => {
-      const instant = await this.writes.begin(tx, { delayMs: options.publishInMs });
-      const stored = await this.writes.recordsOf(tx, [withdrawal]);
-      const planned = planWithdrawal(withdrawal, stored, instant.getTime());
-      if ('error' in planned) throw new PriceBookRefusedError([planned.error]);
-      await this.writes.writeWithdrawal(tx, withdrawal, planned.plan, instant, author);
-      return { instant, version: await this.writes.publishChange(tx) };
-    });
+    const result = await this.writes.inTransaction(
+      async (tx) => {
+        const instant = await this.writes.begin(tx, { delayMs: options.publishInMs }, lockWaitOf(options));
+        const stored = await this.writes.recordsOf(tx, [withdrawal]);
+        const planned = planWithdrawal(withdrawal, stored, instant.getTime());
+        if ('error' in planned) throw new PriceBookRefusedError([planned.error]);
+        await this.writes.writeWithdrawal(tx, withdrawal, planned.plan, instant, author);
+        return { instant, version: await this.writes.publishChange(tx) };
+      },
+      { signal: options.signal },
+    );
     await this.host.afterWrite(result.instant);
     return result;
   }
@@ -229,16 +294,19 @@ export class PriceBookService {
     return this.reads.history(productKey, organizationId);
   }
 
-  /** The whole price book, history included, in the import format (stable bytes). */
-  async export(): Promise<string> {
-    return [...(await this.exportInParts())].join('');
+  /**
+   * The whole price book, history included: every record and the availability of products, in one
+   * snapshot (what `export` prints in the book format: cli/format-price-book.ts).
+   */
+  async book(): Promise<StoredBook> {
+    await this.host.databaseReady();
+    return this.reads.readBook();
   }
 
-  /** As `export`, in parts: a book of a million records is never one string (price-book/text-parts.ts). */
-  async exportInParts(): Promise<Iterable<string>> {
+  /** The availability of products (a product not listed is on sale once it has a list price). */
+  async availability(): Promise<ReadonlyMap<string, boolean>> {
     await this.host.databaseReady();
-    const { records, availability } = await this.reads.readBook();
-    return priceBookParts(records, availability);
+    return this.reads.availability();
   }
 
   /** The body `GET /v1/pricing` serves at `instant`, read from the database now. */
@@ -274,6 +342,28 @@ export interface PublishOptions {
  */
 export function expectedWriteMs(entries: number): number {
   return Math.ceil(entries * 1);
+}
+
+/** The price book's version in a database just migrated: what a dry run without the schema plans against. */
+const FIRST_VERSION = '1';
+
+/** How a write waits for the price book's lock (LockOptions). */
+function lockWaitOf(options: LockOptions): { timeoutMs: number; onLocked?: LockOptions['onLocked'] } {
+  return { timeoutMs: options.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS, onLocked: options.onLocked };
+}
+
+/** What an import did (or a dry run would do): its counts from the plan. */
+function reportOf(
+  plan: ImportPlan,
+  run: Pick<ImportResult, 'changed' | 'dryRun' | 'instant' | 'version' | 'changes'>,
+): ImportResult {
+  return {
+    ...run,
+    inserted: plan.inserts.length,
+    ended: plan.ends.length,
+    availabilityChanged: plan.availability.length,
+    unchanged: plan.unchanged,
+  };
 }
 
 /** Who writes (the process's user when not given) and why, checked as the change log checks them. */
@@ -335,6 +425,11 @@ function refuseUnlessReviewed(plan: ImportPlan, reviewed: ReviewedPlan): void {
 
 function quoteChange(change: PlanChange | undefined): string {
   return change === undefined ? 'none' : quoteValue(JSON.stringify(planChangeJson(change)));
+}
+
+/** The product keys of a book's availability entries. */
+function productsOf(book: PriceBook): string[] {
+  return book.products.map((product) => product.productKey);
 }
 
 /** The product keys and scopes a book's prices name, each once. */

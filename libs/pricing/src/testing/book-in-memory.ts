@@ -81,7 +81,9 @@ export class BookInMemory {
     for (const end of ends) {
       const at = this.records.findIndex((record) => record.id === end.id);
       const before = this.records[at];
-      this.records[at] = { ...before, validUntil: end.validUntil, supersededBy: ids[end.supersededBy] };
+      // An end of its own (supersededBy null) has no successor.
+      const by = end.supersededBy === null ? null : ids[end.supersededBy];
+      this.records[at] = { ...before, validUntil: end.validUntil, supersededBy: by };
       const known = this.ends.get(end.id) ?? [{ from: before.recordedAt ?? -Infinity, validUntil: before.validUntil }];
       this.ends.set(end.id, [...known, { from: nowMs, validUntil: end.validUntil }]);
     }

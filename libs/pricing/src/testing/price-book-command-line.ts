@@ -1,12 +1,13 @@
 import type { DataSource } from 'typeorm';
 import { cliFailure } from '../cli/cli-failure';
-import { PRICE_BOOK_USAGE, preparePriceBookCommand } from '../cli/command-line';
+import { preparePriceBookCommand } from '../cli/command-line';
+import { commandHelp, globalHelp } from '../cli/help';
 import { runPriceBookCommand } from '../cli/price-book-command';
 import type { PricingService } from '../services/pricing.service';
 
 export interface CommandLineResult {
-  /** 0 done, 1 refused or failed (nothing written), 2 wrong usage: the CLI's exit codes. */
-  readonly code: 0 | 1 | 2;
+  /** The CLI's exit code (docs/price-book-cli.md, "Exit codes"): 0 done, 3 refused, 64 wrong usage, ... */
+  readonly code: number;
   readonly stdout: string;
   readonly stderr: string;
 }
@@ -39,12 +40,23 @@ export async function runPriceBookCommandLine(
   let stdout = '';
   try {
     const command = await preparePriceBookCommand(argv, { environmentActor: () => options.actor });
-    if (command.name === 'help') return { code: 0, stdout: `${PRICE_BOOK_USAGE}\n`, stderr: '' };
-    await runPriceBookCommand(command, dataSource, (text) => (stdout += text.toString()), options.now ?? new Date());
-    return { code: 0, stdout, stderr: '' };
+    if (command.name === 'help') {
+      return { code: 0, stdout: command.topic === null ? globalHelp() : commandHelp(command.topic), stderr: '' };
+    }
+    // The version is the CLI's process's (its package); this command line runs in the caller's.
+    if (command.name === 'version') return { code: 0, stdout: '@app/pricing/testing\n', stderr: '' };
+    const code = await runPriceBookCommand(
+      command,
+      dataSource,
+      (text) => (stdout += text.toString()),
+      options.now ?? new Date(),
+    );
+    return { code, stdout, stderr: '' };
   } catch (error) {
-    const { code, message } = cliFailure(error);
-    return { code, stdout, stderr: `${message}\n` };
+    const writes =
+      argv[0] === 'apply' || argv[0] === 'withdraw' || (argv[0] === 'import' && !argv.includes('--dry-run'));
+    const { exit, message } = cliFailure(error, { writes });
+    return { code: exit, stdout, stderr: `${message}\n` };
   } finally {
     // After a failure too: a write can commit and fail after (PriceBookCommittedError).
     await options.pricing?.refresh();

@@ -13,6 +13,8 @@ import { ListPriceIndex1764000009000 } from './1764000009000-list-price-index';
 import { ChangeLogChain1764000010000 } from './1764000010000-change-log-chain';
 import { RuntimeGrants1764000010500 } from './1764000010500-runtime-grants';
 import { OneClock1764000011000 } from './1764000011000-one-clock';
+import { ReadOnlyDryRun1764000012000 } from './1764000012000-read-only-dry-run';
+import { InitialAvailabilityLogged1764000012100 } from './1764000012100-initial-availability-logged';
 import { GroupRoles1764000013000 } from './1764000013000-group-roles';
 
 export { PRICING_ROLE_GRANTS } from './1764000013000-group-roles';
@@ -31,5 +33,7 @@ export const pricingMigrations = [
   ChangeLogChain1764000010000,
   RuntimeGrants1764000010500,
   OneClock1764000011000,
+  ReadOnlyDryRun1764000012000,
+  InitialAvailabilityLogged1764000012100,
   GroupRoles1764000013000,
 ];

@@ -3,14 +3,9 @@ import { expectLinearTime, repeated } from '../../../../test/support/linear-time
 import { anyCodePoint, outsideText } from '../../../../test/support/outside-text';
 import { escapeJson } from '../errors/bounded-text';
 import { changeLines, loggedChangeJson } from './format-changes';
-import {
-  formatHistory,
-  historyJson,
-  type HistoryRecord,
-  type LoggedChange,
-  type PriceChangeKind,
-} from './format-history';
-import type { LoggedRecord } from './change-log-chain';
+import { formatHistory, historyJson } from './format-history';
+import type { HistoryRecord, LoggedChange, PriceChangeKind } from '../price-book/price-history';
+import type { LoggedRecord } from '../price-book/change-log-chain';
 
 // `changes` and `history` print stored rows, which whoever can write the database chose: any text in
 // any column (price_change has no rule on its product key or organization id, and a superuser can

@@ -1,16 +1,14 @@
 import { priceRecord } from '../core/price-record.fixture';
 import {
-  describeImportPlan,
   formatImportChanges,
   formatImportSummary,
   importChangeLines,
   importReportJson,
   importReportJsonParts,
-  type ImportChange,
-  type ImportReport,
-} from './describe-import';
-import { planImport, type ImportPlan } from './plan-import';
-import { parsePriceBook } from './price-book';
+} from './format-import';
+import { describeImportPlan, type ImportChange, type ImportReport } from '../price-book/describe-import';
+import { planImport, type ImportPlan } from '../price-book/plan-import';
+import { parsePriceBook } from '../price-book/price-book';
 
 const NOW = Date.parse('2026-06-01T12:00:00Z');
 const seconds = { unit_type: 'seconds', unit_count: 3600 };
@@ -141,7 +139,10 @@ describe('the plan of an import, line by line', () => {
       valid_until: null,
       ends: { amount: '0.0480', valid_from: '2026-01-01T00:00:00Z', valid_until: null },
     });
-    expect(changes[6]).toMatchObject({ change: 'new', organization_id: 'org_42', valid_from: '2026-06-01T12:00:00Z' });
+    // A dry run's entry without valid_from starts when applied: "at apply", as a plan file says it.
+    expect(changes[6]).toMatchObject({ change: 'new', organization_id: 'org_42', valid_from: 'at apply' });
+    const imported = JSON.parse(importReportJson(report(false))) as { changes: Record<string, unknown>[] };
+    expect(imported.changes[6]).toMatchObject({ valid_from: '2026-06-01T12:00:00Z' });
   });
 });
 

@@ -1,7 +1,8 @@
 import { jan1, priceRecord } from '../core/price-record.fixture';
-import type { LoggedEffect } from './change-log-chain';
-import { formatHistory, historyJson, statusAt, type PriceChange } from './format-history';
-import { loggedRecord } from './logged-record.fixture';
+import type { LoggedEffect } from '../price-book/change-log-chain';
+import { formatHistory, historyJson } from './format-history';
+import { statusAt, type PriceChange } from '../price-book/price-history';
+import { loggedRecord } from '../price-book/logged-record.fixture';
 
 const NOW = Date.parse('2026-06-01T12:00:00Z');
 const at = (text: string): number => Date.parse(text);
@@ -160,5 +161,58 @@ describe('history of a scope with many records', () => {
     const lines = text.trimEnd().split('\n');
     expect(lines).toHaveLength(many + 1);
     expect(lines[0]).toMatch(/: 250000 records, oldest first$/);
+  });
+});
+
+describe('history of a product that is not on sale, or whose availability changed', () => {
+  const record = priceRecord({
+    id: 20,
+    productKey: 'storage.io1',
+    amount: '0.1250',
+    recordedAt: at('2026-02-01T00:00:00Z'),
+  });
+  const schema = { actor: 'pricing-schema', reason: 'off sale since the schema was made' };
+  const history = {
+    records: [record],
+    changes: [
+      { ...change('2026-01-01T00:00:00Z', 'availability', null, schema, { on_sale: false }), onSale: false },
+      change('2026-02-01T00:00:00Z', 'set', 20, { actor: 'ana', reason: null }),
+      { ...change('2026-03-01T00:00:00Z', 'availability', null, { actor: 'bo', reason: null }, null), onSale: null },
+    ],
+    onSale: false,
+  };
+
+  it('says so on a line of its own, and the availability changes among the others, in every scope', () => {
+    const lines = formatHistory(history, 'storage.io1', null, NOW).split('\n');
+    expect(lines[2]).toBe('availability: off sale (ordering it fails with PRODUCT_UNAVAILABLE)');
+    expect(lines.slice(3, -1).map((line) => line.trim().split(/ {2,}/).slice(1))).toEqual([
+      [], // changes, oldest first:
+      ['off sale', 'the product, in every scope', 'pricing-schema', '"off sale since the schema was made"'],
+      ['set', '0.1250 per 730 gib_hours from 2026-01-01T00:00:00Z', 'ana'],
+      ['availability', 'the product, in every scope', 'bo'], // recorded before the log kept what it set
+    ]);
+  });
+
+  it('gives on_sale in JSON, for the product and for each availability change', () => {
+    const json = JSON.parse(historyJson(history, 'storage.io1', null, NOW)) as {
+      on_sale: boolean;
+      changes: { change: string; on_sale: boolean | null }[];
+    };
+    expect(json.on_sale).toBe(false);
+    expect(json.changes.map(({ change, on_sale }) => [change, on_sale])).toEqual([
+      ['availability', false],
+      ['set', null],
+      ['availability', null],
+    ]);
+  });
+
+  it('says nothing of availability for a product on sale that never changed, and "no records" for one never priced', () => {
+    expect(formatHistory({ records: [record], changes: [] }, 'storage.io1', null, NOW)).not.toContain('availability');
+    expect(formatHistory({ records: [], changes: [], onSale: true }, 'compute.h9.1', null, NOW)).toMatch(
+      /: no records\n$/,
+    );
+    expect(formatHistory({ records: [], changes: [], onSale: false }, 'compute.h9.1', null, NOW)).toContain(
+      'availability: off sale',
+    );
   });
 });

@@ -1,67 +1,27 @@
-import { formatInstant, formatMicros, isoString } from '../core/instant';
+import { formatInstant, isoString } from '../core/instant';
 import { escapeJson, escapeWord } from '../errors/bounded-text';
-import { quoteReason } from './author';
-import { isInForce, type PriceRecord } from '../core/price-record';
-import type { LoggedEffect, LoggedRecord } from './change-log-chain';
+import type { PriceRecord } from '../core/price-record';
+import type { LoggedRecord } from '../price-book/change-log-chain';
+import {
+  statusAt,
+  storedInstant,
+  writtenRecord,
+  type HistoryRecord,
+  type PriceChange,
+  type PriceHistory,
+} from '../price-book/price-history';
 import { widest } from './text-parts';
 
-/** The kinds of rows of the change log (`price_change`). */
-export type PriceChangeKind = 'set' | 'end' | 'withdraw_price' | 'withdraw_end' | 'availability';
+// How the CLI prints the history of a price (`history`) and the changes of the log (their parts
+// `changes` shares: cli/format-changes.ts); what the history is: price-book/price-history.ts.
 
-/** One write of the change log: when, what, the record it concerned, who and why, and what it did. */
-export interface PriceChange {
-  /** Epoch milliseconds. */
-  readonly changedAt: number;
-  /**
-   * The instant as stored, epoch microseconds in decimal or PostgreSQL's `infinity` and
-   * `-infinity`, when JavaScript cannot represent it (a row written by hand): shown instead.
-   */
-  readonly changedAtText?: string;
-  readonly change: PriceChangeKind;
-  readonly priceRecordId: number | null;
-  /** Who made the write (author.ts); `null` for writes recorded before actors were. */
-  readonly actor: string | null;
-  readonly reason: string | null;
-  /**
-   * What the write did, as it left the book (change-log-chain.ts): shown instead of the records
-   * as they are now. `null` when the row holds nothing of the log's form (written by hand).
-   */
-  readonly effect: LoggedEffect | null;
-}
-
-/** A change of any key and scope (the `changes` command). */
-export interface LoggedChange extends PriceChange {
-  readonly productKey: string;
-  readonly organizationId: string | null;
-  /**
-   * What an availability change set (on sale or not); `null` for the other kinds, and for an
-   * availability change recorded before the log kept it (migration 1764000008000).
-   */
-  readonly onSale: boolean | null;
-}
-
-/** A record as history shows it: its instants as stored too, where JavaScript cannot represent them. */
-export interface HistoryRecord extends PriceRecord {
-  /** Epoch microseconds in decimal, for the instants a number cannot show (a row written by hand). */
-  readonly instantTexts?: {
-    readonly validFrom?: string;
-    readonly validUntil?: string;
-    readonly recordedAt?: string;
-  };
-}
-
-/** Every record of one key and scope, by `valid_from`, and the change log of that key and scope, oldest first. */
-export interface PriceHistory {
-  readonly records: readonly HistoryRecord[];
-  readonly changes: readonly PriceChange[];
-}
-
-export type RecordStatus = 'ended' | 'in-force' | 'scheduled';
-
-/** A record's status at `now`, epoch milliseconds. */
-export function statusAt(record: Pick<PriceRecord, 'validFrom' | 'validUntil'>, now: number): RecordStatus {
-  if (isInForce(record, now)) return 'in-force';
-  return record.validFrom > now ? 'scheduled' : 'ended';
+/**
+ * A reason as the CLI prints it: a JSON string whose unprintable characters are all escaped
+ * (`\u202e`), so that a reason written past the CLI's checks (the database's rule is looser:
+ * docs/decisions.md, "Who changed a price, and why") cannot reorder or hide what a terminal shows.
+ */
+export function quoteReason(reason: string): string {
+  return escapeJson(JSON.stringify(reason));
 }
 
 /**
@@ -69,9 +29,12 @@ export function statusAt(record: Pick<PriceRecord, 'validFrom' | 'validUntil'>, 
  * "history"): a heading; one line per record, oldest first: its status at `now` (epoch ms), terms, window and
  * when it was recorded; then the change log of the key and scope, oldest first: when, what
  * (`set`, `end set`, `withdrawn`, `end withdrawn`), which price, who and why (the reason quoted
- * as a JSON string). A withdrawn scheduled price has no record any more: the log still says when
- * it was recorded and withdrawn. Every stored value is escaped (escapeWord), and any stored
- * instant shown, so that no row can act on the terminal or fail the command.
+ * as a JSON string), the product's availability changes among them (`on sale`, `off sale`: they
+ * concern every scope). A withdrawn scheduled price has no record any more: the log still says when
+ * it was recorded and withdrawn. The product's availability has a line of its own when it is not
+ * on sale or was ever changed (`availability: off sale ...`); a product without is on sale once
+ * priced. Every stored value is escaped (escapeWord), and any stored instant shown, so that no row
+ * can act on the terminal or fail the command.
  */
 export function formatHistory(
   history: PriceHistory,
@@ -82,7 +45,7 @@ export function formatHistory(
   const scope = organizationId === null ? 'list price' : `organization ${escapeWord(organizationId)}`;
   const heading = `history of ${escapeWord(productKey)} (${scope}) at ${formatInstant(now)}`;
   const { records, changes } = history;
-  if (records.length === 0 && changes.length === 0) return `${heading}: no records\n`;
+  if (records.length === 0 && changes.length === 0 && history.onSale !== false) return `${heading}: no records\n`;
   const terms = records.map(termsText);
   const windows = records.map((r) => {
     const until = r.validUntil !== null ? ` until ${recordInstant(r, 'validUntil')}` : '';
@@ -103,6 +66,7 @@ export function formatHistory(
   const instants = changes.map((c) => changeInstant(c));
   const instantWidth = widest(instants);
   const whiches = changes.map((change) => {
+    if (change.change === 'availability') return 'the product, in every scope';
     const record = change.priceRecordId === null ? undefined : byId.get(change.priceRecordId);
     const set = change.priceRecordId === null ? undefined : setBy.get(change.priceRecordId);
     return record
@@ -113,7 +77,7 @@ export function formatHistory(
   });
   const whichWidth = widest(whiches);
   const changeLines = changes.map((change, i) => {
-    const label = CHANGE_LABELS[change.change] ?? escapeWord(change.change);
+    const label = changeLabel(change);
     const columns = `  ${instants[i].padEnd(instantWidth)}  ${label.padEnd(CHANGE_WIDTH)}`;
     const author = authorColumns(change);
     return author === '' ? `${columns}${whiches[i]}` : `${columns}${whiches[i].padEnd(whichWidth)}  ${author}`;
@@ -121,9 +85,16 @@ export function formatHistory(
 
   const withdrawn = changes.filter((c) => c.change === 'withdraw_price').length;
   const counts = [plural(records.length, 'record'), ...(withdrawn > 0 ? [`${withdrawn} withdrawn`] : [])];
+  const onSale = history.onSale ?? true;
+  const availabilityChanged = changes.some((change) => change.change === 'availability');
+  const availability =
+    !onSale || availabilityChanged
+      ? [`availability: ${onSale ? 'on sale' : 'off sale (ordering it fails with PRODUCT_UNAVAILABLE)'}`]
+      : [];
   return [
     `${heading}: ${counts.join(', ')}, oldest first`,
     ...recordLines,
+    ...availability,
     ...(changeLines.length > 0 ? ['changes, oldest first:', ...changeLines] : []),
   ]
     .map((line) => `${line}\n`)
@@ -142,6 +113,14 @@ const CHANGE_LABELS: Readonly<Record<string, string>> = {
   availability: 'availability',
 };
 
+/** What a change line says a change did: an availability change, what it set (as it was recorded before the log kept that: `availability`). */
+function changeLabel(change: PriceChange): string {
+  if (change.change === 'availability' && typeof change.onSale === 'boolean') {
+    return change.onSale ? 'on sale' : 'off sale';
+  }
+  return CHANGE_LABELS[change.change] ?? escapeWord(change.change);
+}
+
 /** `actor  "reason"`: who and why, the reason quoted (JSON); empty for a write recorded before actors. */
 export function authorColumns(change: Pick<PriceChange, 'actor' | 'reason'>): string {
   if (change.actor === null) return '';
@@ -155,11 +134,6 @@ export function changeInstant(change: Pick<PriceChange, 'changedAt' | 'changedAt
   return form === 'iso' ? isoString(change.changedAt) : formatInstant(change.changedAt);
 }
 
-/** An instant as the change log holds it (epoch microseconds, or PostgreSQL's word), shown whatever it is. */
-export function storedInstant(text: string, form?: 'iso'): string {
-  return formatMicros(text, form) ?? escapeWord(text);
-}
-
 function recordInstant(record: HistoryRecord, instant: 'validFrom' | 'validUntil' | 'recordedAt'): string {
   const text = record.instantTexts?.[instant];
   return text !== undefined ? storedInstant(text) : formatInstant(record[instant] ?? NaN);
@@ -168,26 +142,6 @@ function recordInstant(record: HistoryRecord, instant: 'validFrom' | 'validUntil
 /** `amount per unit_count unit_type`, each escaped. */
 function termsText(record: PriceRecord): string {
   return `${escapeWord(record.amount)} per ${record.unitCount} ${escapeWord(record.unitType)}`;
-}
-
-/**
- * The record a change names as its write left it (its effect): `set` the record written, an end
- * the record ended, reopened or re-ended; `null` for a withdrawn price (and a row written before
- * the chain whose record was gone by then); `undefined` when the row holds no such effect (a row
- * written by hand).
- */
-export function writtenRecord(change: PriceChange): LoggedRecord | null | undefined {
-  const { effect } = change;
-  if (effect === null) return undefined;
-  const id = change.priceRecordId === null ? undefined : String(change.priceRecordId);
-  const record =
-    change.change === 'set'
-      ? effect.record
-      : change.change === 'end' || change.change === 'withdraw_end'
-        ? (effect.ends?.find((end) => end.id === id) ?? effect.ends?.[0])
-        : undefined;
-  if (record) return record;
-  return change.change === 'withdraw_price' || effect.before_chain ? null : undefined;
 }
 
 /** A record of an effect as a line shows its terms and window: `amount per count unit from T[ until T]`, escaped. */
@@ -213,6 +167,7 @@ export function historyJson(
   const document = {
     product_key: productKey,
     organization_id: organizationId,
+    on_sale: history.onSale ?? true,
     records: history.records.map((record) => ({
       status: statusAt(record, now),
       unit_type: record.unitType,
@@ -227,7 +182,10 @@ export function historyJson(
   return `${escapeJson(JSON.stringify(document, null, 2))}\n`;
 }
 
-/** One change as JSON: when, what, who and why, and the price as its write left it (`null` for none). */
+/**
+ * One change as JSON: when, what, who and why, the price as its write left it (`null` for none),
+ * and what an availability change set (`on_sale`; `null` for the other kinds, and before the log kept it).
+ */
 export function changeJson(change: PriceChange): Record<string, unknown> {
   const record = writtenRecord(change);
   return {
@@ -236,6 +194,7 @@ export function changeJson(change: PriceChange): Record<string, unknown> {
     actor: change.actor,
     reason: change.reason,
     price: record ? writtenTermsJson(record) : null,
+    on_sale: change.onSale ?? null,
   };
 }
 

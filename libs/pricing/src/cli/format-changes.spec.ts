@@ -1,7 +1,7 @@
 import { priceRecord } from '../core/price-record.fixture';
 import { changeLines, loggedChangeJson } from './format-changes';
-import type { LoggedChange } from './format-history';
-import { loggedRecord } from './logged-record.fixture';
+import type { LoggedChange } from '../price-book/price-history';
+import { loggedRecord } from '../price-book/logged-record.fixture';
 
 const logged = (change: Partial<LoggedChange> & Pick<LoggedChange, 'change'>): LoggedChange => ({
   changedAt: Date.parse('2026-08-03T10:15:00.250Z'),

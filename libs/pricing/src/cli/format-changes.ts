@@ -1,6 +1,6 @@
 import { escapeWord } from '../errors/bounded-text';
-import { quoteReason } from './author';
-import { changeInstant, changeJson, writtenRecord, writtenTermsText, type LoggedChange } from './format-history';
+import { writtenRecord, type LoggedChange } from '../price-book/price-history';
+import { changeInstant, changeJson, quoteReason, writtenTermsText } from './format-history';
 
 /** Least widths of the columns that line up; a longer value pushes the rest, and stays one word. */
 const KIND_WIDTH = 'withdraw_price'.length;
