@@ -2,7 +2,13 @@ import { Clock } from '@app/clock';
 import { PricingService } from '@app/pricing';
 import { listPrice } from '@app/pricing/testing';
 import { createHash, generateKeyPairSync, verify, type KeyObject } from 'node:crypto';
-import { chmod } from 'node:fs/promises';
+import { chmod, readFile, stat } from 'node:fs/promises';
+import { createServer, type AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import type { DataSource } from 'typeorm';
+import { runCli } from './support/cli';
+import { rewriteRecords } from './support/tamper';
+import { TcpProxy } from './support/tcp-proxy';
 import { applyBook, openDataSource, useTestDatabase } from './support/database';
 import { send, type RawResponse } from './support/http';
 import { useTempDir } from './support/temp-dir';
@@ -207,5 +213,122 @@ describe('the change feed as a hash chain, and its signed checkpoint', () => {
       'This service signs no checkpoint: no checkpoint key is configured.\n',
     ]);
     await resources.stop(unsigned);
+  });
+});
+
+/** A port of loopback nothing listens on (one just closed). */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+describe('keygen and audit, as a customer runs them against the service', () => {
+  const resources = useTestDatabase({ beforeAll: false });
+  const dir = useTempDir('audit-cli');
+  let url: string;
+  let dataSource: DataSource;
+  let keyFile: string;
+  let verifierKey: string;
+  let app: TestApp;
+  /** The service's one address, whatever port the app listens on (it is restarted below). */
+  let proxy: TcpProxy;
+  const env = (): Record<string, string> => ({
+    ...RATE,
+    PRICING_CHECKPOINT_KEY_FILE: keyFile,
+    PRICING_CHECKPOINT_ORIGIN: ORIGIN,
+  });
+  const serviceUrl = () => `http://127.0.0.1:${proxy.port}/v1/pricing`;
+  const audit = (state: string, key = verifierKey) =>
+    runCli(['audit', serviceUrl(), '--key', key, '--state', join(dir.path, state)], {});
+  const portOf = (of: TestApp) => Number(new URL(of.url!).port);
+  /** A new price of compute.g2.4 from now on: one change of the list. */
+  const write = (i: number) =>
+    applyBook(dataSource, {
+      prices: [{ product_key: 'compute.g2.4', unit_type: 'seconds', unit_count: 3600, amount: `0.0${600 + i}` }],
+    });
+
+  beforeAll(async () => {
+    const db = await resources.create();
+    url = db.url;
+    dataSource = db.dataSource;
+    keyFile = join(dir.path, 'checkpoint.pem');
+    const made = await runCli(['keygen', ORIGIN, keyFile], {});
+    expect({ code: made.code, target: made.target }).toEqual({ code: 0, target: undefined });
+    verifierKey = made.stdout.trim();
+    app = await resources.start({ databaseUrl: url, env: env(), clock: new LaterClock() });
+    proxy = await TcpProxy.start({ host: '127.0.0.1', port: portOf(app) });
+  });
+
+  afterAll(() => proxy?.close());
+
+  it('keygen: a key its owner alone reads, a verifier key as C2SP writes it, and no file replaced', async () => {
+    expect(verifierKey).toMatch(/^pricing\.example\.test\/v1\/pricing\+[0-9a-f]{8}\+[A-Za-z0-9+/]{44}$/);
+    expect((await stat(keyFile)).mode & 0o777).toBe(0o600);
+    const again = await runCli(['keygen', ORIGIN, keyFile], {});
+    expect(again.code).toBe(3);
+    expect(again.stderr).toContain('exists: keygen never replaces a key');
+    const bad = await runCli(['keygen', 'two words', join(dir.path, 'other.pem')], {});
+    expect(bad.code).toBe(64);
+  });
+
+  it('audit: verified across ten writes, each run reading only what was added; a rewrite of the past is named', async () => {
+    const first = await audit('state.json');
+    expect([first.code, first.stderr]).toEqual([0, '']);
+    expect(first.stdout).toMatch(
+      /^verified: pricing\.example\.test\/v1\/pricing at 0 changes \(head A{43}=\); 0 changes read; kept in /,
+    );
+    for (let i = 1; i <= 10; i++) {
+      await write(i);
+      await app.app.get(PricingService).refresh();
+      if (i % 5 !== 0) continue;
+      const run = await audit('state.json');
+      expect([run.code, run.stderr]).toEqual([0, '']);
+    }
+    const json = await runCli(
+      ['audit', serviceUrl(), '--key', verifierKey, '--state', join(dir.path, 'state.json'), '--json'],
+      {},
+    );
+    const verified = JSON.parse(json.stdout) as { size: number; read: number; head: string };
+    // Ten writes of one price: the first lists it, each other changes it.
+    expect(verified).toMatchObject({ size: 10, read: 0 });
+    const state = JSON.parse(await readFile(join(dir.path, 'state.json'), 'utf8')) as { changes: unknown[] };
+    expect(state.changes).toHaveLength(10);
+    expect((await stat(join(dir.path, 'state.json'))).mode & 0o777).toBe(0o600);
+
+    // Someone with the database rewrites the amount of the fourth price, recorded and served long ago.
+    const [{ id }] = await dataSource.query<{ id: number }[]>(
+      `SELECT id FROM price_record WHERE product_key = 'compute.g2.4' AND amount = 0.0604`,
+    );
+    await rewriteRecords(url, `UPDATE price_record SET amount = 0.0104 WHERE id = ${id}`);
+    // Every instance restarted reads it as the book (no log entry says otherwise): the feed's past changes.
+    await resources.stop(app);
+    app = await resources.start({ databaseUrl: url, env: env(), clock: new LaterClock() });
+    proxy.retarget({ host: '127.0.0.1', port: portOf(app) });
+    const caught = await audit('state.json');
+    expect(caught.code).toBe(1);
+    expect(caught.stderr).toMatch(
+      /^audit: history was rewritten: the change at position 3 \(at "[^"]+", "compute\.g2\.4"\) shows other prices now\n$/,
+    );
+    // Nothing was kept: the next run says so again.
+    expect((await audit('state.json')).code).toBe(1);
+  });
+
+  it('audit: a key that did not sign the checkpoint, a service that cannot be asked', async () => {
+    const other = await runCli(['keygen', ORIGIN, join(dir.path, 'other.pem')], {});
+    const wrong = await audit('wrong.json', other.stdout.trim());
+    expect(wrong.code).toBe(1);
+    expect(wrong.stderr).toContain(`the log is not what it signs: the checkpoint: no signature of ${ORIGIN}`);
+    const port = await closedPort();
+    const closed = await runCli(
+      ['audit', `http://127.0.0.1:${port}/v1/pricing`, '--key', verifierKey, '--state', join(dir.path, 'closed.json')],
+      {},
+    );
+    expect(closed.code).toBe(5);
+    expect(closed.stderr).toMatch(
+      new RegExp(`^audit: cannot GET http://127\\.0\\.0\\.1:${port}/v1/pricing/checkpoint: ECONNREFUSED\n$`),
+    );
   });
 });

@@ -224,4 +224,26 @@ describe('focus', () => {
       `${bad}: refused, nothing was priced:\n  line 2: product_key "storage.gp2"`,
     );
   });
+
+  it('--as-recorded-at: the rows first sent, after a correction written since; later than now refused', async () => {
+    const file = await f.bookFile(USAGE);
+    const args = ['focus', file, '--provider', 'Example Cloud', '--billing-account', 'acct_1', ...MARCH];
+    const sentAt = new Date().toISOString();
+    const sent = await f.cli(...args, '--as-recorded-at', sentAt);
+    expect({ code: sent.code, stderr: sent.stderr }).toEqual({ code: 0, stderr: '' });
+    // A correction: org_42 agreed a price of the instance from 1 March, recorded now.
+    await applyBook(f.dataSource, {
+      prices: [price('compute.f1.2', '0.1000', { organization_id: 'org_42', valid_from: '2026-03-01T00:00:00Z' })],
+    });
+    const usage = await f.bookFile(`${USAGE}
+compute.f1.2,org_42,2026-03-01T00:00:00Z,2026-03-02T00:00:00Z,,`);
+    const usageArgs = ['focus', usage, '--provider', 'Example Cloud', '--billing-account', 'acct_1', ...MARCH];
+    const now = focusRowsOf((await f.cli(...usageArgs)).stdout);
+    expect(now.at(-1)).toMatchObject({ ContractedUnitPrice: '0.1000', ListUnitPrice: '0.1200' });
+    const then = focusRowsOf((await f.cli(...usageArgs, '--as-recorded-at', sentAt)).stdout);
+    expect(then.at(-1)).toMatchObject({ ContractedUnitPrice: '0.1200', ListUnitPrice: '0.1200' });
+    expect(then.slice(0, -1)).toEqual(focusRowsOf(sent.stdout));
+    expect((await f.cli(...args, '--as-recorded-at', sentAt)).stdout).toBe(sent.stdout);
+    await f.expectRefused([...args, '--as-recorded-at', '2999-01-01T00:00:00Z'], 'is later than now', { code: 64 });
+  });
 });

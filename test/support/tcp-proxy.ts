@@ -30,7 +30,7 @@ export class TcpProxy {
 
   private constructor(
     private readonly server: Server,
-    private readonly target: { readonly host: string; readonly port: number },
+    private target: { readonly host: string; readonly port: number },
   ) {
     server.on('connection', (client) => this.accept(client));
   }
@@ -50,6 +50,11 @@ export class TcpProxy {
     const address = this.server.address();
     if (typeof address !== 'object' || !address) throw new Error('the proxy is not listening');
     return address.port;
+  }
+
+  /** New connections go to `target` from now on (a service restarted on another port, behind one address). */
+  retarget(target: { host: string; port: number }): void {
+    this.target = target;
   }
 
   /** `url` with its host and port replaced by the proxy's. */

@@ -25,6 +25,7 @@ import {
   prepareCommand,
   readCommandLine,
   readTarget,
+  runOfflineCommand,
   runPriceBookCommand,
   SchemaNotMigratedError,
   targetJson,
@@ -33,6 +34,7 @@ import {
   wantsJson,
   type CommandName,
   type DatabaseCommand,
+  type OfflineCommand,
   type ProgressStream,
 } from '@app/pricing/cli';
 import { DataSource, type DataSourceOptions } from 'typeorm';
@@ -165,6 +167,11 @@ async function run(
   if (line.command === 'version') {
     io.stdout(json ? `${JSON.stringify(versionOf())}\n` : `${versionText()}\n`);
     return EXIT.ok;
+  }
+  if (COMMANDS[line.command].offline) {
+    // keygen and audit use no database: no configuration of one, no target.
+    const command = await prepareCommand(line, { cwd: io.cwd ?? process.cwd() });
+    return runOfflineCommand(command as OfflineCommand, { out: (text) => io.stdout(text), note: say });
   }
   const dryRun = line.command === 'import' && line.values['dry-run'] === true;
   state.command = line.command;

@@ -11,6 +11,7 @@ import { processUser, type LockOptions, type PublishOptions, type WriteOptions }
 import type { Withdrawal } from '../price-book/plan-withdrawal';
 import { NO_PROGRESS, type Progress } from '../price-book/progress';
 import { parseInstant } from '../core/instant';
+import { isKeyName, parseVerifierKey, type VerifierKey } from '../core/signed-note';
 import {
   COMMAND_NAMES,
   COMMANDS,
@@ -118,8 +119,30 @@ export type PriceBookCommand =
       readonly file: string;
       readonly usage: readonly UsageFileRow[];
       readonly billing: FocusCommandBilling;
+      /** `--as-recorded-at` (epoch ms): the book as recorded then; null: as it is now. */
+      readonly asRecordedAt: number | null;
     }
-  | { readonly name: 'migrate'; readonly json: boolean };
+  | { readonly name: 'migrate'; readonly json: boolean }
+  | OfflineCommand;
+
+/** A command that uses no database (COMMANDS' `offline`). */
+export type OfflineCommand =
+  | {
+      readonly name: 'keygen';
+      /** The key's name: the log's origin. */
+      readonly keyName: string;
+      /** Where the private key goes (resolved). */
+      readonly file: string;
+      readonly json: boolean;
+    }
+  | {
+      readonly name: 'audit';
+      readonly url: string;
+      readonly key: VerifierKey;
+      /** The state file (resolved). */
+      readonly stateFile: string;
+      readonly json: boolean;
+    };
 
 /** A command line read, before anything it names is read: the command, its arguments and options. */
 export interface CommandLine {
@@ -360,8 +383,31 @@ export async function prepareCommand(line: CommandLine, options: PrepareOptions 
     case 'focus': {
       if (args.length !== 1) throw usage('focus takes one usage file (- for standard input)');
       const billing = focusBillingOf(values, usage);
+      const asRecordedAt = optional(text('as-recorded-at'), (value) => instantOption('--as-recorded-at', value, usage));
       const usageRows = await readUsageFile(args[0], reading());
-      return { name: 'focus', file: args[0], usage: usageRows, billing };
+      return { name: 'focus', file: args[0], usage: usageRows, billing, asRecordedAt };
+    }
+    case 'keygen': {
+      if (args.length !== 2) throw usage('keygen takes a key name and a file');
+      const [keyName, file] = args;
+      if (!isKeyName(keyName))
+        throw usage(`${quoteValue(keyName)} is no key name: 1 to 256 printable characters, no space, no "+"`);
+      if (file === STDIN) throw usage('keygen writes the key to a file of its own, not to standard output');
+      return { name: 'keygen', keyName, file: resolve(cwd, file), json };
+    }
+    case 'audit': {
+      if (args.length !== 1) throw usage('audit takes the URL of the price list (https://…/v1/pricing)');
+      const url = args[0];
+      if (!/^https?:\/\//.test(url) || !URL.canParse(url) || url.length > 2048)
+        throw usage(`${quoteValue(url)} is not an http:// or https:// URL`);
+      const keyText = text('key');
+      if (keyText === undefined) throw usage("audit needs --key, the service's verifier key");
+      const key = parseVerifierKey(keyText);
+      if ('problem' in key) throw usage(`--key ${quoteValue(keyText)}: ${key.problem}`);
+      const state = text('state');
+      if (state === undefined || state === '' || state === STDIN)
+        throw usage('audit needs --state, the file it keeps what it verified in');
+      return { name: 'audit', url, key, stateFile: resolve(cwd, state), json };
     }
   }
 }

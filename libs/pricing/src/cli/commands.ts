@@ -28,6 +28,9 @@ export type OptionName =
   | 'billing-account'
   | 'billing-period-start'
   | 'billing-period-end'
+  | 'as-recorded-at'
+  | 'key'
+  | 'state'
   | 'help'
   | 'version';
 
@@ -83,12 +86,37 @@ export const OPTIONS: Readonly<Record<OptionName, OptionSpec>> = {
   'billing-account': { value: 'id', description: 'BillingAccountId of usage without an organization' },
   'billing-period-start': { value: 'timestamp', description: 'BillingPeriodStart, in whole seconds' },
   'billing-period-end': { value: 'timestamp', description: 'BillingPeriodEnd, in whole seconds' },
+  'as-recorded-at': {
+    value: 'timestamp',
+    description:
+      'price with the book as it was recorded at this instant (not later than now): the same rows after any later write',
+  },
+  key: {
+    value: 'verifier_key',
+    description: "the service's verifier key, as its operator publishes it: <name>+<key ID>+<base64 key>",
+  },
+  state: {
+    value: 'file',
+    description: 'what the last run verified, kept for the next (made on a first run; mode 0600)',
+  },
   help: { short: 'h', description: "print a command's help (or, alone, the list of commands)" },
   version: { description: "print the CLI's version and the schema it migrates to" },
 };
 
 export type CommandName =
-  'import' | 'apply' | 'export' | 'show' | 'history' | 'changes' | 'withdraw' | 'verify' | 'focus' | 'migrate' | 'help';
+  | 'import'
+  | 'apply'
+  | 'export'
+  | 'show'
+  | 'history'
+  | 'changes'
+  | 'withdraw'
+  | 'verify'
+  | 'focus'
+  | 'migrate'
+  | 'keygen'
+  | 'audit'
+  | 'help';
 
 export interface CommandSpec {
   /** The arguments after the command's name, as the usage shows them. */
@@ -103,6 +131,8 @@ export interface CommandSpec {
   readonly exits: readonly ExitCode[];
   /** It writes the price book, or plans a write (`import`'s dry run): it says where, and is refused on the embedded PostgreSQL in production. */
   readonly writes: boolean;
+  /** It uses no database (`keygen`, `audit`): no target, no configuration of one, no migration. */
+  readonly offline?: true;
 }
 
 const WRITE_OPTIONS: readonly OptionName[] = ['actor', 'reason', 'publish-in', 'lock-timeout'];
@@ -220,11 +250,13 @@ export const COMMANDS: Readonly<Record<CommandName, CommandSpec>> = {
     synopsis: '<usage.csv> --provider <name> --billing-period-start <timestamp> --billing-period-end <timestamp>',
     summary: 'price a usage file and print FOCUS 1.2 cost rows as CSV',
     description:
-      'Prices a usage file (CSV; - for stdin) with the price book as it is now and prints FOCUS 1.2 cost ' +
-      'rows as CSV (FOCUS\u2019s own format: no --json); all of them, or none when any usage has no price.',
-    options: ['provider', 'billing-account', 'billing-period-start', 'billing-period-end'],
+      'Prices a usage file (CSV; - for stdin) with the price book as it is now (or as it was recorded at ' +
+      '--as-recorded-at: an invoice priced again) and prints FOCUS 1.2 cost rows as CSV (FOCUS\u2019s own ' +
+      'format: no --json); all of them, or none when any usage has no price.',
+    options: ['provider', 'billing-account', 'billing-period-start', 'billing-period-end', 'as-recorded-at'],
     examples: [
       'focus usage.csv --provider "Example Cloud" --billing-account acct_1 --billing-period-start 2026-03-01T00:00:00Z --billing-period-end 2026-04-01T00:00:00Z > focus.csv',
+      'focus usage.csv --provider "Example Cloud" --billing-account acct_1 --billing-period-start 2026-03-01T00:00:00Z --billing-period-end 2026-04-01T00:00:00Z --as-recorded-at 2026-04-02T06:00:00Z',
     ],
     exits: [EXIT.ok, EXIT.refused, EXIT.notMigrated, ...CONNECTS],
     writes: false,
@@ -238,6 +270,36 @@ export const COMMANDS: Readonly<Record<CommandName, CommandSpec>> = {
     // 8: a role that may not migrate a schema behind the code (DATABASE_MIGRATION_URL is the owner's).
     exits: [EXIT.ok, EXIT.notMigrated, ...CONNECTS],
     writes: true,
+  },
+  keygen: {
+    synopsis: '<name> <file>',
+    summary: 'make the key that signs the public checkpoint, and print its verifier key',
+    description:
+      'Makes an Ed25519 key named <name> (the log\u2019s origin, e.g. pricing.example.com/v1/pricing), writes ' +
+      'it to <file> (PKCS#8 PEM, mode 0600; an existing file is never replaced) for PRICING_CHECKPOINT_KEY_FILE, ' +
+      'and prints its verifier key (<name>+<key ID>+<base64 key>) to publish. Uses no database.',
+    options: ['json'],
+    examples: ['keygen pricing.example.com/v1/pricing /etc/pricing/checkpoint.pem'],
+    exits: [EXIT.ok, EXIT.refused, EXIT.failed],
+    writes: false,
+    offline: true,
+  },
+  audit: {
+    synopsis: '<url> --key <verifier_key> --state <file>',
+    summary: 'check the public change feed against its signed checkpoint, and against what was seen before',
+    description:
+      'Fetches <url>/checkpoint and verifies its signature, fetches <url>/changes since the last run, ' +
+      'recomputes every hash, and keeps the checkpoint when it extends the one kept. Exit 1 when the log ' +
+      'is not what it claims: history seen before rewritten (the first change that differs is named), a ' +
+      'signature that does not verify, a chain that is not its changes\u2019. Uses no database.',
+    options: ['key', 'state', 'json'],
+    examples: [
+      "audit https://api.example.com/v1/pricing --key 'pricing.example.com/v1/pricing+9a1e124b+AQWHFTXGdTe2rYX4J7c2CtGWLd2+a4AVT6U9bcy0eNiA' --state audit.json",
+    ],
+    // 1: the log is not what it claims; 5: the service could not be asked, or its copies disagree for now.
+    exits: [EXIT.ok, EXIT.failed, EXIT.refused, EXIT.unreachable],
+    writes: false,
+    offline: true,
   },
   help: {
     synopsis: '[<command>]',

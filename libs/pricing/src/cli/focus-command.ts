@@ -8,6 +8,7 @@ import {
   type FocusRow,
   type FocusUsage,
 } from '../core/focus';
+import { recordsAsRecordedAt } from '../core/as-recorded';
 import { applicablePricesIn, type ApplicablePrices } from '../core/usage';
 import type { PriceBookReads } from '../database/price-book-reads';
 import type { UsageFileRow } from './usage-file';
@@ -26,16 +27,19 @@ const ROWS_PER_WRITE = 1_000;
 
 /**
  * The prices `usage` is priced at: the records of its product keys, list prices and the agreed
- * prices of its organizations, as the price book holds them now. The one read of `focus`: the book
- * as recorded at an instant would be read here, and nothing else would change.
+ * prices of its organizations, as the price book holds them now, or as it recorded them at
+ * `asRecordedAt` (core/as-recorded.ts: an invoice priced again gives the same rows). The one read of
+ * `focus`.
  */
 export async function pricesForUsage(
   reads: PriceBookReads,
   usage: readonly UsageFileRow[],
+  asRecordedAt: number | null = null,
 ): Promise<(productKey: string, organizationId: string | null) => ApplicablePrices> {
   const keys = new Set(usage.map((row) => row.productKey));
   const organizations = new Set(usage.flatMap((row) => (row.organizationId === null ? [] : [row.organizationId])));
-  return applicablePricesIn(await reads.recordsOf([...keys], [...organizations]));
+  const { records, ends } = await reads.recordsOf([...keys], [...organizations]);
+  return applicablePricesIn(asRecordedAt === null ? records : recordsAsRecordedAt(records, ends, asRecordedAt));
 }
 
 /**
@@ -50,8 +54,9 @@ export async function runFocus(
   billing: FocusCommandBilling,
   reads: PriceBookReads,
   out: (text: string) => void,
+  asRecordedAt: number | null = null,
 ): Promise<void> {
-  const pricesOf = await pricesForUsage(reads, usage);
+  const pricesOf = await pricesForUsage(reads, usage, asRecordedAt);
   const rows: FocusRow[] = [];
   const problems: string[] = [];
   for (const row of usage) {

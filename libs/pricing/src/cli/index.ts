@@ -33,3 +33,5 @@ export { terminalProgress, type ProgressStream, type TerminalSettings } from './
 export { NO_PROGRESS, type Progress } from '../price-book/progress';
 export { PriceBookCommittedError, PriceBookCommitUnknownError, PriceBookRefusedError } from '../errors/pricing-error';
 export { isKeyName } from '../core/signed-note';
+export { runOfflineCommand, type OfflineContext } from './offline-command';
+export type { OfflineCommand } from './command-line';

@@ -17,14 +17,18 @@ import { PriceBookReads } from '../database/price-book-reads';
 import { DEFAULT_LOCK_TIMEOUT_MS } from '../database/price-book-writes';
 import { runFocus } from './focus-command';
 import { withPriceBook, withPriceBookContext } from './price-book-cli.module';
-import type { PriceBookCommand } from './command-line';
+import { PriceBookUsageError, type OfflineCommand, type PriceBookCommand } from './command-line';
+import { runOfflineCommand } from './offline-command';
 import { EXIT, type ExitCode } from './exit-codes';
 
 // The price book CLI's commands, run on a migrated database (docs/price-book-cli.md); their
 // command line is read and checked before (command-line.ts).
 
 /** The commands that need the database. */
-export type DatabaseCommand = Exclude<PriceBookCommand, { readonly name: 'help' } | { readonly name: 'version' }>;
+export type DatabaseCommand = Exclude<
+  PriceBookCommand,
+  { readonly name: 'help' } | { readonly name: 'version' } | OfflineCommand
+>;
 
 /** Where a command prints, and what else its run is given. */
 export interface CommandContext {
@@ -50,16 +54,25 @@ export interface CommandContext {
  * nothing written.
  */
 export async function runPriceBookCommand(
-  command: DatabaseCommand,
+  command: DatabaseCommand | OfflineCommand,
   dataSource: DataSource,
   context: CommandContext | ((text: string | Buffer) => void),
   now: Date,
   progress: Progress = NO_PROGRESS,
 ): Promise<ExitCode> {
   const given = typeof context === 'function' ? { out: context, progress } : context;
+  if (command.name === 'keygen' || command.name === 'audit') {
+    return runOfflineCommand(command, { out: given.out, note: given.note ?? (() => undefined) });
+  }
   if (command.name === 'focus') {
+    if (command.asRecordedAt !== null && command.asRecordedAt > now.getTime()) {
+      throw new PriceBookUsageError(
+        `--as-recorded-at ${formatInstant(command.asRecordedAt)} is later than now: the book as it will be recorded is not known yet`,
+        'focus',
+      );
+    }
     await withPriceBookContext(dataSource, (app) =>
-      runFocus(command.file, command.usage, command.billing, app.get(PriceBookReads), given.out),
+      runFocus(command.file, command.usage, command.billing, app.get(PriceBookReads), given.out, command.asRecordedAt),
     );
     return EXIT.ok;
   }

@@ -4,6 +4,8 @@ import type { PriceRecord } from '../core/price-record';
 import type { LoggedChange, PriceHistory } from '../price-book/price-history';
 import { NO_PROGRESS, type Progress } from '../price-book/progress';
 import { verifyLog, type LogVerification } from './change-log';
+import type { RecordsRead } from './pricing-data';
+import { readRecordsWithEnds } from './price-snapshot-reads';
 import {
   CHANGE_COLUMNS,
   forEachPage,
@@ -96,16 +98,14 @@ export class PriceBookReads {
    * Every record of `productKeys`: their list prices, and the prices agreed with `organizationIds`
    * (`focus`: the prices usage of those keys and organizations is priced at), in one snapshot.
    */
-  recordsOf(productKeys: readonly string[], organizationIds: readonly string[]): Promise<PriceRecord[]> {
-    return this.dataSource.transaction('REPEATABLE READ', async (db) => {
-      const found = await rows<PriceRecordRow>(
+  recordsOf(productKeys: readonly string[], organizationIds: readonly string[]): Promise<RecordsRead> {
+    return this.dataSource.transaction('REPEATABLE READ', (db) =>
+      readRecordsWithEnds(
         db,
-        `SELECT ${RECORD_COLUMNS} FROM price_record
-          WHERE product_key = ANY($1::text[]) AND (organization_id IS NULL OR organization_id = ANY($2::text[]))`,
+        `product_key = ANY($1::text[]) AND (organization_id IS NULL OR organization_id = ANY($2::text[]))`,
         [[...productKeys], [...organizationIds]],
-      );
-      return found.map((row) => toPriceRecord(row));
-    });
+      ),
+    );
   }
 
   /**

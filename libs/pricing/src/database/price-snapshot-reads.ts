@@ -111,36 +111,44 @@ export class PriceSnapshotReads {
     return readHead(this.dataSource.manager);
   }
 
-  /**
-   * The records `where` selects (its parameter is $1), each page mapped as it is read, with the ends
-   * of those whose end changed: from the record's own columns when it changed once (nearly always),
-   * else replayed from the change log.
-   */
-  private async readRecords(db: EntityManager, where: string, parameter?: unknown): Promise<RecordsRead> {
-    const records: PriceRecord[] = [];
-    const ends = new Map<number, KnownEnd[]>();
-    const replayed: PriceRecord[] = [];
-    const intern = <T extends string | null>(text: T): T => this.pool.intern(text);
-    const parameters = parameter === undefined ? [] : [parameter];
-    await forEachPage<HeldRecordRow>(
-      db,
-      { columns: HELD_RECORD_COLUMNS, table: 'price_record', where, parameters, ordered: false },
-      (page) => {
-        for (const row of page) {
-          const record = toPriceRecord(row, intern);
-          records.push(record);
-          if (row.end_changes === 1 && row.end_set_at !== null) {
-            ends.set(record.id, [
-              { from: record.recordedAt ?? record.validFrom, validUntil: row.end_before },
-              { from: row.end_set_at, validUntil: record.validUntil },
-            ]);
-          } else if (row.end_changes !== 0) replayed.push(record);
-        }
-      },
-    );
-    if (replayed.length > 0) await readReplayedEnds(db, replayed, ends);
-    return { records, ends };
+  private readRecords(db: EntityManager, where: string, parameter?: unknown): Promise<RecordsRead> {
+    return readRecordsWithEnds(db, where, parameter === undefined ? [] : [parameter], (text) => this.pool.intern(text));
   }
+}
+
+/**
+ * The records `where` selects (its parameters are `parameters`), each page mapped as it is read,
+ * with the ends of those whose end changed: from the record's own columns when it changed once
+ * (nearly always), else replayed from the change log. What the book as recorded at an instant is
+ * read from (core/as-recorded.ts): the prices held in memory, and `focus --as-recorded-at`.
+ */
+export async function readRecordsWithEnds(
+  db: EntityManager,
+  where: string,
+  parameters: readonly unknown[],
+  intern: <T extends string | null>(text: T) => T = (text) => text,
+): Promise<RecordsRead> {
+  const records: PriceRecord[] = [];
+  const ends = new Map<number, KnownEnd[]>();
+  const replayed: PriceRecord[] = [];
+  await forEachPage<HeldRecordRow>(
+    db,
+    { columns: HELD_RECORD_COLUMNS, table: 'price_record', where, parameters: [...parameters], ordered: false },
+    (page) => {
+      for (const row of page) {
+        const record = toPriceRecord(row, intern);
+        records.push(record);
+        if (row.end_changes === 1 && row.end_set_at !== null) {
+          ends.set(record.id, [
+            { from: record.recordedAt ?? record.validFrom, validUntil: row.end_before },
+            { from: row.end_set_at, validUntil: record.validUntil },
+          ]);
+        } else if (row.end_changes !== 0) replayed.push(record);
+      }
+    },
+  );
+  if (replayed.length > 0) await readReplayedEnds(db, replayed, ends);
+  return { records, ends };
 }
 
 /** Two reads of one snapshot as one. */
