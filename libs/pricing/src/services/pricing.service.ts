@@ -174,9 +174,16 @@ export class PricingService {
     return roundForInvoice(cost);
   }
 
-  /** The public price list document at an instant (default now), from the prices held now. */
-  priceList(at: Date = this.clock.now()): PriceListDocument {
-    return this.snapshot().documentAt(at.getTime());
+  /**
+   * The public price list document at an instant (default now), as an object: by default the list
+   * as it shows that instant (what was served then, for a past one; what is scheduled now, for a
+   * future one); with `asRecordedAt`, the list the book as recorded then gives for that instant
+   * (a correction recorded since `at` included, one recorded after `asRecordedAt` not).
+   */
+  priceList(at: Date = this.clock.now(), query: RecordedQuery = {}): PriceListDocument {
+    const snapshot = this.snapshot();
+    if (query.asRecordedAt === undefined) return snapshot.documentAt(at.getTime());
+    return snapshot.documentAsRecordedAt(at.getTime(), this.recordedInstant(query));
   }
 
   /**

@@ -199,6 +199,24 @@ export class PricingSnapshot {
     return priceListDocument(runNow(this.parts.history.listAt(at)));
   }
 
+  /**
+   * The public document at `at` of the book as recorded at `asRecordedAt` (core/as-recorded.ts):
+   * its list prices recorded by then, with the ends they had then, in force at `at`; `last_changed`
+   * the latest instant up to `at` at which one of them started or ended. Made when asked for, from
+   * the list prices (a billing read, never a request of the public list).
+   */
+  documentAsRecordedAt(at: number, asRecordedAt: number): PriceListDocument {
+    const list: PriceRecord[] = [];
+    for (const product of this.parts.prices.values()) {
+      for (const record of this.asRecorded(product.list, asRecordedAt)) {
+        // As the book holds it then, it was always known: the list's past of this book alone.
+        list.push({ ...record, recordedAt: undefined });
+      }
+    }
+    const history = runNow(ListHistory.build({ records: list, ends: new Map(), writes: [], lastChangeId: 0 }));
+    return priceListDocument(runNow(history.listAt(at)));
+  }
+
   /** The public list's history, which `/at/{instant}` and `/changes` read (snapshot/past-answers.ts). */
   get history(): ListHistory {
     return this.parts.history;

@@ -221,6 +221,16 @@ describe('PricingTestingBook: prices changed after the compile, and the book as 
     expect(pricing.priceAt('storage.gp1', { at: may })).toMatchObject({ found: true, price: { amount: '0.0550' } });
     const asBefore = pricing.priceAt('storage.gp1', { at: may, asRecordedAt: new Date('2026-04-19T00:00:00Z') });
     expect(asBefore).toMatchObject({ found: true, price: { amount: '0.0500', validUntil: null } });
+    // The public document of May as the book recorded it before the change was written, and after.
+    const gp1In = (document: PriceListDocument) => listed('storage.gp1', document);
+    expect(gp1In(pricing.priceList(may, { asRecordedAt: new Date('2026-04-19T00:00:00Z') }))).toMatchObject({
+      amount: '0.0500',
+      valid_until: null,
+    });
+    expect(gp1In(pricing.priceList(may))).toMatchObject({ amount: '0.0550' });
+    expect(gp1In(pricing.priceList(may, { asRecordedAt: new Date('2026-04-20T00:00:00Z') }))).toMatchObject({
+      amount: '0.0550',
+    });
     expect(pricing.priceAt('storage.gp1', { at: new Date('2026-04-21T00:00:00Z') })).toMatchObject({
       price: { amount: '0.0500', validUntil: new Date('2026-05-01T00:00:00Z') },
     });
