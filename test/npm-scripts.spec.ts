@@ -1,0 +1,39 @@
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+
+// npm runs a script as `sh -c '<script>'`, and on SIGTERM or SIGINT signals that shell, which does
+// not pass it on to a child it waits for: `npm start` stopped by a supervisor would leave the
+// service running, its shutdown (docs/operations.md, "Shutdown") never started. A script that
+// runs a process of ours `exec`s it, so that the process is npm's own child and gets the signal.
+
+const ROOT = resolve(__dirname, '..');
+const { scripts } = JSON.parse(readFileSync(resolve(ROOT, 'package.json'), 'utf8')) as {
+  scripts: Record<string, string>;
+};
+
+describe("package.json's long-running scripts", () => {
+  it.each(['start', 'page', 'pricing', 'migrate'])('%s execs its process', (name) => {
+    expect(scripts[name]).toMatch(/^exec node /);
+  });
+
+  it('a signal to `sh -c` reaches an exec’d process, and not one the shell waits for', async () => {
+    /** Whether the process of `sh -c <script>` hears a SIGTERM sent to the shell (it says so, and its pid first). */
+    const heard = async (script: string): Promise<boolean> => {
+      const shell = spawn('sh', ['-c', script], { stdio: ['ignore', 'pipe', 'ignore'] });
+      let output = '';
+      shell.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      while (!output.includes('\n')) await new Promise((done) => setTimeout(done, 20));
+      shell.kill('SIGTERM');
+      await new Promise((done) => setTimeout(done, 500));
+      const stopped = output.includes('stopped');
+      if (!stopped) process.kill(Number(/^pid (\d+)/.exec(output)![1]), 'SIGKILL'); // left running: ended here
+      return stopped;
+    };
+    const node =
+      `${process.execPath} -e "console.log('pid ' + process.pid); ` +
+      `process.on('SIGTERM', () => { console.log('stopped'); process.exit(143); }); setTimeout(() => {}, 10000)"`;
+    expect(await heard(`exec ${node}`)).toBe(true);
+    expect(await heard(`${node}; true`)).toBe(false);
+  });
+});
