@@ -58,30 +58,34 @@ const key = (i) => `compute.h${Math.floor(i / 1000)}.${i % 1000}`;
  */
 async function writePast(url, { keys, versions, perVersion, stepMs, analyze }) {
   const firstMs = Date.now() - versions * stepMs - 30 * 86_400_000;
-  await withClient(url, async (client) => {
+  return withClient(url, async (client) => {
     const q = (sql, parameters = []) => client.query(sql, parameters);
     await q('BEGIN');
     await q('SET LOCAL session_replication_role = replica');
     await q('ALTER TABLE price_change DISABLE TRIGGER price_change_seal');
     await q('ALTER TABLE price_book_write DISABLE TRIGGER price_book_write_in_time');
-    await q(`CREATE TEMP TABLE planned (id bigint, key int, version int, next_id bigint) ON COMMIT DROP`);
+    await q(
+      `CREATE TEMP TABLE planned (id bigint, key int, version int, next_id bigint, next_version int) ON COMMIT DROP`,
+    );
     // Version 0 prices every key; version v re-prices keys (v-1)*perVersion .. v*perVersion - 1 (mod keys).
+    // Each row's successor (the key's next version) by a window: a subquery per row is quadratic.
     await q(
       `INSERT INTO planned
-       SELECT row_number() OVER (ORDER BY v, k), k, v, NULL FROM (
-         SELECT 0 AS v, k FROM generate_series(0, $1 - 1) k
-         UNION ALL
-         SELECT v, ((v - 1) * $2 + j) % $1 FROM generate_series(1, $3 - 1) v, generate_series(0, $2 - 1) j) x`,
+       SELECT id, k, v, lead(id) OVER w, lead(v) OVER w FROM (
+         SELECT row_number() OVER (ORDER BY v, k) AS id, k, v FROM (
+           SELECT 0 AS v, k FROM generate_series(0, $1 - 1) k
+           UNION ALL
+           SELECT v, ((v - 1) * $2 + j) % $1 FROM generate_series(1, $3 - 1) v, generate_series(0, $2 - 1) j) x) y
+       WINDOW w AS (PARTITION BY k ORDER BY v)`,
       [keys, perVersion, versions],
     );
-    await q(
-      `UPDATE planned p SET next_id = (SELECT min(n.id) FROM planned n WHERE n.key = p.key AND n.version > p.version)`,
-    );
-    const at = `(to_timestamp($1::float8 / 1000) + make_interval(secs => p.version * $2::float8 / 1000))`;
+    const instant = (version) =>
+      `(to_timestamp($1::float8 / 1000) + make_interval(secs => ${version} * $2::float8 / 1000))`;
+    const at = instant('p.version');
     const from = `(${at} + interval '14 days')`;
-    const nextFrom = `(SELECT to_timestamp($1::float8 / 1000) + make_interval(secs => n.version * $2::float8 / 1000) + interval '14 days'
-                         FROM planned n WHERE n.id = p.next_id)`;
-    const nextAt = `(SELECT to_timestamp($1::float8 / 1000) + make_interval(secs => n.version * $2::float8 / 1000) FROM planned n WHERE n.id = p.next_id)`;
+    // NULL for a key's last version: make_interval is strict.
+    const nextAt = instant('p.next_version');
+    const nextFrom = `(${nextAt} + interval '14 days')`;
     await q(
       `INSERT INTO price_record (id, product_key, organization_id, unit_type, unit_count, amount, valid_from, valid_until,
                                  recorded_at, superseded_by, end_set_at, end_before, end_changes)
@@ -92,6 +96,10 @@ async function writePast(url, { keys, versions, perVersion, stepMs, analyze }) {
          FROM planned p`,
       [firstMs, stepMs],
     );
+    // The rows the migrations logged (availability) come after the past, as they were written after it.
+    await q(`CREATE TEMP TABLE migrated ON COMMIT DROP AS SELECT * FROM price_change`);
+    await q('ALTER TABLE price_change DISABLE TRIGGER price_change_append_only');
+    await q(`DELETE FROM price_change`);
     const micros = (sql) => `(extract(epoch FROM ${sql}) * 1000000)::bigint::text`;
     await q(
       `INSERT INTO price_change (id, changed_at, product_key, organization_id, change, price_record_id, actor, effect, hash, chain_rule)
@@ -107,6 +115,8 @@ async function writePast(url, { keys, versions, perVersion, stepMs, analyze }) {
                     jsonb_build_object('id', r.id::text, 'valid_until', ${micros('r.valid_until')})))
              FROM price_record r WHERE r.end_changes = 1) e`,
     );
+    await q(`UPDATE migrated SET id = id + (SELECT max(id) FROM price_change)`);
+    await q(`INSERT INTO price_change SELECT * FROM migrated`);
     await q(
       `INSERT INTO price_book_write (xid, published_at, began_at)
        SELECT (4611686018427387904 + v)::text::xid8, to_timestamp($1::float8 / 1000) + make_interval(secs => v * $2::float8 / 1000),
@@ -121,6 +131,7 @@ async function writePast(url, { keys, versions, perVersion, stepMs, analyze }) {
       [versions],
     );
     await q('ALTER TABLE price_change ENABLE ALWAYS TRIGGER price_change_seal');
+    await q('ALTER TABLE price_change ENABLE ALWAYS TRIGGER price_change_append_only');
     await q('ALTER TABLE price_book_write ENABLE ALWAYS TRIGGER price_book_write_in_time');
     await q('COMMIT');
     if (analyze) await q('ANALYZE');

@@ -1,4 +1,4 @@
-import type { KnownEnd } from './list-history';
+import type { KnownEnd, KnownEnds } from './end-table';
 import type { PriceRecord } from './price-record';
 
 // The price book as recorded at an instant (docs/using-pricing.md, "The book as recorded"): what a
@@ -27,7 +27,7 @@ export function endKnownAt(record: PriceRecord, ends: readonly KnownEnd[] | unde
  */
 export function recordsAsRecordedAt(
   records: readonly PriceRecord[],
-  ends: ReadonlyMap<number, readonly KnownEnd[]>,
+  ends: KnownEnds,
   at: number,
 ): readonly PriceRecord[] {
   let changed = false;

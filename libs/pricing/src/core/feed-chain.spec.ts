@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { priceRecord } from './price-record.fixture';
-import { canonicalJson, chainHash, changeLeaf, EMPTY_CHAIN_HEAD } from './feed-chain';
+import { canonicalJson, ChainHasher, chainHash, changeLeaf, EMPTY_CHAIN_HEAD } from './feed-chain';
 import { listEntry } from './price-list';
 import { openNote, parseCheckpoint, parseVerifierKey } from './signed-note';
 
@@ -98,5 +98,27 @@ describe('the examples of docs/price-history-api.md', () => {
     if ('problem' in opened) throw new Error(opened.problem);
     expect(parseCheckpoint(opened.text)).toMatchObject({ size: 1 });
     expect(opened.text).toContain('9EM5HE/0viRE3yZyjj1BBnXBoAP1yAxznLJiI8d4tok=');
+  });
+
+  it('hashes a chain of leaves as chainHash does, one after another (ChainHasher: any text, any length)', () => {
+    fc.assert(
+      fc.property(fc.array(fc.string({ unit: 'grapheme', maxLength: 3000 }), { maxLength: 8 }), (leaves) => {
+        const hasher = new ChainHasher();
+        let expected = EMPTY_CHAIN_HEAD;
+        let actual = EMPTY_CHAIN_HEAD;
+        for (const leaf of leaves) {
+          expected = chainHash(expected, leaf);
+          actual = hasher.hash(actual, leaf);
+          expect(actual.equals(expected)).toBe(true);
+          // In parts, cut anywhere (a cut may split a surrogate pair's text only between parts' strings).
+          const parts = [leaf.slice(0, leaf.length >> 1), leaf.slice(leaf.length >> 1)];
+          if (!/[\uD800-\uDBFF]$/.test(parts[0])) {
+            const written = Buffer.alloc(32);
+            hasher.hashPartsInto(EMPTY_CHAIN_HEAD, parts, written, 0);
+            expect(written.equals(chainHash(EMPTY_CHAIN_HEAD, leaf))).toBe(true);
+          }
+        }
+      }),
+    );
   });
 });

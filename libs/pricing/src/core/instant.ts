@@ -12,6 +12,8 @@ export function formatInstant(instant: Date | number): string {
 export function isoString(ms: number): string {
   if (Number.isNaN(ms)) return 'NaN';
   if (!Number.isFinite(ms)) return ms > 0 ? 'infinity' : '-infinity';
+  // A Date's range without a BigInt: the feed's chain formats every instant of the list's past.
+  if (ms >= -DATE_LIMIT && ms <= DATE_LIMIT) return new Date(Math.floor(ms)).toISOString();
   return isoOf(BigInt(Math.floor(ms)));
 }
 
@@ -32,6 +34,7 @@ export function formatMicros(text: string, form: 'rfc3339' | 'iso' = 'rfc3339'):
 const MICROS = /^-?\d{1,30}$/;
 /** The instants a Date holds: 100,000,000 days either side of the epoch. */
 const DATE_LIMIT_MS = 8_640_000_000_000_000n;
+const DATE_LIMIT = Number(DATE_LIMIT_MS);
 /** 400 Gregorian years, epoch ms: the calendar repeats after them. */
 const CYCLE_MS = 146_097n * 86_400_000n;
 

@@ -1,5 +1,6 @@
 import { firstIndexOf, firstIndexWhere } from './bisect';
-import { chainHash, changeLeaf, EMPTY_CHAIN_HEAD } from './feed-chain';
+import type { KnownEnd, KnownEnds } from './end-table';
+import { ChainHasher, EMPTY_CHAIN_HEAD, LeafWriter } from './feed-chain';
 import { parseProductKey } from '../catalogue/catalogue';
 import { compareCodePoints, naturalKey } from '../catalogue/natural-order';
 import { entryBytes, type ListAt } from './price-list';
@@ -15,11 +16,7 @@ import type { Steps } from './slices';
 // publication instant on, which no instance has served yet: so the history is only ever extended,
 // never rewritten before that instant, and the list at any instant up to now is final.
 
-/** From `from` on (a write's publication instant), a price's end was `validUntil` (null: none). */
-export interface KnownEnd {
-  readonly from: number;
-  readonly validUntil: number | null;
-}
+export type { KnownEnd } from './end-table';
 
 /** What the history is built from at start-up (PriceSnapshotReads). */
 export interface ListSources {
@@ -29,7 +26,7 @@ export interface ListSources {
    * The ends of each price whose end ever changed, oldest first, the first from `recordedAt` (the
    * end it was written with); a price not here had its end as stored from `recordedAt` on.
    */
-  readonly ends: ReadonlyMap<number, readonly KnownEnd[]>;
+  readonly ends: KnownEnds;
   /** The publication instants of the writes of list prices, in any order. */
   readonly writes: readonly number[];
   /** The change-log entry read last: `extend` starts after it. */
@@ -163,6 +160,8 @@ export class ListHistory {
   /** The chain hash of each of the feed's first `chained` changes, 32 bytes each (core/feed-chain.ts). */
   private chain: Buffer = Buffer.alloc(0);
   private chained = 0;
+  /** While `extend` changes the timelines and the feed: hashFeed stops. */
+  private extending = false;
   private readonly versions: number[] = [];
   private readonly writes: number[] = [];
   /** The instant from which each extension changed the list, by revision. */
@@ -173,8 +172,11 @@ export class ListHistory {
     this.applied = lastChangeId;
   }
 
-  /** The history of `sources`, in steps (core/slices.ts): a long history is built without holding the event loop. */
-  static *build(sources: ListSources): Steps<ListHistory> {
+  /**
+   * The history of `sources`, in steps (core/slices.ts): a long history is built without holding
+   * the event loop. Its feed is hashed too, unless `hashed` is false: then `hashFeed` does it, later.
+   */
+  static *build(sources: ListSources, { hashed = true } = {}): Steps<ListHistory> {
     const history = new ListHistory(sources.lastChangeId);
     const byKey = new Map<string, PriceRecord[]>();
     let n = 0;
@@ -227,7 +229,7 @@ export class ListHistory {
     }
     history.writes.push(...[...new Set(sources.writes)].sort((a, b) => a - b));
     history.resetVersionsFrom(-Infinity);
-    yield* history.chainFeed();
+    if (hashed) yield* history.hashFeed();
     return history;
   }
 
@@ -235,11 +237,29 @@ export class ListHistory {
    * Applies the list's change-log entries after those applied already (`writes`, in the log's
    * order; `records`, the prices they name as stored now, by id), each write from its publication
    * instant on. Returns the earliest instant from which the list may differ (Infinity when nothing
-   * was applied): what was prepared for that instant or later is stale.
+   * was applied): what was prepared for that instant or later is stale. The feed's new changes are
+   * hashed too, unless `hashed` is false (as build). A `hashFeed` running meanwhile stops.
    */
-  *extend(writes: readonly ListWrite[], records: ReadonlyMap<number, PriceRecord>): Steps<number> {
+  *extend(
+    writes: readonly ListWrite[],
+    records: ReadonlyMap<number, PriceRecord>,
+    { hashed = true } = {},
+  ): Steps<number> {
     const fresh = writes.filter((write) => write.changeId > this.applied);
     if (fresh.length === 0) return Infinity;
+    this.extending = true;
+    try {
+      return yield* this.extendWith(fresh, records, hashed);
+    } finally {
+      this.extending = false;
+    }
+  }
+
+  private *extendWith(
+    fresh: readonly ListWrite[],
+    records: ReadonlyMap<number, PriceRecord>,
+    hashed: boolean,
+  ): Steps<number> {
     const from = fresh[0].at;
     const touched = new Set<Timeline>();
     let start = 0;
@@ -279,7 +299,8 @@ export class ListHistory {
     this.applied = fresh[fresh.length - 1].changeId;
     yield* this.refeedFrom(from, touched);
     this.resetVersionsFrom(from);
-    yield* this.chainFeed();
+    this.extending = false;
+    if (hashed) yield* this.hashFeed();
     this.extensions.push(from);
     return from;
   }
@@ -398,27 +419,52 @@ export class ListHistory {
     return Buffer.from(this.chain.subarray(32 * position, 32 * position + 32));
   }
 
-  /** Hashes the feed's changes from the first not hashed yet (or made again since) to its end. */
-  private *chainFeed(): Steps<void> {
-    const size = this.feedAt.length;
-    if (this.chain.length < 32 * size) {
-      const grown = Buffer.alloc(Math.max(32 * size, 2 * this.chain.length));
-      this.chain.copy(grown, 0, 0, 32 * this.chained);
-      this.chain = grown;
-    }
-    let previous = this.chainHead(this.chained);
-    for (let i = this.chained; i < size; i++) {
+  /** Whether every change of the feed is hashed (`changesAfter` serves only hashed changes). */
+  get hashed(): boolean {
+    return this.chained === this.feedAt.length;
+  }
+
+  /**
+   * Hashes the feed's changes from the first not hashed yet (or made again since) to its end, in
+   * steps; returns early, the rest not hashed, when `stop` says so or a write is being or was
+   * applied meanwhile (`extend` changes the feed in steps of its own: each change here is hashed in
+   * one step, from the feed as it is then).
+   */
+  *hashFeed(stop: () => boolean = () => false): Steps<void> {
+    const writer = new LeafWriter();
+    const hasher = new ChainHasher();
+    // Each product's entry last hashed (its entry after one change is its entry before its next),
+    // and its dimensions: written once.
+    const written = new Map<Timeline, { index: number; text: string; dimensions: string }>();
+    const entryText = (timeline: Timeline, j: number, dimensions: string): string => {
+      const record = j < 0 ? null : timeline.records[j];
+      if (record === null) return 'null';
+      const until = timeline.until[j];
+      return writer.entryOf(record, Number.isNaN(until) ? null : until, dimensions);
+    };
+    const revision = this.extensions.length;
+    while (this.chained < this.feedAt.length && !this.extending && this.extensions.length === revision && !stop()) {
+      const i = this.chained;
+      const size = this.feedAt.length;
+      if (this.chain.length < 32 * size) {
+        const grown = Buffer.alloc(Math.max(32 * size, 2 * this.chain.length));
+        this.chain.copy(grown, 0, 0, 32 * i);
+        this.chain = grown;
+      }
       const timeline = this.feedLine[i];
       const j = this.feedIndex[i];
-      const leaf = changeLeaf({
-        at: this.feedAt[i],
-        productKey: timeline.productKey,
-        family: timeline.family,
-        before: timeline.entry(j - 1),
-        after: timeline.entry(j),
-      });
-      previous = chainHash(previous, leaf);
-      previous.copy(this.chain, 32 * i);
+      let last = written.get(timeline);
+      if (last === undefined) {
+        last = { index: -2, text: '', dimensions: writer.dimensionsOf(timeline.productKey) };
+        written.set(timeline, last);
+      }
+      const before = last.index === j - 1 ? last.text : entryText(timeline, j - 1, last.dimensions);
+      const after = entryText(timeline, j, last.dimensions);
+      last.index = j;
+      last.text = after;
+      const change = { at: this.feedAt[i], productKey: timeline.productKey, family: timeline.family };
+      const previous = i === 0 ? EMPTY_CHAIN_HEAD : this.chain.subarray(32 * (i - 1), 32 * i);
+      hasher.hashPartsInto(previous, writer.leafParts(change, before, after), this.chain, 32 * i);
       this.chained = i + 1;
       if ((i & 255) === 255) yield;
     }

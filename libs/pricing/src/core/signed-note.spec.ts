@@ -1,6 +1,6 @@
 import { createPrivateKey, createPublicKey, generateKeyPairSync } from 'node:crypto';
 import fc from 'fast-check';
-import { expectLinearTime, repeated } from '../../../../test/support/linear-time';
+import { expectLinearTime, LARGE_OUTPUT, repeated } from '../../../../test/support/linear-time';
 import { outsideText } from '../../../../test/support/outside-text';
 import {
   checkpointText,
@@ -144,14 +144,20 @@ describe('the parsers of notes from outside, on any text', () => {
     expectLinearTime(
       (text) => openNote(text, key),
       (n) => `${repeated('x\n', n / 2)}\n\u2014 PeterNeumann AAAA\n`,
+      undefined,
+      LARGE_OUTPUT, // its lines are copied out
     );
     expectLinearTime(
       (text) => openNote(text, key),
       (n) => `a\n\n${repeated('\u2014 x AAAA\n', n / 11)}`,
+      undefined,
+      LARGE_OUTPUT,
     );
     expectLinearTime(
       (text) => parseCheckpoint(text),
       (n) => `a\n1\n${repeated('\n', n)}`,
+      undefined,
+      LARGE_OUTPUT,
     );
     expectLinearTime(
       (text) => parseVerifierKey(text),

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
-import type { KnownEnd, ListWrite } from '../core/list-history';
+import { EndTable, type EndTableBuilder } from '../core/end-table';
+import type { ListWrite } from '../core/list-history';
 import type { PriceRecord } from '../core/price-record';
 import type { PriceBookHead, PricingChanges, PricingData, ReadHead, RecordsRead } from './pricing-data';
 import {
@@ -80,7 +81,7 @@ export class PriceSnapshotReads {
       const productKeys = keys.map((k) => k.product_key);
       const read =
         keys.length === 0
-          ? { records: [], ends: new Map<number, KnownEnd[]>() }
+          ? { records: [], ends: EndTable.EMPTY }
           : await this.readRecords(db, `product_key = ANY($1::text[])`, productKeys);
       const listLog: ListWrite[] = [];
       await forEachFetched<ListLogRow>(
@@ -129,7 +130,7 @@ export async function readRecordsWithEnds(
   intern: <T extends string | null>(text: T) => T = (text) => text,
 ): Promise<RecordsRead> {
   const records: PriceRecord[] = [];
-  const ends = new Map<number, KnownEnd[]>();
+  const ends = EndTable.builder();
   const replayed: PriceRecord[] = [];
   await forEachPage<HeldRecordRow>(
     db,
@@ -139,21 +140,19 @@ export async function readRecordsWithEnds(
         const record = toPriceRecord(row, intern);
         records.push(record);
         if (row.end_changes === 1 && row.end_set_at !== null) {
-          ends.set(record.id, [
-            { from: record.recordedAt ?? record.validFrom, validUntil: row.end_before },
-            { from: row.end_set_at, validUntil: record.validUntil },
-          ]);
+          const from = record.recordedAt ?? record.validFrom;
+          ends.changedOnce(record.id, from, row.end_before, row.end_set_at, record.validUntil);
         } else if (row.end_changes !== 0) replayed.push(record);
       }
     },
   );
   if (replayed.length > 0) await readReplayedEnds(db, replayed, ends);
-  return { records, ends };
+  return { records, ends: ends.build() };
 }
 
 /** Two reads of one snapshot as one. */
 function joined(a: RecordsRead, b: RecordsRead): RecordsRead {
-  return { records: [...a.records, ...b.records], ends: new Map([...a.ends, ...b.ends]) };
+  return { records: [...a.records, ...b.records], ends: EndTable.of(a.ends).with(EndTable.of(b.ends)) };
 }
 
 /**
@@ -228,7 +227,7 @@ async function readListWrites(db: EntityManager): Promise<number[]> {
 async function readReplayedEnds(
   db: EntityManager,
   records: readonly PriceRecord[],
-  ends: Map<number, KnownEnd[]>,
+  ends: EndTableBuilder,
 ): Promise<void> {
   const recordedAt = new Map<number, number>();
   const scopes = new Map<string, [string, string]>();

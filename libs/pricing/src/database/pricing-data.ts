@@ -1,3 +1,4 @@
+import type { EndTable } from '../core/end-table';
 import type { KnownEnd, ListWrite } from '../core/list-history';
 import type { PriceRecord } from '../core/price-record';
 
@@ -30,8 +31,11 @@ export interface ReadHead extends PriceBookHead {
 /** Prices as read from the database, with the ends each had before (core/as-recorded.ts). */
 export interface RecordsRead {
   readonly records: readonly PriceRecord[];
-  /** The ends of each of `records` whose end ever changed, oldest first (ListSources.ends). */
-  readonly ends: ReadonlyMap<number, readonly KnownEnd[]>;
+  /**
+   * The ends of each of `records` whose end ever changed, oldest first (ListSources.ends): a table
+   * as read (core/end-table.ts), a Map in the tests' fixtures.
+   */
+  readonly ends: EndTable | ReadonlyMap<number, readonly KnownEnd[]>;
 }
 
 /** Everything the pricing library serves, as read from the database in one transaction. */

@@ -314,12 +314,15 @@ export class PriceBookService {
     await this.host.databaseReady();
     const data = await this.snapshotReads.loadPricingData({ listOnly: true });
     const history = runNow(
-      ListHistory.build({
-        records: data.records,
-        ends: data.ends,
-        writes: data.listWrites,
-        lastChangeId: Number(data.lastChangeId),
-      }),
+      ListHistory.build(
+        {
+          records: data.records,
+          ends: data.ends,
+          writes: data.listWrites,
+          lastChangeId: Number(data.lastChangeId),
+        },
+        { hashed: false },
+      ), // the list alone: no feed served from it
     );
     return renderPriceListNow(history.listAt(instant.getTime())).body;
   }

@@ -6,6 +6,7 @@ import { filter, Subject, take, type Subscription } from 'rxjs';
 import type { ReadHead } from '../database/pricing-data';
 import { PriceSnapshotReads } from '../database/price-snapshot-reads';
 import { PRICING_OPTIONS, type ResolvedPricingOptions } from '../options/pricing-options';
+import { inSlices } from '../core/slices';
 import { BrokenRecordsError, PricingSnapshot } from './pricing-snapshot';
 
 /**
@@ -58,6 +59,9 @@ export class PriceBookLoader implements OnApplicationBootstrap, OnApplicationShu
   private listTimer: NodeJS.Timeout | undefined;
   private checking: Promise<void> | undefined;
   private checkAgain = false;
+  /** A run of hashFeed is going on; `hashAgain`: a snapshot was shown since it began. */
+  private hashing = false;
+  private hashAgain = false;
   private stopped = false;
   private databaseReady: Subscription | undefined;
   private readonly firstLoad: Promise<void>;
@@ -289,9 +293,42 @@ export class PriceBookLoader implements OnApplicationBootstrap, OnApplicationShu
     }
   }
 
+  /**
+   * Hashes the feed of the history shown (ListHistory.hashFeed), in slices, one run at a time:
+   * `/changes` and the checkpoint serve only what is hashed, the list is served meanwhile. A run
+   * that a write interrupted is begun again when its snapshot is shown.
+   */
+  private hashFeed(): void {
+    const history = this.shown?.history;
+    if (this.hashing) {
+      this.hashAgain = true;
+      return;
+    }
+    if (this.stopped || !history || history.hashed) return;
+    this.hashing = true;
+    this.hashAgain = false;
+    const started = performance.now();
+    inSlices(history.hashFeed(() => this.stopped || this.shown?.history !== history))
+      .then(
+        () => {
+          if (history.hashed && performance.now() - started > 100) {
+            this.logger.debug(
+              `the feed's ${history.changeCount} changes hashed in ${(performance.now() - started).toFixed(0)} ms`,
+            );
+          }
+        },
+        (error: unknown) => this.logger.error(`the feed was not hashed: ${String(error)}`),
+      )
+      .finally(() => {
+        this.hashing = false;
+        if (this.hashAgain) this.hashFeed();
+      });
+  }
+
   /** Swaps `snapshot` in, and sets the one timer for the next instant its list needs preparing. */
   private show(snapshot: PricingSnapshot): void {
     this.shown = snapshot;
+    this.hashFeed();
     clearTimeout(this.listTimer);
     if (this.stopped || snapshot.preparedUntil === Infinity) return;
     const delay = Math.min(Math.max(snapshot.preparedUntil - this.clock.nowMs(), 0), MAX_TIMER_MS);

@@ -1,3 +1,4 @@
+import { runNow } from '../core/slices';
 import type { PriceRecord } from '../core/price-record';
 import { jan1, priceRecord } from '../core/price-record.fixture';
 import type { PricingChanges, PricingData } from '../database/pricing-data';
@@ -199,6 +200,7 @@ describe('PricingSnapshot', () => {
   it('the list as served at an instant: now, what GET /v1/pricing serves; every instant of a version, one document', async () => {
     const { changes: read } = changes();
     const updated = (await held.withChanges(read, LOADED))!;
+    runNow(updated.history.hashFeed()); // as PriceBookLoader does once it shows a snapshot
     const feed = updated.changesAfter({ at: -8.64e15, productKey: '' }, 1000, Infinity).changes;
     expect(feed.map((c) => [c.productKey, c.at])).toEqual([
       ['storage.gp1', gp1Ended.recordedAt], // known from its record: recorded 2025-12-01

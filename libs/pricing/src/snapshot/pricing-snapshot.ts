@@ -1,5 +1,6 @@
 import { recordsAsRecordedAt } from '../core/as-recorded';
-import { ListHistory, type FeedPosition, type KnownEnd, type ListChange } from '../core/list-history';
+import { EndTable } from '../core/end-table';
+import { ListHistory, type FeedPosition, type ListChange } from '../core/list-history';
 import { priceListDocument, type ListAt, type PriceListDocument } from '../core/price-list';
 import { byValidFrom, isInForce, priceInForceAt, type PriceRecord } from '../core/price-record';
 import { inSlices, runNow, type Steps } from '../core/slices';
@@ -12,6 +13,12 @@ import { renderPriceList, renderPriceListNow, type PriceListResponse } from '../
 export const PREPARE_AHEAD_MS = 5_000;
 /** At most this many lists are prepared ahead at once (changes a few milliseconds apart). */
 const MAX_PREPARED = 4;
+
+/**
+ * The feed of the list's history is hashed once a snapshot is shown (PriceBookLoader): a chain of
+ * five years of changes takes seconds, and the list is served before it.
+ */
+const HASHED_LATER = { hashed: false };
 
 /** One product key's prices: the list's and each organization's, each sorted by `validFrom`. */
 interface ProductPrices {
@@ -32,7 +39,7 @@ interface Parts extends PriceBookHead {
   readonly lineage: number;
   readonly prices: ReadonlyMap<string, ProductPrices>;
   /** The ends each record had before, where its end changed (core/as-recorded.ts). */
-  readonly ends: ReadonlyMap<number, readonly KnownEnd[]>;
+  readonly ends: EndTable;
   /**
    * The latest instant at which a record held was recorded or its end changed: the book as
    * recorded at this instant or later is the book held.
@@ -69,18 +76,22 @@ export class PricingSnapshot {
     const prices = new Map<string, ProductPrices>();
     await inSlices(addRecords(prices, data.records));
     const latestWrite = await inSlices(latestWriteOf(data, -Infinity));
+    const ends = EndTable.of(data.ends);
     const history = await inSlices(
-      ListHistory.build({
-        records: listRecords(prices.values()),
-        ends: data.ends,
-        writes: data.listWrites,
-        lastChangeId: Number(data.lastChangeId),
-      }),
+      ListHistory.build(
+        {
+          records: listRecords(prices.values()),
+          ends,
+          writes: data.listWrites,
+          lastChangeId: Number(data.lastChangeId),
+        },
+        HASHED_LATER,
+      ),
     );
     const snapshot = new PricingSnapshot({
       lineage: ++lineages,
       prices,
-      ends: data.ends,
+      ends,
       latestWrite,
       recordCount: data.records.length,
       availability: data.availability,
@@ -108,7 +119,7 @@ export class PricingSnapshot {
     return new PricingSnapshot({
       ...this.parts,
       prices,
-      ends: new Map([...this.parts.ends, ...data.ends]),
+      ends: this.parts.ends.with(EndTable.of(data.ends)),
       latestWrite: await inSlices(latestWriteOf(data, this.parts.latestWrite)),
       recordCount: this.parts.recordCount + data.records.length,
       hasOrganizationPrices: true,
@@ -133,14 +144,13 @@ export class PricingSnapshot {
     if (recordCount !== changes.recordCount) return undefined;
     await inSlices(refuseBroken(changes.records));
     const changed = new Set(changes.productKeys);
-    const ends = new Map(held.ends);
-    for (const productKey of changed)
-      for (const record of recordsOf(held.prices.get(productKey))) ends.delete(record.id);
-    for (const [id, known] of changes.ends) ends.set(id, known);
+    // The changed keys' records are all read again, with their ends (ends are only ever added: an
+    // id of a record withdrawn since is never asked for).
+    const ends = held.ends.with(EndTable.of(changes.ends));
     const prices = await inSlices(copyWithout(held.prices, changed));
     await inSlices(addRecords(prices, changes.records));
     const byId = new Map(changes.records.map((record) => [record.id, record]));
-    await inSlices(held.history.extend(changes.listLog, byId));
+    await inSlices(held.history.extend(changes.listLog, byId, HASHED_LATER));
     // From where the list differs from what this snapshot prepared (the same changes applied
     // before, through a snapshot that was never shown, count too).
     const from = held.history.changedSince(held.revision);
@@ -213,7 +223,9 @@ export class PricingSnapshot {
         list.push({ ...record, recordedAt: undefined });
       }
     }
-    const history = runNow(ListHistory.build({ records: list, ends: new Map(), writes: [], lastChangeId: 0 }));
+    const history = runNow(
+      ListHistory.build({ records: list, ends: new Map(), writes: [], lastChangeId: 0 }, HASHED_LATER),
+    );
     return priceListDocument(runNow(history.listAt(at)));
   }
 
@@ -402,17 +414,11 @@ function countRecords(product: ProductPrices | undefined): number {
   return count;
 }
 
-function* recordsOf(product: ProductPrices | undefined): Generator<PriceRecord> {
-  yield* product?.list ?? [];
-  for (const agreed of product?.organizations?.values() ?? []) yield* [agreed].flat();
-}
-
 /** The latest of `latest` and the instants at which `read`'s records were recorded or their ends changed. */
 function* latestWriteOf(read: RecordsRead, latest: number): Steps<number> {
   for (const [i, record] of read.records.entries()) {
     if (record.recordedAt !== undefined && record.recordedAt > latest) latest = record.recordedAt;
     if ((i & 16383) === 16383) yield;
   }
-  for (const ends of read.ends.values()) for (const end of ends) if (end.from > latest) latest = end.from;
-  return latest;
+  return Math.max(latest, EndTable.of(read.ends).latestFrom);
 }
