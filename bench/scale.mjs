@@ -127,6 +127,10 @@ async function timeCopy(url, copyText, changeText, size) {
   return withClient(url, async (client) => {
     await client.query(`CREATE TABLE price_record_twin (LIKE price_record INCLUDING ALL)`);
     await client.query(`CREATE TABLE price_change_twin (LIKE price_change INCLUDING ALL)`);
+    // The log's ids come from a sequence its seal trigger reads (migration 1764000011000), which a
+    // twin does not copy: a sequence of its own, as a default.
+    await client.query(`CREATE SEQUENCE price_change_twin_id`);
+    await client.query(`ALTER TABLE price_change_twin ALTER COLUMN id SET DEFAULT nextval('price_change_twin_id')`);
     let started = performance.now();
     await copyInto(client, 'price_record_twin', COLUMNS, copyText);
     const recordsMs = performance.now() - started;
@@ -136,6 +140,7 @@ async function timeCopy(url, copyText, changeText, size) {
     const { rows } = await client.query(`SELECT count(*)::int AS n FROM price_record_twin`);
     if (rows[0].n !== size) throw new Error(`COPY stored ${rows[0].n} rows, not ${size}`);
     await client.query(`DROP TABLE price_record_twin, price_change_twin`);
+    await client.query(`DROP SEQUENCE price_change_twin_id`);
     return { recordsMs, changesMs };
   });
 }

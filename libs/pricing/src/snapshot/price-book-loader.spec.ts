@@ -1,6 +1,8 @@
 import { Logger } from '@nestjs/common';
 import { ManualClock } from '@app/clock';
+import { ListHistory } from '../core/list-history';
 import { priceRecord } from '../core/price-record.fixture';
+import { runNow } from '../core/slices';
 import type { PricingData } from '../database/pricing-data';
 import { renderPriceList, type PriceListResponse } from '../rendering/price-list-response';
 import { PREPARE_AHEAD_MS } from './pricing-snapshot';
@@ -207,6 +209,47 @@ describe('PriceBookLoader and where the price book stands', () => {
     } finally {
       prices.close();
       logged.mockRestore();
+    }
+  });
+});
+
+describe('PriceBookLoader and the feed of the list', () => {
+  it('hashes the feed it serves as a history built at once hashes it (before showing it, or in slices after)', async () => {
+    // 4,000 products, each listed, re-priced and ended: 12,000 changes, more than one slice.
+    const records = Array.from({ length: 4_000 }, (_, i) => [
+      priceRecord({
+        id: 2 * i + 1,
+        productKey: `compute.h${Math.floor(i / 1000)}.${i % 1000}`,
+        unitType: 'seconds',
+        amount: '1',
+        validFrom: '2029-01-01T00:00:00Z',
+        validUntil: T,
+      }),
+      priceRecord({
+        id: 2 * i + 2,
+        productKey: `compute.h${Math.floor(i / 1000)}.${i % 1000}`,
+        unitType: 'seconds',
+        amount: '2',
+        validFrom: T,
+        validUntil: T2,
+      }),
+    ]).flat();
+    const prices = await pricesInMemory(
+      readsOf(() => Promise.resolve(pricingData(records))),
+      new ManualClock(new Date(T2 + 60_000)),
+    );
+    try {
+      await prices.loader.check();
+      const history = prices.loader.snapshot!.history;
+      const deadline = performance.now() + 10_000;
+      while (!history.hashed && performance.now() < deadline) await new Promise((resolve) => setImmediate(resolve));
+      expect(history.hashed).toBe(true);
+      const eager = runNow(ListHistory.build({ records, ends: new Map(), writes: [], lastChangeId: 3 }));
+      const all = (h: ListHistory) => h.changesAfter({ at: -8.64e15, productKey: '' }, 20_000, Infinity).changes;
+      expect(all(history)).toHaveLength(12_000);
+      expect(all(history).map((c) => c.hash.toString('hex'))).toEqual(all(eager).map((c) => c.hash.toString('hex')));
+    } finally {
+      prices.close();
     }
   });
 });

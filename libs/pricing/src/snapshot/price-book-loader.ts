@@ -62,6 +62,8 @@ export class PriceBookLoader implements OnApplicationBootstrap, OnApplicationShu
   /** A run of hashFeed is going on; `hashAgain`: a snapshot was shown since it began. */
   private hashing = false;
   private hashAgain = false;
+  /** While changes are read and applied: hashing waits, so that a change is ready first. */
+  private reloading = false;
   private stopped = false;
   private databaseReady: Subscription | undefined;
   private readonly firstLoad: Promise<void>;
@@ -198,7 +200,13 @@ export class PriceBookLoader implements OnApplicationBootstrap, OnApplicationShu
       const head = await this.reads.readHead();
       const shown = this.shown;
       if (shown?.isAt(head) && shown.hasOrganizationPrices) return this.confirm(startedAt, head);
-      [snapshot, read] = await this.exclusive(() => this.read(shown));
+      this.reloading = true;
+      try {
+        [snapshot, read] = await this.exclusive(() => this.read(shown));
+      } finally {
+        this.reloading = false;
+        this.hashFeed(); // what the read stopped, whether it made a snapshot or not
+      }
       if (this.stopped) return;
       this.show(snapshot);
       // The snapshot read holds every write committed before its head was read.
@@ -296,7 +304,8 @@ export class PriceBookLoader implements OnApplicationBootstrap, OnApplicationShu
   /**
    * Hashes the feed of the history shown (ListHistory.hashFeed), in slices, one run at a time:
    * `/changes` and the checkpoint serve only what is hashed, the list is served meanwhile. A run
-   * that a write interrupted is begun again when its snapshot is shown.
+   * stops while changes are read and applied (a change is ready first: it shares the event loop
+   * with nothing else) and begins again when their snapshot is shown.
    */
   private hashFeed(): void {
     const history = this.shown?.history;
@@ -308,7 +317,7 @@ export class PriceBookLoader implements OnApplicationBootstrap, OnApplicationShu
     this.hashing = true;
     this.hashAgain = false;
     const started = performance.now();
-    inSlices(history.hashFeed(() => this.stopped || this.shown?.history !== history))
+    inSlices(history.hashFeed(() => this.stopped || this.reloading || this.shown?.history !== history))
       .then(
         () => {
           if (history.hashed && performance.now() - started > 100) {

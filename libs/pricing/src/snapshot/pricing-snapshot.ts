@@ -20,6 +20,13 @@ const MAX_PREPARED = 4;
  */
 const HASHED_LATER = { hashed: false };
 
+/**
+ * A feed of at most this many changes is hashed before its first snapshot is shown (about a
+ * second at most): hashed later, its work met the first change after start-up, which then took
+ * 580–695 ms instead of about 500 at 100,000 list prices (docs/benchmarks.md, "The list's past").
+ */
+const HASHED_AT_ONCE = 250_000;
+
 /** One product key's prices: the list's and each organization's, each sorted by `validFrom`. */
 interface ProductPrices {
   readonly list: PriceRecord[];
@@ -88,6 +95,7 @@ export class PricingSnapshot {
         HASHED_LATER,
       ),
     );
+    if (history.changeCount <= HASHED_AT_ONCE) await inSlices(history.hashFeed());
     const snapshot = new PricingSnapshot({
       lineage: ++lineages,
       prices,
