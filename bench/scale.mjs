@@ -279,7 +279,10 @@ async function measureSize(size, dir, emptyUrl) {
     await timedCli(['import', await oneChange(dir, 2 * size + n, ahead(100 + n))], url);
     const exited = performance.now();
     while ((await get(app.port)).headers.etag === before) {
-      if (performance.now() - exited > 30_000) throw new Error('the change was not served within 30 s');
+      if (performance.now() - exited > 30_000)
+        throw new Error(
+          `the change was not served within 30 s; the app's log ends:\n${app.lines().slice(-30).join('\n')}`,
+        );
       await sleep(5);
     }
     served.push(performance.now() - exited);

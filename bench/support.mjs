@@ -254,6 +254,8 @@ export async function startApp(databaseUrl, env = {}, { memoryProbe = false, log
     port,
     stop,
     logged,
+    /** The log's lines so far (with `logLines`). */
+    lines: () => lines,
     memory: () => ask(child, 'memory'),
     eventLoopDelay: () => ask(child, 'event-loop'),
     cpuHold: () => ask(child, 'cpu-hold'),
