@@ -20,7 +20,9 @@ describe('where it writes: the target, first, on stderr', () => {
   const f = useCliDatabase({ prices: [price('compute.g2.4', '0.0610', { valid_from: '2026-01-01T00:00:00Z' })] });
 
   it('is said by every command that connects, naming host, port, database, role, PostgreSQL and the price book’s version, never the password', async () => {
-    const book = await f.bookFile({ prices: [price('compute.t1.1', '1.00', { valid_from: inDays(30) })] });
+    // One instant for the price and its withdrawal: two calls of inDays may fall either side of a second.
+    const from = inDays(30);
+    const book = await f.bookFile({ prices: [price('compute.t1.1', '1.00', { valid_from: from })] });
     const usage = await f.bookFile('product_key,start,end\ncompute.g2.4,2026-03-01T00:00:00Z,2026-03-02T00:00:00Z\n');
     const plan = join(f.dir, 'plan.json');
     const runs: string[][] = [
@@ -31,7 +33,7 @@ describe('where it writes: the target, first, on stderr', () => {
       ['show'],
       ['history', 'compute.g2.4'],
       ['changes'],
-      ['withdraw', 'compute.t1.1', '--valid-from', inDays(30)],
+      ['withdraw', 'compute.t1.1', '--valid-from', from],
       ['verify'],
       [
         'focus',
