@@ -405,6 +405,20 @@ describe('the embedded PostgreSQL', () => {
     expect(started.output()).toContain("the database postgres holds the app's tables");
   }, 60_000);
 
+  it('says so when PostgreSQL exits before it is ready (its port taken), never failing with nothing', async () => {
+    const squatter = createServer();
+    await new Promise<void>((done) => squatter.listen(0, '127.0.0.1', done));
+    const { port } = squatter.address() as AddressInfo;
+    try {
+      // A port it was given is not changed: on one it chose, it tries another (twice at most).
+      await expect(startEmbeddedPostgresInChild(dir, { port })).rejects.toThrow(
+        `PostgreSQL exited before it was ready to accept connections on 127.0.0.1:${port}`,
+      );
+    } finally {
+      squatter.close();
+    }
+  }, 60_000);
+
   it('changes no folder it did not make: one the postgres user cannot pass stops the start, named, and stays as it was', async () => {
     if (!asRoot) return; // PostgreSQL runs as this user: every folder it reaches, it already passes
     // Every folder from / down to the test's, as they were.

