@@ -25,7 +25,10 @@ describe("package.json's long-running scripts", () => {
       shell.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
       while (!output.includes('\n')) await new Promise((done) => setTimeout(done, 20));
       shell.kill('SIGTERM');
-      await new Promise((done) => setTimeout(done, 500));
+      // Up to 3 s for it to say so (a loaded machine took more than half a second).
+      for (let waited = 0; waited < 3_000 && !output.includes('stopped'); waited += 20) {
+        await new Promise((done) => setTimeout(done, 20));
+      }
       const stopped = output.includes('stopped');
       if (!stopped) process.kill(Number(/^pid (\d+)/.exec(output)![1]), 'SIGKILL'); // left running: ended here
       return stopped;
