@@ -53,17 +53,15 @@ export class ChainHasher {
   }
 
   /**
-   * hashInto of the leaf `parts.join('')`, each part written as it is: a leaf of two entries is
-   * never made as one string (a million of them, a kilobyte each, made GC the most of the work).
+   * hashInto of the leaf `parts.join('')`, written in one call (a call per part cost a third more
+   * at a million changes); `target` may be `previous`.
    */
   hashPartsInto(previous: Uint8Array, parts: readonly string[], target: Buffer, offset: number): void {
-    let units = 0;
-    for (const part of parts) units += part.length;
+    const leaf = parts.join('');
     // UTF-8 takes at most three bytes per UTF-16 code unit.
-    if (this.scratch.length < 32 + 3 * units) this.scratch = Buffer.allocUnsafe(2 * (32 + 3 * units));
+    if (this.scratch.length < 32 + 3 * leaf.length) this.scratch = Buffer.allocUnsafe(2 * (32 + 3 * leaf.length));
     this.scratch.set(previous, 0);
-    let length = 32;
-    for (const part of parts) length += this.scratch.write(part, length, 'utf8');
+    const length = 32 + this.scratch.write(leaf, 32, 'utf8');
     target.write(hash('sha256', this.scratch.subarray(0, length), 'binary'), offset, 'binary');
   }
 }

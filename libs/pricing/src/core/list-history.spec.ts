@@ -317,6 +317,7 @@ describe('ListHistory, on books written by the price book’s rules', () => {
   it('gives the same history applied write by write as built from the records as stored, and what the list knew', () => {
     const random = seededRandom(20261128);
     const batching = seededRandom(7);
+    let longest = 0;
     for (let round = 0; round < 40; round++) {
       const book = randomBook(random);
       if (book.writes.length === 0) continue;
@@ -338,6 +339,7 @@ describe('ListHistory, on books written by the price book’s rules', () => {
       const fromEmpty = runNow(ListHistory.build({ records: [], ends: new Map(), writes: [], lastChangeId: 0 }));
       for (const write of book.writes) runNow(fromEmpty.extend(write.rows, book.records));
       expect(everyChange(fromEmpty)).toEqual(everyChange(scratch));
+      longest = Math.max(longest, expectChained(scratch), expectChained(fromEmpty));
       // An instance that was behind and read several writes at once (withChanges reads every entry since).
       const batched = runNow(ListHistory.build({ records: [], ends: new Map(), writes: [], lastChangeId: 0 }));
       for (let i = 0; i < book.writes.length;) {
@@ -379,5 +381,26 @@ describe('ListHistory, on books written by the price book’s rules', () => {
       }
       expect(everyChange(incremental)).toEqual(everyChange(scratch));
     }
+    // Feeds long enough that changes between two heads kept are hashed again when served.
+    expect(longest).toBeGreaterThan(40);
   });
 });
+
+/**
+ * Checks that each change's hash follows from the one before and its leaf, that the head of the
+ * first n changes is the hash of the nth, and that a page starting anywhere serves the same change;
+ * returns the feed's length.
+ */
+function expectChained(history: ListHistory): number {
+  const changes = everyChange(history);
+  let previous = EMPTY_CHAIN_HEAD;
+  for (const [i, change] of changes.entries()) {
+    expect(history.chainHead(i)).toEqual(previous);
+    previous = chainHash(previous, changeLeaf(change));
+    expect(change.hash).toEqual(previous);
+    const after = i === 0 ? { at: -Infinity, productKey: '' } : changes[i - 1];
+    expect(history.changesAfter(after, 2, Infinity).changes[0]).toEqual(change);
+  }
+  expect(history.chainHead(changes.length)).toEqual(previous);
+  return changes.length;
+}

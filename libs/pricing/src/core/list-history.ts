@@ -1,6 +1,6 @@
 import { firstIndexOf, firstIndexWhere } from './bisect';
 import type { KnownEnd, KnownEnds } from './end-table';
-import { ChainHasher, EMPTY_CHAIN_HEAD, LeafWriter } from './feed-chain';
+import { ChainHasher, LeafWriter } from './feed-chain';
 import { parseProductKey } from '../catalogue/catalogue';
 import { compareCodePoints, naturalKey } from '../catalogue/natural-order';
 import { entryBytes, type ListAt } from './price-list';
@@ -67,6 +67,9 @@ export interface FeedPosition {
   readonly at: number;
   readonly productKey: string;
 }
+
+/** The chain's head is kept after every this many changes of the feed (a hash between is made again when asked for). */
+const CHAIN_STRIDE = 16;
 
 /** A product's entry at each instant it changed; `records[i]` null while it is not listed. */
 class Timeline {
@@ -157,8 +160,12 @@ export class ListHistory {
   private readonly feedAt: number[] = [];
   private readonly feedLine: Timeline[] = [];
   private readonly feedIndex: number[] = [];
-  /** The chain hash of each of the feed's first `chained` changes, 32 bytes each (core/feed-chain.ts). */
-  private chain: Buffer = Buffer.alloc(0);
+  /**
+   * The chain's head after every CHAIN_STRIDE changes of the feed's first `chained`, 32 bytes each
+   * from the head of none (core/feed-chain.ts): a hash between two is made again when asked for,
+   * from the one before it (a hash per change held 38 MB at five years of history).
+   */
+  private chain: Buffer = Buffer.alloc(32);
   private chained = 0;
   /** While `extend` changes the timelines and the feed: hashFeed stops. */
   private extending = false;
@@ -378,12 +385,13 @@ export class ListHistory {
     const end = this.sizeBefore(before);
     const stop = Math.min(end, start + limit);
     const changes: ListChange[] = [];
+    const chain = start < stop ? this.chainFrom(start) : undefined;
     for (let i = start; i < stop; i++) {
       const timeline = this.feedLine[i];
       const j = this.feedIndex[i];
       changes.push({
         position: i,
-        hash: this.hashAt(i),
+        hash: Buffer.from(chain!.next(i)),
         at: this.feedAt[i],
         productKey: timeline.productKey,
         family: timeline.family,
@@ -411,12 +419,25 @@ export class ListHistory {
   /** The head of the chain of the feed's first `size` changes (core/feed-chain.ts); `size` at most sizeBefore's. */
   chainHead(size: number): Buffer {
     if (size > this.chained) throw new RangeError(`the feed's first ${size} changes are not hashed yet`);
-    return size === 0 ? EMPTY_CHAIN_HEAD : this.hashAt(size - 1);
+    return Buffer.from(this.chainFrom(size).head);
   }
 
-  /** The chain hash of the change at `position` (a copy: the chain's buffer is reused as it grows). */
-  private hashAt(position: number): Buffer {
-    return Buffer.from(this.chain.subarray(32 * position, 32 * position + 32));
+  /**
+   * The chain from its head before the change at `position` (hashed already) on: `head`, and
+   * `next(i)` for each following change in turn, the hash of change i (in a buffer reused by the
+   * next call). The head is the kept one before it, with the changes since hashed again.
+   */
+  private chainFrom(position: number): { readonly head: Buffer; next(i: number): Buffer } {
+    const stride = Math.floor(position / CHAIN_STRIDE);
+    const head = Buffer.from(this.chain.subarray(32 * stride, 32 * stride + 32));
+    const leaves = this.leaves();
+    const hasher = new ChainHasher();
+    const next = (i: number): Buffer => {
+      hasher.hashPartsInto(head, leaves.partsAt(i), head, 0);
+      return head;
+    };
+    for (let i = stride * CHAIN_STRIDE; i < position; i++) next(i);
+    return { head, next };
   }
 
   /** Whether every change of the feed is hashed (`changesAfter` serves only hashed changes). */
@@ -431,43 +452,32 @@ export class ListHistory {
    * one step, from the feed as it is then).
    */
   *hashFeed(stop: () => boolean = () => false): Steps<void> {
-    const writer = new LeafWriter();
-    const hasher = new ChainHasher();
-    // Each product's entry last hashed (its entry after one change is its entry before its next),
-    // and its dimensions: written once.
-    const written = new Map<Timeline, { index: number; text: string; dimensions: string }>();
-    const entryText = (timeline: Timeline, j: number, dimensions: string): string => {
-      const record = j < 0 ? null : timeline.records[j];
-      if (record === null) return 'null';
-      const until = timeline.until[j];
-      return writer.entryOf(record, Number.isNaN(until) ? null : until, dimensions);
-    };
     const revision = this.extensions.length;
+    if (this.chained === this.feedAt.length || this.extending) return;
+    const leaves = this.leaves();
+    const hasher = new ChainHasher();
+    const head = this.chainFrom(this.chained).head;
     while (this.chained < this.feedAt.length && !this.extending && this.extensions.length === revision && !stop()) {
       const i = this.chained;
-      const size = this.feedAt.length;
-      if (this.chain.length < 32 * size) {
-        const grown = Buffer.alloc(Math.max(32 * size, 2 * this.chain.length));
-        this.chain.copy(grown, 0, 0, 32 * i);
-        this.chain = grown;
+      hasher.hashPartsInto(head, leaves.partsAt(i), head, 0);
+      if ((i + 1) % CHAIN_STRIDE === 0) {
+        const kept = (i + 1) / CHAIN_STRIDE;
+        if (this.chain.length < 32 * (kept + 1)) {
+          const needed = 32 * (Math.floor(this.feedAt.length / CHAIN_STRIDE) + 1);
+          const grown = Buffer.alloc(Math.max(needed, this.chain.length + (this.chain.length >> 3)));
+          this.chain.copy(grown, 0, 0, 32 * kept);
+          this.chain = grown;
+        }
+        head.copy(this.chain, 32 * kept);
       }
-      const timeline = this.feedLine[i];
-      const j = this.feedIndex[i];
-      let last = written.get(timeline);
-      if (last === undefined) {
-        last = { index: -2, text: '', dimensions: writer.dimensionsOf(timeline.productKey) };
-        written.set(timeline, last);
-      }
-      const before = last.index === j - 1 ? last.text : entryText(timeline, j - 1, last.dimensions);
-      const after = entryText(timeline, j, last.dimensions);
-      last.index = j;
-      last.text = after;
-      const change = { at: this.feedAt[i], productKey: timeline.productKey, family: timeline.family };
-      const previous = i === 0 ? EMPTY_CHAIN_HEAD : this.chain.subarray(32 * (i - 1), 32 * i);
-      hasher.hashPartsInto(previous, writer.leafParts(change, before, after), this.chain, 32 * i);
       this.chained = i + 1;
       if ((i & 255) === 255) yield;
     }
+  }
+
+  /** The leaves of the feed's changes, by position. */
+  private leaves(): FeedLeaves {
+    return new FeedLeaves((i) => [this.feedAt[i], this.feedLine[i], this.feedIndex[i]]);
   }
 
   /**
@@ -536,6 +546,41 @@ export class ListHistory {
           compareCodePoints(line.productKey, position.productKey)) > 0
       );
     });
+  }
+}
+
+/**
+ * The leaves of a feed's changes (core/feed-chain.ts), written in the feed's order: each product's
+ * entry after one change is its entry before its next, and its dimensions are the same in all,
+ * so each is written once.
+ */
+class FeedLeaves {
+  private readonly writer = new LeafWriter();
+  private readonly written = new Map<Timeline, { index: number; text: string; dimensions: string }>();
+
+  /** `change(i)`: the instant, the timeline and the index of the entry after of the feed's change i. */
+  constructor(private readonly change: (position: number) => [number, Timeline, number]) {}
+
+  /** The leaf of the change at `position`, in parts (ChainHasher.hashPartsInto). */
+  partsAt(position: number): string[] {
+    const [at, timeline, j] = this.change(position);
+    let last = this.written.get(timeline);
+    if (last === undefined) {
+      last = { index: -2, text: '', dimensions: this.writer.dimensionsOf(timeline.productKey) };
+      this.written.set(timeline, last);
+    }
+    const before = last.index === j - 1 ? last.text : this.entryText(timeline, j - 1, last.dimensions);
+    const after = this.entryText(timeline, j, last.dimensions);
+    last.index = j;
+    last.text = after;
+    return this.writer.leafParts({ at, productKey: timeline.productKey, family: timeline.family }, before, after);
+  }
+
+  private entryText(timeline: Timeline, j: number, dimensions: string): string {
+    const record = j < 0 ? null : timeline.records[j];
+    if (record === null) return 'null';
+    const until = timeline.until[j];
+    return this.writer.entryOf(record, Number.isNaN(until) ? null : until, dimensions);
   }
 }
 

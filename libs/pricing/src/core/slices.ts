@@ -15,12 +15,15 @@ export function runNow<T>(steps: Steps<T>): T {
   for (let step = steps.next(); ; step = steps.next()) if (step.done) return step.value;
 }
 
-/** Runs `steps`, giving the event loop a turn whenever a slice has lasted SLICE_MS. */
-export async function inSlices<T>(steps: Steps<T>): Promise<T> {
+/**
+ * Runs `steps`, giving the event loop a turn whenever a slice has lasted `sliceMs`: shorter for
+ * work in the background (a request waits a slice at each turn it takes).
+ */
+export async function inSlices<T>(steps: Steps<T>, sliceMs = SLICE_MS): Promise<T> {
   let sliceStart = performance.now();
   for (let step = steps.next(); ; step = steps.next()) {
     if (step.done) return step.value;
-    if (performance.now() - sliceStart >= SLICE_MS) {
+    if (performance.now() - sliceStart >= sliceMs) {
       await new Promise((resolve) => setImmediate(resolve));
       sliceStart = performance.now();
     }

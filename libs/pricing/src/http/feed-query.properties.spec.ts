@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { expectLinearTime, repeated } from '../../../../test/support/linear-time';
 import { outsideText } from '../../../../test/support/outside-text';
-import { decodeCursor, encodeCursor, FEED_START, parseFeedQuery, positionBefore } from './feed-query';
+import { encodeCursor, FEED_START } from '../rendering/changes-page';
+import { decodeCursor, parseFeedQuery, positionBefore } from './feed-query';
 
 // The query of GET /v1/pricing/changes and its cursors come from any client.
 

@@ -1,12 +1,10 @@
 import { parseProductKey } from '../catalogue/catalogue';
 import { parseInstant } from '../core/instant';
 import type { FeedPosition } from '../core/list-history';
+import { FEED_START, MAX_CHANGES_PER_PAGE } from '../rendering/changes-page';
 
 // The query of `GET /v1/pricing/changes` and its cursors (docs/decisions.md, "Prices as they
 // were"): text any client writes, read in one pass, refused with a message that quotes none of it.
-
-/** Changes a page holds at most, and by default. */
-export const MAX_CHANGES_PER_PAGE = 1000;
 
 /** What a query asks for: changes after a cursor, or from an instant, at most `limit`. */
 export interface FeedQuery {
@@ -15,16 +13,9 @@ export interface FeedQuery {
   readonly limit: number;
 }
 
-/** The earliest instant a Date holds: a cursor before every change. */
-const START = -8_640_000_000_000_000;
 /** A cursor is `<at>~<product key>` in base64url: an instant of 17 characters at most, a key of 64. */
 const MAX_CURSOR_LENGTH = 120;
 const CURSOR = /^(-?\d{1,16})~([a-z0-9._]{0,64})$/;
-
-/** The cursor of a place in the feed: opaque to clients. */
-export function encodeCursor(position: FeedPosition): string {
-  return Buffer.from(`${position.at}~${position.productKey}`, 'utf8').toString('base64url');
-}
 
 /** The place a cursor names; `undefined` for anything this service did not write. */
 export function decodeCursor(text: string): FeedPosition | undefined {
@@ -34,7 +25,7 @@ export function decodeCursor(text: string): FeedPosition | undefined {
   const m = CURSOR.exec(decoded.toString('latin1'));
   if (!m) return undefined;
   const at = Number(m[1]);
-  if (Math.abs(at) > -START) return undefined;
+  if (Math.abs(at) > -FEED_START.at) return undefined;
   if (m[2] !== '' && !parseProductKey(m[2])) return undefined;
   return { at, productKey: m[2] };
 }
@@ -43,9 +34,6 @@ export function decodeCursor(text: string): FeedPosition | undefined {
 export function positionBefore(at: number): FeedPosition {
   return { at, productKey: '' };
 }
-
-/** Before every change. */
-export const FEED_START: FeedPosition = { at: START, productKey: '' };
 
 /**
  * The query string of a request (without `?`): `after` (a cursor), `since` (an RFC 3339 instant),

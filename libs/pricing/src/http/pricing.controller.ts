@@ -33,7 +33,7 @@ import { Clock } from '@app/clock';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parseInstant } from '../core/instant';
 import { RateLimitedError } from '../errors/pricing-error';
-import { IMMUTABLE } from '../rendering/changes-page';
+import { FEED_START, IMMUTABLE, MAX_CHANGES_PER_PAGE } from '../rendering/changes-page';
 import { CheckpointAnswers } from '../snapshot/checkpoint-answers';
 import { PastAnswers } from '../snapshot/past-answers';
 import { PricingState } from '../snapshot/pricing-state';
@@ -45,7 +45,7 @@ import {
   tooManyRequests,
   withCacheControl,
 } from './answer-price-list-request';
-import { encodeCursor, FEED_START, MAX_CHANGES_PER_PAGE, parseFeedQuery, positionBefore } from './feed-query';
+import { parseFeedQuery, positionBefore } from './feed-query';
 import {
   CHANGES_200_HEADERS,
   CHANGES_304_HEADERS,
@@ -287,13 +287,7 @@ export class PricingController {
     if (!snapshot) return this.counts.send(res, PRICE_LIST_UNAVAILABLE);
     const { after, since, limit } = parsed.query;
     const position = after ?? (since === undefined ? FEED_START : positionBefore(since));
-    // A change is served once its instant has passed and every write that could precede it was seen.
-    const now = this.clock.nowMs();
-    const page = snapshot.changesAfter(position, limit, Math.min(now + 1, this.prices.settledBefore()));
-    const last = page.changes.at(-1);
-    const next = encodeCursor(last ?? position);
-    const feed = { changes: page.changes, next, hasMore: page.more };
-    const answers = await this.past.changes(snapshot, position, limit, feed, now);
+    const answers = await this.past.changes(snapshot, position, limit, this.clock.nowMs());
     this.counts.send(res, answerPriceListRequest(req.method!, req.headers, answers));
   }
 

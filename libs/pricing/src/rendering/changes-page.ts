@@ -1,9 +1,20 @@
 import type { OutgoingHttpHeaders } from 'node:http';
 import { PRODUCT_FAMILIES } from '../catalogue/catalogue';
 import { formatInstant } from '../core/instant';
-import type { ListChange } from '../core/list-history';
+import type { FeedPosition, ListChange } from '../core/list-history';
 import { entryBytes } from '../core/price-list';
 import { ANY_ORIGIN, prepareAnswers, PRICE_LIST_CACHE_CONTROL, type PreparedAnswers } from './price-list-response';
+
+/** Changes a page holds at most, and by default. */
+export const MAX_CHANGES_PER_PAGE = 1000;
+
+/** Before every change: the earliest instant a Date holds. */
+export const FEED_START: FeedPosition = { at: -8_640_000_000_000_000, productKey: '' };
+
+/** The cursor of a place in the feed (a page's `next`): opaque to clients (http/feed-query.ts reads it). */
+export function encodeCursor(position: FeedPosition): string {
+  return Buffer.from(`${position.at}~${position.productKey}`, 'utf8').toString('base64url');
+}
 
 /** A page that more changes follow never changes (docs/decisions.md, "Prices as they were"). */
 export const IMMUTABLE = 'public, max-age=604800, immutable';

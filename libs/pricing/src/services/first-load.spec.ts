@@ -55,7 +55,12 @@ describe('PriceBookLoader at start-up: the list prices first, then every price',
     };
     const clock = new ManualClock(NOW);
     prices = await pricesInMemory(repository, clock);
-    service = new PricingService(prices.state, prices.loader, new PastAnswers(prices.state, pastOptions({})), clock);
+    service = new PricingService(
+      prices.state,
+      prices.loader,
+      new PastAnswers(prices.state, pastOptions({}), clock, prices.loader),
+      clock,
+    );
   }
 
   afterEach(() => prices.close());

@@ -114,7 +114,7 @@ export async function serviceOf(
   const loader = cache as unknown as PriceBookLoader;
   const state = new PricingState(resolvePricingOptions({}), loader, clock);
   return {
-    service: new PricingService(state, loader, new PastAnswers(state, resolvePricingOptions({})), clock),
+    service: new PricingService(state, loader, new PastAnswers(state, resolvePricingOptions({}), clock, loader), clock),
     cache,
     clock,
   };

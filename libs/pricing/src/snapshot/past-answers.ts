@@ -1,9 +1,11 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+import { Clock } from '@app/clock';
 import type { FeedPosition, ListChange } from '../core/list-history';
 import { PRICING_OPTIONS, type ResolvedPricingOptions } from '../options/pricing-options';
-import { renderChangesPage } from '../rendering/changes-page';
+import { encodeCursor, FEED_START, MAX_CHANGES_PER_PAGE, renderChangesPage } from '../rendering/changes-page';
 import { renderPriceList, type PreparedAnswers, type PriceListResponse } from '../rendering/price-list-response';
 import type { PricingSnapshot } from './pricing-snapshot';
+import { PriceBookLoader } from './price-book-loader';
 import { PricingState } from './pricing-state';
 
 /** Requests for answers not kept that may wait for the one preparation under way; more are refused (503). */
@@ -34,7 +36,7 @@ interface Kept {
  * what it shows (a write changes the list only from its publication instant on).
  */
 @Injectable()
-export class PastAnswers {
+export class PastAnswers implements OnModuleInit {
   private readonly kept = new Map<string, Kept>();
   private bytes = 0;
   private queue: Promise<unknown> = Promise.resolve();
@@ -44,7 +46,13 @@ export class PastAnswers {
   constructor(
     private readonly state: PricingState,
     @Inject(PRICING_OPTIONS) private readonly options: ResolvedPricingOptions,
+    private readonly clock: Clock,
+    private readonly loader: PriceBookLoader,
   ) {}
+
+  onModuleInit(): void {
+    this.loader.feedStarts$.subscribe(() => this.prepareFeedStart());
+  }
 
   /**
    * The answers of the list as served at `at` (not after now); `undefined` when no prices can be
@@ -62,20 +70,36 @@ export class PastAnswers {
   }
 
   /**
-   * The answers of a page of the feed of `snapshot` (kept when full: more changes follow it, so it
-   * never changes); `undefined` when too many answers are being prepared.
+   * The answers of the page of the feed of `snapshot` after `position`, at most `limit` changes, at
+   * `now`: a change is served once its instant has passed and every write that could precede it was
+   * seen. A full page (more changes follow it, so it never changes) is kept, and served as kept
+   * without reading the feed again (its changes' hashes are made again when read: ListHistory).
+   * `undefined` when too many answers are being prepared.
    */
   changes(
     snapshot: PricingSnapshot,
     position: FeedPosition,
     limit: number,
-    page: FeedPage,
     now: number,
   ): Promise<PreparedAnswers> | undefined {
-    if (!page.hasMore) return this.enqueue(() => renderChangesPage(page, now));
-    const last = page.changes[page.changes.length - 1].at;
     const key = `${snapshot.lineage} changes ${position.at}~${position.productKey} ${limit}`;
-    return this.prepared(snapshot, key, last, () => renderChangesPage(page, now));
+    const kept = this.keptFor(snapshot, key);
+    if (kept) return kept;
+    const found = snapshot.changesAfter(position, limit, Math.min(now + 1, this.state.settledBefore()));
+    const last = found.changes.at(-1);
+    const page: FeedPage = { changes: found.changes, next: encodeCursor(last ?? position), hasMore: found.more };
+    if (!page.hasMore) return this.enqueue(() => renderChangesPage(page, now));
+    return this.prepared(snapshot, key, last!.at, () => renderChangesPage(page, now));
+  }
+
+  /**
+   * Prepares the first page of the feed of the snapshot shown, once it is full: every client that
+   * follows the feed from its start asks for it first (PriceBookLoader says when, as it hashes).
+   */
+  private prepareFeedStart(): void {
+    const snapshot = this.state.current();
+    if (snapshot)
+      void this.changes(snapshot, FEED_START, MAX_CHANGES_PER_PAGE, this.clock.nowMs())?.catch(() => undefined);
   }
 
   /** Bytes kept now (for metrics and tests). */
@@ -95,18 +119,9 @@ export class PastAnswers {
     shows: number,
     prepare: () => Promise<PreparedAnswers>,
   ): Promise<PreparedAnswers> | undefined {
-    const history = snapshot.history;
-    const kept = this.kept.get(key);
-    if (kept) {
-      this.kept.delete(key);
-      if (history.changedSince(kept.revision) > shows) {
-        kept.revision = history.revision;
-        this.kept.set(key, kept); // most recently asked: last to go
-        return kept.answers;
-      }
-      this.bytes -= kept.bytes;
-    }
-    const revision = history.revision;
+    const held = this.keptFor(snapshot, key);
+    if (held) return held;
+    const revision = snapshot.history.revision;
     const answers = this.enqueue(prepare);
     if (!answers) return undefined;
     const entry: Kept = { answers, revision, until: shows, bytes: 0 };
@@ -123,6 +138,21 @@ export class PastAnswers {
       },
     );
     return answers;
+  }
+
+  /** What is kept under `key`, while still right for `snapshot` (else forgotten). */
+  private keptFor(snapshot: PricingSnapshot, key: string): Promise<PreparedAnswers> | undefined {
+    const history = snapshot.history;
+    const kept = this.kept.get(key);
+    if (!kept) return undefined;
+    this.kept.delete(key);
+    if (history.changedSince(kept.revision) > kept.until) {
+      kept.revision = history.revision;
+      this.kept.set(key, kept); // most recently asked: last to go
+      return kept.answers;
+    }
+    this.bytes -= kept.bytes;
+    return undefined;
   }
 
   /** Runs `prepare` after the preparations before it; `undefined` when too many wait already. */

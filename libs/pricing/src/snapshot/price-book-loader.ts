@@ -7,6 +7,8 @@ import type { ReadHead } from '../database/pricing-data';
 import { PriceSnapshotReads } from '../database/price-snapshot-reads';
 import { PRICING_OPTIONS, type ResolvedPricingOptions } from '../options/pricing-options';
 import { inSlices } from '../core/slices';
+import type { ListHistory } from '../core/list-history';
+import { MAX_CHANGES_PER_PAGE } from '../rendering/changes-page';
 import { BrokenRecordsError, PricingSnapshot } from './pricing-snapshot';
 
 /**
@@ -19,6 +21,11 @@ const PUBLISHED_WAIT_MS = 10_000;
 const PUBLISHED_MARGIN_MS = 2;
 
 const RETRY_MS = 1_000;
+/**
+ * The feed is hashed in slices this short: a request takes several turns of the event loop, each
+ * waiting for a slice (8 ms slices made a cached page of /changes wait 60 ms during the hashing).
+ */
+const BACKGROUND_SLICE_MS = 2;
 /** setTimeout holds at most 2^31-1 ms; a later instant is waited for in several turns. */
 const MAX_TIMER_MS = 2_147_483_647;
 /**
@@ -72,6 +79,9 @@ export class PriceBookLoader implements OnApplicationBootstrap, OnApplicationShu
   private readonly renderFailures = new Subject<void>();
   private readonly lateWrites = new Subject<void>();
   private readonly refusedLoads = new Subject<void>();
+  private readonly feedStarts = new Subject<void>();
+  /** The history whose feed's first page feedStarts$ announced. */
+  private feedStartOf: ListHistory | undefined;
   /** What the last refused load said, so that the same problem is logged once. */
   private refusedFor: string | undefined;
   /** Seconds each load took (read from the database, index, render): for metrics. */
@@ -82,6 +92,11 @@ export class PriceBookLoader implements OnApplicationBootstrap, OnApplicationShu
   readonly lateWrites$ = this.lateWrites.asObservable();
   /** Each load refused for prices that break the book's rules (the last snapshot was kept): for metrics. */
   readonly refusedLoads$ = this.refusedLoads.asObservable();
+  /**
+   * Once per full read of the book, when the first page of its feed is hashed and full (more
+   * changes follow it): PastAnswers prepares it before it is asked for.
+   */
+  readonly feedStarts$ = this.feedStarts.asObservable();
 
   constructor(
     @Inject(PRICING_OPTIONS) private readonly options: ResolvedPricingOptions,
@@ -111,6 +126,7 @@ export class PriceBookLoader implements OnApplicationBootstrap, OnApplicationShu
     this.renderFailures.complete();
     this.lateWrites.complete();
     this.refusedLoads.complete();
+    this.feedStarts.complete();
   }
 
   /** The snapshot shown, `undefined` before the first load. */
@@ -211,6 +227,7 @@ export class PriceBookLoader implements OnApplicationBootstrap, OnApplicationShu
       this.show(snapshot);
       // The snapshot read holds every write committed before its head was read.
       this.confirm(startedAt, read);
+      this.announceFeedStart(snapshot.history); // once settled: its first page is served from now on
     } catch (error) {
       return this.markReachable(false, error);
     }
@@ -317,7 +334,19 @@ export class PriceBookLoader implements OnApplicationBootstrap, OnApplicationShu
     this.hashing = true;
     this.hashAgain = false;
     const started = performance.now();
-    inSlices(history.hashFeed(() => this.stopped || this.reloading || this.shown?.history !== history))
+    const stop = () => this.stopped || this.reloading || this.shown?.history !== history;
+    const firstPageHashed = () => history.sizeBefore(Infinity) > MAX_CHANGES_PER_PAGE;
+    // The first page first, announced, then the rest.
+    const announcing = this.feedStartOf !== history && !firstPageHashed();
+    inSlices(
+      history.hashFeed(() => stop() || (announcing && firstPageHashed())),
+      BACKGROUND_SLICE_MS,
+    )
+      .then(() => {
+        if (!announcing || stop()) return;
+        this.announceFeedStart(history);
+        return inSlices(history.hashFeed(stop), BACKGROUND_SLICE_MS);
+      })
       .then(
         () => {
           if (history.hashed && performance.now() - started > 100) {
@@ -332,6 +361,13 @@ export class PriceBookLoader implements OnApplicationBootstrap, OnApplicationShu
         this.hashing = false;
         if (this.hashAgain) this.hashFeed();
       });
+  }
+
+  /** Says once per history that its feed's first page is hashed and full (feedStarts$). */
+  private announceFeedStart(history: ListHistory): void {
+    if (this.feedStartOf === history || history.sizeBefore(Infinity) <= MAX_CHANGES_PER_PAGE) return;
+    this.feedStartOf = history;
+    this.feedStarts.next();
   }
 
   /** Swaps `snapshot` in, and sets the one timer for the next instant its list needs preparing. */
