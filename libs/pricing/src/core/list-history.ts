@@ -83,6 +83,8 @@ class Timeline {
   rendered: { index: number; bytes: Buffer } | undefined;
 
   constructor(
+    /** Its place in ListHistory's `lines` (the feed names a timeline by it). */
+    readonly number: number,
     readonly productKey: string,
     readonly family: number,
     readonly sortKey: string,
@@ -157,9 +159,9 @@ export class ListHistory {
   private readonly timelines = new Map<string, Timeline>();
   /** The timelines in the list's order (families as in section 2.4, then natural order); replaced, never changed. */
   private order: readonly Timeline[] = [];
-  private readonly feedAt: number[] = [];
-  private readonly feedLine: Timeline[] = [];
-  private readonly feedIndex: number[] = [];
+  /** Every timeline, by its number. */
+  private readonly lines: Timeline[] = [];
+  private readonly feed = new Feed(this.lines);
   /**
    * The chain's head after every CHAIN_STRIDE changes of the feed's first `chained`, 32 bytes each
    * from the head of none (core/feed-chain.ts): a hash between two is made again when asked for,
@@ -224,13 +226,12 @@ export class ListHistory {
       }
       if ((++n & 255) === 0) yield;
     }
+    let changes = 0;
+    for (const bucket of buckets.values()) changes += bucket.lines.length;
+    history.feed.reserve(changes);
     for (const at of [...buckets.keys()].sort((a, b) => a - b)) {
       const { lines, indices } = buckets.get(at)!;
-      for (let i = 0; i < lines.length; i++) {
-        history.feedAt.push(at);
-        history.feedLine.push(lines[i]);
-        history.feedIndex.push(indices[i]);
-      }
+      for (let i = 0; i < lines.length; i++) history.feed.push(at, lines[i], indices[i]);
       buckets.delete(at);
       yield;
     }
@@ -387,12 +388,12 @@ export class ListHistory {
     const changes: ListChange[] = [];
     const chain = start < stop ? this.chainFrom(start) : undefined;
     for (let i = start; i < stop; i++) {
-      const timeline = this.feedLine[i];
-      const j = this.feedIndex[i];
+      const timeline = this.feed.timeline(i);
+      const j = this.feed.entry(i);
       changes.push({
         position: i,
         hash: Buffer.from(chain!.next(i)),
-        at: this.feedAt[i],
+        at: this.feed.at[i],
         productKey: timeline.productKey,
         family: timeline.family,
         sortKey: timeline.sortKey,
@@ -405,15 +406,12 @@ export class ListHistory {
 
   /** The number of changes of the feed (for metrics and tests). */
   get changeCount(): number {
-    return this.feedAt.length;
+    return this.feed.size;
   }
 
   /** How many changes of the feed have instants before `before`: the size of the chain served then. */
   sizeBefore(before: number): number {
-    return Math.min(
-      this.chained,
-      firstIndexWhere(this.feedAt, (at) => at >= before),
-    );
+    return Math.min(this.chained, this.feed.firstFrom(before));
   }
 
   /** The head of the chain of the feed's first `size` changes (core/feed-chain.ts); `size` at most sizeBefore's. */
@@ -442,7 +440,7 @@ export class ListHistory {
 
   /** Whether every change of the feed is hashed (`changesAfter` serves only hashed changes). */
   get hashed(): boolean {
-    return this.chained === this.feedAt.length;
+    return this.chained === this.feed.size;
   }
 
   /**
@@ -453,17 +451,17 @@ export class ListHistory {
    */
   *hashFeed(stop: () => boolean = () => false): Steps<void> {
     const revision = this.extensions.length;
-    if (this.chained === this.feedAt.length || this.extending) return;
+    if (this.chained === this.feed.size || this.extending) return;
     const leaves = this.leaves();
     const hasher = new ChainHasher();
     const head = this.chainFrom(this.chained).head;
-    while (this.chained < this.feedAt.length && !this.extending && this.extensions.length === revision && !stop()) {
+    while (this.chained < this.feed.size && !this.extending && this.extensions.length === revision && !stop()) {
       const i = this.chained;
       hasher.hashPartsInto(head, leaves.partsAt(i), head, 0);
       if ((i + 1) % CHAIN_STRIDE === 0) {
         const kept = (i + 1) / CHAIN_STRIDE;
         if (this.chain.length < 32 * (kept + 1)) {
-          const needed = 32 * (Math.floor(this.feedAt.length / CHAIN_STRIDE) + 1);
+          const needed = 32 * (Math.floor(this.feed.size / CHAIN_STRIDE) + 1);
           const grown = Buffer.alloc(Math.max(needed, this.chain.length + (this.chain.length >> 3)));
           this.chain.copy(grown, 0, 0, 32 * kept);
           this.chain = grown;
@@ -477,7 +475,7 @@ export class ListHistory {
 
   /** The leaves of the feed's changes, by position. */
   private leaves(): FeedLeaves {
-    return new FeedLeaves((i) => [this.feedAt[i], this.feedLine[i], this.feedIndex[i]]);
+    return new FeedLeaves((i) => [this.feed.at[i], this.feed.timeline(i), this.feed.entry(i)]);
   }
 
   /**
@@ -489,7 +487,8 @@ export class ListHistory {
     if (held) return held;
     const parts = parseProductKey(productKey);
     if (!parts) return undefined; // the database refuses such keys; never publish one
-    const timeline = new Timeline(productKey, parts.familyOrder, naturalKey(productKey).sortKey);
+    const timeline = new Timeline(this.lines.length, productKey, parts.familyOrder, naturalKey(productKey).sortKey);
+    this.lines.push(timeline);
     this.timelines.set(productKey, timeline);
     if (ordered) {
       const at = firstIndexWhere(this.order, (other) => inListOrder(other, timeline) > 0);
@@ -500,10 +499,11 @@ export class ListHistory {
 
   /** The feed's changes from `from` on made again: those of `touched` anew, the others kept. */
   private *refeedFrom(from: number, touched: ReadonlySet<Timeline>): Steps<void> {
-    const start = firstIndexWhere(this.feedAt, (at) => at >= from);
+    const start = this.feed.firstFrom(from);
     const tail: [number, Timeline, number][] = [];
-    for (let i = start; i < this.feedAt.length; i++) {
-      if (!touched.has(this.feedLine[i])) tail.push([this.feedAt[i], this.feedLine[i], this.feedIndex[i]]);
+    for (let i = start; i < this.feed.size; i++) {
+      const timeline = this.feed.timeline(i);
+      if (!touched.has(timeline)) tail.push([this.feed.at[i], timeline, this.feed.entry(i)]);
     }
     for (const timeline of touched) {
       const first = firstIndexWhere(timeline.at, (at) => at >= from);
@@ -511,21 +511,16 @@ export class ListHistory {
     }
     yield;
     tail.sort((a, b) => a[0] - b[0] || inListOrder(a[1], b[1]));
-    this.feedAt.length = this.feedLine.length = this.feedIndex.length = start;
+    this.feed.size = start;
     this.chained = Math.min(this.chained, start);
-    for (const [at, timeline, i] of tail) {
-      this.feedAt.push(at);
-      this.feedLine.push(timeline);
-      this.feedIndex.push(i);
-    }
+    for (const [at, timeline, i] of tail) this.feed.push(at, timeline, i);
   }
 
   /** The versions from `from` on made again, from the feed and the writes. */
   private resetVersionsFrom(from: number): void {
     const kept = firstIndexWhere(this.versions, (version) => version >= from);
     const later = new Set<number>();
-    for (let i = firstIndexWhere(this.feedAt, (at) => at >= from); i < this.feedAt.length; i++)
-      later.add(this.feedAt[i]);
+    for (let i = this.feed.firstFrom(from); i < this.feed.size; i++) later.add(this.feed.at[i]);
     for (let i = firstIndexWhere(this.writes, (at) => at >= from); i < this.writes.length; i++)
       later.add(this.writes[i]);
     this.versions.length = kept;
@@ -537,15 +532,65 @@ export class ListHistory {
     const parts = position.productKey === '' ? undefined : parseProductKey(position.productKey);
     const family = parts ? parts.familyOrder : -1;
     const sortKey = parts ? naturalKey(position.productKey).sortKey : '';
-    return firstIndexOf(this.feedAt.length, (i) => {
-      const line = this.feedLine[i];
+    return firstIndexOf(this.feed.size, (i) => {
+      const line = this.feed.timeline(i);
       return (
-        (this.feedAt[i] - position.at ||
+        (this.feed.at[i] - position.at ||
           line.family - family ||
           compareCodePoints(line.sortKey, sortKey) ||
           compareCodePoints(line.productKey, position.productKey)) > 0
       );
     });
+  }
+}
+
+/**
+ * The feed: each change's instant, its product's timeline (by number) and the index of its entry
+ * after, in typed arrays: 16 bytes a change (arrays of numbers and references took 24 and more,
+ * with room to grow, 35 MB at five years of history).
+ */
+class Feed {
+  at = new Float64Array(0);
+  private line = new Int32Array(0);
+  private index = new Int32Array(0);
+  /** The changes held (the arrays may hold room for more). */
+  size = 0;
+
+  constructor(private readonly lines: readonly Timeline[]) {}
+
+  timeline(i: number): Timeline {
+    return this.lines[this.line[i]];
+  }
+
+  /** The index of change i's entry after in its timeline. */
+  entry(i: number): number {
+    return this.index[i];
+  }
+
+  push(at: number, timeline: Timeline, entry: number): void {
+    // An eighth more at a time: the feed is built at its size, and a write adds a few changes.
+    if (this.size === this.at.length) this.reserve(this.size + (this.size >> 3) + 16);
+    this.at[this.size] = at;
+    this.line[this.size] = timeline.number;
+    this.index[this.size] = entry;
+    this.size++;
+  }
+
+  /** Room for `capacity` changes. */
+  reserve(capacity: number): void {
+    if (capacity <= this.at.length) return;
+    const at = new Float64Array(capacity);
+    const line = new Int32Array(capacity);
+    const index = new Int32Array(capacity);
+    at.set(this.at.subarray(0, this.size));
+    line.set(this.line.subarray(0, this.size));
+    index.set(this.index.subarray(0, this.size));
+    [this.at, this.line, this.index] = [at, line, index];
+  }
+
+  /** The position of the first change at or after `instant` (`size` when none is). */
+  firstFrom(instant: number): number {
+    return firstIndexOf(this.size, (i) => this.at[i] >= instant);
   }
 }
 
