@@ -3,6 +3,7 @@ import { EndTable } from '../core/end-table';
 import { ListHistory, type FeedPosition, type ListChange } from '../core/list-history';
 import { priceListDocument, type ListAt, type PriceListDocument } from '../core/price-list';
 import { byValidFrom, isInForce, priceInForceAt, type PriceRecord } from '../core/price-record';
+import { OverlaidMap } from '../core/overlaid-map';
 import { inSlices, runNow, type Steps } from '../core/slices';
 import { recordProblem } from '../core/record-rules';
 import type { ApplicablePrices } from '../core/usage';
@@ -44,7 +45,7 @@ let lineages = 0;
 interface Parts extends PriceBookHead {
   /** Kept by every snapshot made from this one with changes; a new one after a full read. */
   readonly lineage: number;
-  readonly prices: ReadonlyMap<string, ProductPrices>;
+  readonly prices: OverlaidMap<string, ProductPrices>;
   /** The ends each record had before, where its end changed (core/as-recorded.ts). */
   readonly ends: EndTable;
   /**
@@ -80,8 +81,9 @@ export class PricingSnapshot {
   /** The snapshot of `data`, its list prepared from `now` on. */
   static async build(data: PricingData, now: number): Promise<PricingSnapshot> {
     await inSlices(refuseBroken(data.records));
-    const prices = new Map<string, ProductPrices>();
-    await inSlices(addRecords(prices, data.records));
+    const byKey = new Map<string, ProductPrices>();
+    await inSlices(addRecords(byKey, data.records));
+    const prices = OverlaidMap.of(byKey);
     const latestWrite = await inSlices(latestWriteOf(data, -Infinity));
     const ends = EndTable.of(data.ends);
     const history = await inSlices(
@@ -121,12 +123,11 @@ export class PricingSnapshot {
    */
   async withOrganizationPrices(data: RecordsRead): Promise<PricingSnapshot> {
     await inSlices(refuseBroken(data.records));
-    const prices = await inSlices(copyWithout(this.parts.prices, new Set()));
-    for (const [productKey, product] of prices) prices.set(productKey, { list: product.list });
+    const prices = await inSlices(listPricesOf(this.parts.prices));
     await inSlices(addRecords(prices, data.records));
     return new PricingSnapshot({
       ...this.parts,
-      prices,
+      prices: OverlaidMap.of(prices),
       ends: this.parts.ends.with(EndTable.of(data.ends)),
       latestWrite: await inSlices(latestWriteOf(data, this.parts.latestWrite)),
       recordCount: this.parts.recordCount + data.records.length,
@@ -155,8 +156,9 @@ export class PricingSnapshot {
     // The changed keys' records are all read again, with their ends (ends are only ever added: an
     // id of a record withdrawn since is never asked for).
     const ends = held.ends.with(EndTable.of(changes.ends));
-    const prices = await inSlices(copyWithout(held.prices, changed));
-    await inSlices(addRecords(prices, changes.records));
+    const replaced = new Map<string, ProductPrices | undefined>([...changed].map((key) => [key, undefined]));
+    await inSlices(addRecords(replaced, changes.records));
+    const prices = await inSlices(held.prices.with(replaced));
     const byId = new Map(changes.records.map((record) => [record.id, record]));
     await inSlices(held.history.extend(changes.listLog, byId, HASHED_LATER));
     // From where the list differs from what this snapshot prepared (the same changes applied
@@ -374,8 +376,8 @@ function* refuseBroken(records: readonly PriceRecord[]): Steps<void> {
   if (problems.length > 0) throw new BrokenRecordsError(problems);
 }
 
-/** Indexes `records` (of keys not in `prices` yet, in any order) by key and scope, each scope sorted. */
-function* addRecords(prices: Map<string, ProductPrices>, records: readonly PriceRecord[]): Steps<void> {
+/** Indexes `records` (of keys without prices in `prices` yet, in any order) by key and scope, each scope sorted. */
+function* addRecords(prices: Map<string, ProductPrices | undefined>, records: readonly PriceRecord[]): Steps<void> {
   const scopes = new Set<PriceRecord[]>();
   for (const [i, record] of records.entries()) {
     let entry = prices.get(record.productKey);
@@ -403,13 +405,14 @@ function* addRecords(prices: Map<string, ProductPrices>, records: readonly Price
   }
 }
 
-/** `prices` without the product keys in `left`, copied: a book may hold a hundred thousand keys. */
-function* copyWithout<V>(prices: ReadonlyMap<string, V>, left: ReadonlySet<string>): Steps<Map<string, V>> {
-  // One native copy (a few milliseconds at a hundred thousand keys), then the few keys dropped.
-  const copy = new Map(prices);
-  yield;
-  for (const productKey of left) copy.delete(productKey);
-  return copy;
+/** Each product's list prices of `prices`, without organizations' (a new map, in steps). */
+function* listPricesOf(prices: OverlaidMap<string, ProductPrices>): Steps<Map<string, ProductPrices>> {
+  const list = new Map<string, ProductPrices>();
+  for (const [productKey, product] of prices.entries()) {
+    list.set(productKey, { list: product.list });
+    if ((list.size & 1023) === 0) yield;
+  }
+  return list;
 }
 
 function* listRecords(products: Iterable<ProductPrices>): Generator<PriceRecord> {

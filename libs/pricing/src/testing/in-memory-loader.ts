@@ -1,11 +1,19 @@
+import { EMPTY } from 'rxjs';
 import type { PriceBookLoader } from '../snapshot/price-book-loader';
 import { PricingSnapshot } from '../snapshot/pricing-snapshot';
 import { BookInMemory } from './book-in-memory';
 
-/** What PricingService and PricingState read of the loader. */
+/** What PricingService, PricingState and PastAnswers read of the loader. */
 type LoaderReads = Pick<
   PriceBookLoader,
-  'snapshot' | 'confirmedAgoMs' | 'databaseReachable' | 'settledBefore' | 'loaded' | 'check' | 'checkPublished'
+  | 'snapshot'
+  | 'confirmedAgoMs'
+  | 'databaseReachable'
+  | 'settledBefore'
+  | 'loaded'
+  | 'check'
+  | 'checkPublished'
+  | 'feedStarts$'
 >;
 
 /**
@@ -19,6 +27,8 @@ export class InMemoryLoader implements LoaderReads {
   readonly databaseReachable = true;
   /** Every write is in the snapshot as soon as it is made: every change of the list is settled. */
   readonly settledBefore = Infinity;
+  /** The feed's first page is prepared when first asked for. */
+  readonly feedStarts$ = EMPTY;
 
   private constructor(
     private readonly book: BookInMemory,
