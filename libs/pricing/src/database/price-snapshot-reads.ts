@@ -9,10 +9,10 @@ import {
   forEachFetched,
   forEachPage,
   readAvailability,
-  HELD_RECORD_COLUMNS,
+  PACKED_HELD_RECORD,
   rows,
-  toPriceRecord,
-  type HeldRecordRow,
+  PackedRecordReader,
+  type PackedRecordRow,
 } from './price-book-rows';
 import { StringPool } from './string-pool';
 
@@ -132,17 +132,18 @@ export async function readRecordsWithEnds(
   const records: PriceRecord[] = [];
   const ends = EndTable.builder();
   const replayed: PriceRecord[] = [];
-  await forEachPage<HeldRecordRow>(
+  const reader = new PackedRecordReader(intern);
+  await forEachPage<PackedRecordRow>(
     db,
-    { columns: HELD_RECORD_COLUMNS, table: 'price_record', where, parameters: [...parameters], ordered: false },
+    { columns: PACKED_HELD_RECORD, table: 'price_record', where, parameters: [...parameters], ordered: false },
     (page) => {
-      for (const row of page) {
-        const record = toPriceRecord(row, intern);
+      for (const { packed } of page) {
+        const { record, endSetAt, endBefore, endChanges } = reader.read(packed);
         records.push(record);
-        if (row.end_changes === 1 && row.end_set_at !== null) {
+        if (endChanges === 1 && endSetAt !== null) {
           const from = record.recordedAt ?? record.validFrom;
-          ends.changedOnce(record.id, from, row.end_before, row.end_set_at, record.validUntil);
-        } else if (row.end_changes !== 0) replayed.push(record);
+          ends.changedOnce(record.id, from, endBefore, endSetAt, record.validUntil);
+        } else if (endChanges !== 0) replayed.push(record);
       }
     },
   );
