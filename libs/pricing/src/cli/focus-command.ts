@@ -72,7 +72,7 @@ export async function runFocus(
         ...common,
         billingAccountId: account,
       });
-      rows.push(...cost.rows);
+      for (const row of cost.rows) rows.push(row);
       for (const part of cost.unpriced) {
         problems.push(
           `line ${row.line}: ${row.productKey}${scope} has no price from ${part.from.toISOString()} to ${part.to.toISOString()}`,

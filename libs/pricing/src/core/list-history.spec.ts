@@ -116,6 +116,18 @@ describe('ListHistory', () => {
     for (const at of [W0, W1, W2, END, END + day]) expect(document(history, at)).toEqual(document(built, at));
   });
 
+  it('holds a past of 200,000 versions (built, not spread as arguments: that overflowed the stack)', () => {
+    const week = 7 * day;
+    const records = Array.from({ length: 200_000 }, (_, i) =>
+      priceRecord({ id: i + 1, amount: `0.${i % 10}1`, validFrom: W0 + i * week, validUntil: W0 + (i + 1) * week }),
+    );
+    const long = runNow(
+      ListHistory.build({ records, ends: new Map(), writes: [W0], lastChangeId: 1 }, { hashed: false }),
+    );
+    expect(long.changeCount).toBe(200_001);
+    expect(long.nextVersionAfter(W0 + 1)).toBe(W0 + week);
+  });
+
   it('chains the feed: each change’s hash follows from the one before and its leaf, the head from the last', () => {
     const changes = everyChange(built);
     let previous = EMPTY_CHAIN_HEAD;

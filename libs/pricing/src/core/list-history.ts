@@ -235,7 +235,8 @@ export class ListHistory {
       buckets.delete(at);
       yield;
     }
-    history.writes.push(...[...new Set(sources.writes)].sort((a, b) => a - b));
+    // Appended one by one: a spread of 100,000 arguments or more overflows the stack.
+    for (const at of [...new Set(sources.writes)].sort((a, b) => a - b)) history.writes.push(at);
     history.resetVersionsFrom(-Infinity);
     if (hashed) yield* history.hashFeed();
     return history;
@@ -524,7 +525,7 @@ export class ListHistory {
     for (let i = firstIndexWhere(this.writes, (at) => at >= from); i < this.writes.length; i++)
       later.add(this.writes[i]);
     this.versions.length = kept;
-    this.versions.push(...[...later].sort((a, b) => a - b));
+    for (const at of [...later].sort((a, b) => a - b)) this.versions.push(at);
   }
 
   /** The index of the first change of the feed after `position`. */

@@ -31,6 +31,11 @@ export class HeldSnapshot {
     return this.held ? 0 : Infinity;
   }
 
+  /** Nothing runs in the background here (PriceBookLoader.inForeground). */
+  inForeground<T>(work: () => Promise<T>): Promise<T> {
+    return work();
+  }
+
   replace(snapshot: PricingSnapshot | undefined): void {
     this.held = snapshot;
   }

@@ -3,6 +3,7 @@ import { priceRecord } from '../core/price-record.fixture';
 import { resolvePricingOptions } from '../options/pricing-options';
 import { FEED_START, MAX_CHANGES_PER_PAGE } from '../rendering/changes-page';
 import { PastAnswers } from './past-answers';
+import { HASHED_AT_ONCE } from './pricing-snapshot';
 import { pricesInMemory, pricingData, readsOf, type PricesInMemory } from './prices-in-memory.fixture';
 
 // The feed's first page is prepared once it is full, before anyone asks for it: every client that
@@ -10,16 +11,20 @@ import { pricesInMemory, pricingData, readsOf, type PricesInMemory } from './pri
 
 const NOW = Date.parse('2026-06-01T00:00:00Z');
 
-/** A book of `count` list prices of distinct keys, each a change of the feed. */
-function book(count: number) {
+/**
+ * A book of `count` list prices of `keys` keys, each a change of the feed: a minute apart, those
+ * of a key one after the other (few are listed now: the list renders fast however long its past).
+ */
+function book(count: number, keys = count) {
   return pricingData(
     Array.from({ length: count }, (_, i) =>
       priceRecord({
         id: i + 1,
-        productKey: `compute.h${Math.floor(i / 1000)}.${i % 1000}`,
+        productKey: `compute.h${Math.floor((i % keys) / 1000)}.${i % keys}`,
         unitType: 'seconds',
         unitCount: 3600,
         validFrom: NOW - (i + 1) * 60_000,
+        validUntil: i < keys ? null : NOW - (i + 1 - keys) * 60_000,
         recordedAt: NOW - (i + 1) * 60_000,
       }),
     ),
@@ -27,14 +32,23 @@ function book(count: number) {
   );
 }
 
+/** Waits, turning the event loop, until `done` holds (at most 30 s). */
+async function until(done: () => boolean): Promise<void> {
+  const deadline = performance.now() + 30_000;
+  while (!done()) {
+    if (performance.now() > deadline) throw new Error('timed out');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
 describe('PastAnswers, the feed’s first page', () => {
   let prices: PricesInMemory;
   let past: PastAnswers;
 
-  async function loaded(count: number): Promise<void> {
+  async function loaded(count: number, keys = count): Promise<void> {
     const clock = new ManualClock(new Date(NOW));
     prices = await pricesInMemory(
-      readsOf(() => Promise.resolve(book(count))),
+      readsOf(() => Promise.resolve(book(count, keys))),
       clock,
     );
     past = new PastAnswers(prices.state, resolvePricingOptions({}), clock, prices.loader);
@@ -55,6 +69,24 @@ describe('PastAnswers, the feed’s first page', () => {
     expect(page.has_more).toBe(true);
     expect(first.ok.identity.headers['cache-control']).toBe('public, max-age=604800, immutable');
   });
+
+  it('on a feed too long to hash before it is shown: prepared once hashed that far; hashing waits for answers being prepared', async () => {
+    await loaded(HASHED_AT_ONCE + 1, 10);
+    const history = prices.state.current()!.history;
+    expect(history.hashed).toBe(false);
+    await until(() => past.preparedCount === 1);
+    expect(history.sizeBefore(Infinity)).toBeLessThan(history.changeCount);
+    // An answer a request waits for (PastAnswers prepares each so): the feed is not hashed meanwhile.
+    let during = -1;
+    await prices.loader.inForeground(async () => {
+      const before = history.sizeBefore(Infinity);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      during = history.sizeBefore(Infinity) - before;
+    });
+    expect(during).toBe(0);
+    const after = history.sizeBefore(Infinity);
+    await until(() => history.sizeBefore(Infinity) > after);
+  }, 60_000);
 
   it('is not prepared ahead while it is the last page (it may still grow)', async () => {
     await loaded(MAX_CHANGES_PER_PAGE);

@@ -160,7 +160,7 @@ export class PastAnswers implements OnModuleInit {
     if (this.waiting >= MAX_WAITING) return undefined;
     this.waiting++;
     this.preparations++;
-    const done = this.queue.then(prepare);
+    const done = this.queue.then(() => this.loader.inForeground(prepare));
     this.queue = done.catch(() => undefined).finally(() => this.waiting--);
     return done;
   }

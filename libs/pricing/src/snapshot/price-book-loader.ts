@@ -71,6 +71,8 @@ export class PriceBookLoader implements OnApplicationBootstrap, OnApplicationShu
   private hashAgain = false;
   /** While changes are read and applied: hashing waits, so that a change is ready first. */
   private reloading = false;
+  /** Answers being prepared for requests (inForeground): hashing waits for them too. */
+  private foreground = 0;
   private stopped = false;
   private databaseReady: Subscription | undefined;
   private readonly firstLoad: Promise<void>;
@@ -330,21 +332,21 @@ export class PriceBookLoader implements OnApplicationBootstrap, OnApplicationShu
       this.hashAgain = true;
       return;
     }
-    if (this.stopped || !history || history.hashed) return;
+    if (this.stopped || !history || history.hashed || this.foreground > 0) return;
     this.hashing = true;
     this.hashAgain = false;
     const started = performance.now();
-    const stop = () => this.stopped || this.reloading || this.shown?.history !== history;
+    const stop = () => this.stopped || this.reloading || this.foreground > 0 || this.shown?.history !== history;
     const firstPageHashed = () => history.sizeBefore(Infinity) > MAX_CHANGES_PER_PAGE;
     // The first page first, announced, then the rest.
-    const announcing = this.feedStartOf !== history && !firstPageHashed();
+    const announcing = this.feedStartOf !== history;
     inSlices(
       history.hashFeed(() => stop() || (announcing && firstPageHashed())),
       BACKGROUND_SLICE_MS,
     )
       .then(() => {
+        if (announcing) this.announceFeedStart(history);
         if (!announcing || stop()) return;
-        this.announceFeedStart(history);
         return inSlices(history.hashFeed(stop), BACKGROUND_SLICE_MS);
       })
       .then(
@@ -361,6 +363,20 @@ export class PriceBookLoader implements OnApplicationBootstrap, OnApplicationShu
         this.hashing = false;
         if (this.hashAgain) this.hashFeed();
       });
+  }
+
+  /**
+   * Runs `work` (an answer a request waits for: PastAnswers) with the feed's hashing paused, and
+   * resumes it after: the hashing is background work, and shared the event loop with an `/at`
+   * being prepared, which then took twice as long.
+   */
+  async inForeground<T>(work: () => Promise<T>): Promise<T> {
+    this.foreground++;
+    try {
+      return await work();
+    } finally {
+      if (--this.foreground === 0) this.hashFeed();
+    }
   }
 
   /** Says once per history that its feed's first page is hashed and full (feedStarts$). */

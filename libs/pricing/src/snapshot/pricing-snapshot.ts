@@ -26,7 +26,7 @@ const HASHED_LATER = { hashed: false };
  * second at most): hashed later, its work met the first change after start-up, which then took
  * 580–695 ms instead of about 500 at 100,000 list prices (docs/benchmarks.md, "The list's past").
  */
-const HASHED_AT_ONCE = 250_000;
+export const HASHED_AT_ONCE = 250_000;
 
 /** One product key's prices: the list's and each organization's, each sorted by `validFrom`. */
 interface ProductPrices {

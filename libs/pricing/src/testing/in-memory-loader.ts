@@ -14,6 +14,7 @@ type LoaderReads = Pick<
   | 'check'
   | 'checkPublished'
   | 'feedStarts$'
+  | 'inForeground'
 >;
 
 /**
@@ -45,6 +46,11 @@ export class InMemoryLoader implements LoaderReads {
   async apply(json: unknown, nowMs: number): Promise<void> {
     this.book.apply(json, nowMs);
     this.snapshot = await PricingSnapshot.build(this.book.data(nowMs), nowMs);
+  }
+
+  /** Nothing runs in the background here. */
+  inForeground<T>(work: () => Promise<T>): Promise<T> {
+    return work();
   }
 
   confirmedAgoMs(): number {
