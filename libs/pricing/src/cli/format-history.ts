@@ -118,7 +118,8 @@ function changeLabel(change: PriceChange): string {
   if (change.change === 'availability' && typeof change.onSale === 'boolean') {
     return change.onSale ? 'on sale' : 'off sale';
   }
-  return CHANGE_LABELS[change.change] ?? escapeWord(change.change);
+  // Its own labels only: a stored kind such as `toString` names a member every object inherits.
+  return Object.hasOwn(CHANGE_LABELS, change.change) ? CHANGE_LABELS[change.change] : escapeWord(change.change);
 }
 
 /** `actor  "reason"`: who and why, the reason quoted (JSON); empty for a write recorded before actors. */
