@@ -35,7 +35,7 @@ const record: fc.Arbitrary<LoggedRecord> = fc.record({
 });
 const kind = fc.constantFrom<PriceChangeKind>('set', 'end', 'withdraw_price', 'withdraw_end', 'availability');
 /** Names every object has, which a stored kind may be (a lookup in an object literal finds them). */
-const inherited = fc.constantFrom('toString', 'constructor', '__proto__', 'hasOwnProperty', 'valueOf');
+const inherited = fc.constantFrom<string>('toString', 'constructor', '__proto__', 'hasOwnProperty', 'valueOf');
 const change: fc.Arbitrary<LoggedChange> = fc.record(
   {
     changedAt: fc.oneof(fc.double(), fc.integer({ min: -9.3e15, max: 9.3e15 })),
