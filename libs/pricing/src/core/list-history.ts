@@ -99,8 +99,13 @@ class Timeline {
   entry(i: number): PriceRecord | null {
     const record = i < 0 ? null : this.records[i];
     if (record === null) return null;
-    const until = Number.isNaN(this.until[i]) ? null : this.until[i];
+    const until = this.shownUntil(i);
     return until === record.validUntil ? record : { ...record, validUntil: until };
+  }
+
+  /** The end shown with change `i`'s record (null: none). */
+  shownUntil(i: number): number | null {
+    return Number.isNaN(this.until[i]) ? null : this.until[i];
   }
 
   /** The serialized entry of change `i`; kept when `keep` (the present), replacing an older one. */
@@ -429,7 +434,7 @@ export class ListHistory {
   private chainFrom(position: number): { readonly head: Buffer; next(i: number): Buffer } {
     const stride = Math.floor(position / CHAIN_STRIDE);
     const head = Buffer.from(this.chain.subarray(32 * stride, 32 * stride + 32));
-    const leaves = this.leaves();
+    const leaves = new FeedLeaves(this.feed);
     const hasher = new ChainHasher();
     const next = (i: number): Buffer => {
       hasher.hashPartsInto(head, leaves.partsAt(i), head, 0);
@@ -453,7 +458,7 @@ export class ListHistory {
   *hashFeed(stop: () => boolean = () => false): Steps<void> {
     const revision = this.extensions.length;
     if (this.chained === this.feed.size || this.extending) return;
-    const leaves = this.leaves();
+    const leaves = new FeedLeaves(this.feed);
     const hasher = new ChainHasher();
     const head = this.chainFrom(this.chained).head;
     while (this.chained < this.feed.size && !this.extending && this.extensions.length === revision && !stop()) {
@@ -472,11 +477,6 @@ export class ListHistory {
       this.chained = i + 1;
       if ((i & 255) === 255) yield;
     }
-  }
-
-  /** The leaves of the feed's changes, by position. */
-  private leaves(): FeedLeaves {
-    return new FeedLeaves((i) => [this.feed.at[i], this.feed.timeline(i), this.feed.entry(i)]);
   }
 
   /**
@@ -599,19 +599,19 @@ class Feed {
  * The leaves of a feed's changes (core/feed-chain.ts). Each entry's text is written anew for each
  * leaf that holds it (twice: after one change, before the product's next): kept from one to the
  * next, a million of them lived long enough to be promoted, and the old generation grew by about
- * 100 MB of dead text while the feed was hashed, each young collection copying them (13-15 ms).
+ * 150 MB of dead text while the feed was hashed, each young collection copying them (13-15 ms).
  */
 class FeedLeaves {
   private readonly writer = new LeafWriter();
   /** Each timeline's dimensions member, written once. */
   private readonly dimensions = new Map<Timeline, string>();
 
-  /** `change(i)`: the instant, the timeline and the index of the entry after of the feed's change i. */
-  constructor(private readonly change: (position: number) => [number, Timeline, number]) {}
+  constructor(private readonly feed: Feed) {}
 
   /** The leaf of the change at `position`, in parts (ChainHasher.hashPartsInto). */
   partsAt(position: number): string[] {
-    const [at, timeline, j] = this.change(position);
+    const timeline = this.feed.timeline(position);
+    const j = this.feed.entry(position);
     let dimensions = this.dimensions.get(timeline);
     if (dimensions === undefined) {
       dimensions = this.writer.dimensionsOf(timeline.productKey);
@@ -619,14 +619,13 @@ class FeedLeaves {
     }
     const before = this.entryText(timeline, j - 1, dimensions);
     const after = this.entryText(timeline, j, dimensions);
-    return this.writer.leafParts({ at, productKey: timeline.productKey, family: timeline.family }, before, after);
+    const change = { at: this.feed.at[position], productKey: timeline.productKey, family: timeline.family };
+    return this.writer.leafParts(change, before, after);
   }
 
   private entryText(timeline: Timeline, j: number, dimensions: string): string {
     const record = j < 0 ? null : timeline.records[j];
-    if (record === null) return 'null';
-    const until = timeline.until[j];
-    return this.writer.entryOf(record, Number.isNaN(until) ? null : until, dimensions);
+    return record === null ? 'null' : this.writer.entryOf(record, timeline.shownUntil(j), dimensions);
   }
 }
 

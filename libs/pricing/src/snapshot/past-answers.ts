@@ -89,7 +89,7 @@ export class PastAnswers implements OnModuleInit {
     const last = found.changes.at(-1);
     const page: FeedPage = { changes: found.changes, next: encodeCursor(last ?? position), hasMore: found.more };
     if (!page.hasMore) return this.enqueue(() => renderChangesPage(page, now));
-    return this.prepared(snapshot, key, last!.at, () => renderChangesPage(page, now));
+    return this.keep(snapshot, key, last!.at, () => renderChangesPage(page, now));
   }
 
   /**
@@ -119,8 +119,16 @@ export class PastAnswers implements OnModuleInit {
     shows: number,
     prepare: () => Promise<PreparedAnswers>,
   ): Promise<PreparedAnswers> | undefined {
-    const held = this.keptFor(snapshot, key);
-    if (held) return held;
+    return this.keptFor(snapshot, key) ?? this.keep(snapshot, key, shows, prepare);
+  }
+
+  /** `prepare`d, kept under `key` (nothing is kept there now) and returned. */
+  private keep(
+    snapshot: PricingSnapshot,
+    key: string,
+    shows: number,
+    prepare: () => Promise<PreparedAnswers>,
+  ): Promise<PreparedAnswers> | undefined {
     const revision = snapshot.history.revision;
     const answers = this.enqueue(prepare);
     if (!answers) return undefined;

@@ -337,11 +337,10 @@ export class PriceBookLoader implements OnApplicationBootstrap, OnApplicationShu
     this.hashAgain = false;
     const started = performance.now();
     const stop = () => this.stopped || this.reloading || this.foreground > 0 || this.shown?.history !== history;
-    const firstPageHashed = () => history.sizeBefore(Infinity) > MAX_CHANGES_PER_PAGE;
     // The first page first, announced, then the rest.
     const announcing = this.feedStartOf !== history;
     inSlices(
-      history.hashFeed(() => stop() || (announcing && firstPageHashed())),
+      history.hashFeed(() => stop() || (announcing && firstPageHashed(history))),
       BACKGROUND_SLICE_MS,
     )
       .then(() => {
@@ -381,7 +380,7 @@ export class PriceBookLoader implements OnApplicationBootstrap, OnApplicationShu
 
   /** Says once per history that its feed's first page is hashed and full (feedStarts$). */
   private announceFeedStart(history: ListHistory): void {
-    if (this.feedStartOf === history || history.sizeBefore(Infinity) <= MAX_CHANGES_PER_PAGE) return;
+    if (this.feedStartOf === history || !firstPageHashed(history)) return;
     this.feedStartOf = history;
     this.feedStarts.next();
   }
@@ -451,6 +450,11 @@ export class PriceBookLoader implements OnApplicationBootstrap, OnApplicationShu
 /** The head a snapshot holds the book at (without the clock it was read by). */
 function shownHead(shown: PricingSnapshot): Pick<ReadHead, 'version' | 'lastChangeId' | 'lastChangedAt'> {
   return { version: shown.version, lastChangeId: shown.lastChangeId, lastChangedAt: shown.lastChangedAt };
+}
+
+/** Whether the feed's first page is hashed and full (more changes follow it). */
+function firstPageHashed(history: ListHistory): boolean {
+  return history.sizeBefore(Infinity) > MAX_CHANGES_PER_PAGE;
 }
 
 /** A load whose list did not render: already logged and counted. */
