@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { PackedRecordReader, toPriceRecord, type HeldRecordRow, type PriceRecordRow } from './price-book-rows';
+import { PackedRecordReader, toPriceRecord, type PriceRecordRow } from './price-book-rows';
 
 // The one mapping of a price_record row. A record read without `recorded_at` (a fixture's) has no
 // recordedAt at all, not undefined.
@@ -45,6 +45,13 @@ describe('toPriceRecord', () => {
     expect(seen).toEqual(['storage.gp1', 'org_42', 'gib_hours', '0.0400']);
   });
 });
+
+/** A record's row as columns read it (RECORD_COLUMNS and its end's changes): the reader's model. */
+interface HeldRecordRow extends PriceRecordRow {
+  readonly end_set_at: number | null;
+  readonly end_before: number | null;
+  readonly end_changes: number;
+}
 
 describe('PackedRecordReader', () => {
   /** An instant as PostgreSQL holds it (microseconds, 4713 BC to 294276 AD). */

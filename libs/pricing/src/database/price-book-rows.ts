@@ -96,23 +96,12 @@ const recordColumns = (recordedAt: string): string => `price_record.id::float8 A
 
 export const RECORD_COLUMNS = recordColumns('recorded_at');
 
-/** A row of price_record as the prices held in memory read it: RECORD_COLUMNS and its end's changes. */
-export interface HeldRecordRow extends PriceRecordRow {
-  readonly end_set_at: number | null;
-  readonly end_before: number | null;
-  readonly end_changes: number;
-}
-
 /**
- * RECORD_COLUMNS with when the record's end last changed, from what, and how many times: the book
- * as recorded at any instant (core/as-recorded.ts) and the list's past (core/list-history.ts).
- */
-export const HELD_RECORD_COLUMNS = `${RECORD_COLUMNS}, ${epochMs('end_set_at')}, ${epochMs('end_before')}, end_changes`;
-
-/**
- * HELD_RECORD_COLUMNS packed into one text column, `packed`, in the order PackedRecordReader reads
- * them, comma separated, an empty field for NULL: the same values as the columns give, for a
- * fraction of the cost (reading 13 columns of 600,000 rows took pg's parser seconds:
+ * RECORD_COLUMNS, with when the record's end last changed, from what, and how many times (the book
+ * as recorded at any instant, core/as-recorded.ts, and the list's past, core/list-history.ts),
+ * packed into one text column, `packed`, in the order PackedRecordReader reads them, comma
+ * separated, an empty field for NULL: the same values as columns give, for a fraction of the cost
+ * (reading 13 columns of 600,000 rows took pg's parser seconds:
  * docs/benchmarks.md, "The list's past"). Instants as extract(epoch) writes them, exact decimal
  * seconds (PackedRecordReader makes the same epoch ms of them as epochMs's float8: the decimal
  * times 1000, rounded once), without epochMs's two conversions through float8 (half the
@@ -146,6 +135,11 @@ export interface HeldRecord {
 export class PackedRecordReader {
   private text = '';
   private at = 0;
+  /** The decimal scan() read last: its sign, its digits as an integer, how many, and after the point. */
+  private negative = false;
+  private n = 0;
+  private digits = 0;
+  private places = -1;
 
   constructor(private readonly intern: <T extends string | null>(text: T) => T = asIs) {}
 
@@ -205,26 +199,18 @@ export class PackedRecordReader {
    * double holds exactly, `Infinity`) through Number, its point moved in the text.
    */
   private instant(): number {
-    const text = this.text;
-    let i = this.at;
-    const negative = text.charCodeAt(i) === 45; // '-'
-    if (negative) i++;
-    let n = 0;
-    let digits = 0;
-    let places = -1; // digits after the point; -1: no point
-    for (; ; i++) {
-      const c = text.charCodeAt(i);
-      if (c >= 48 && c <= 57) {
-        n = n * 10 + (c - 48);
-        digits++;
-        if (places >= 0) places++;
-      } else if (c === 46 && places < 0) places = 0;
-      else break;
-    }
-    if (text.charCodeAt(i) === 44 && digits > 0 && places !== 0 && places <= 25 && n <= Number.MAX_SAFE_INTEGER) {
-      this.at = i + 1;
-      const value = places <= 3 ? n * 10 ** (3 - Math.max(places, 0)) : n / 10 ** (places - 3);
-      return negative ? -value : value;
+    const end = this.scan();
+    const { digits, places } = this;
+    if (
+      this.text.charCodeAt(end) === 44 &&
+      digits > 0 &&
+      places !== 0 &&
+      places <= 25 &&
+      this.n <= Number.MAX_SAFE_INTEGER
+    ) {
+      this.at = end + 1;
+      const value = places <= 3 ? this.n * 10 ** (3 - Math.max(places, 0)) : this.n / 10 ** (places - 3);
+      return this.negative ? -value : value;
     }
     const field = this.field();
     const m = /^(-?)(\d*)(?:\.(\d+))?$/.exec(field);
@@ -240,34 +226,46 @@ export class PackedRecordReader {
    * anything else (an exponent, more digits) through Number.
    */
   private number(): number {
-    const text = this.text;
-    const start = this.at;
-    let i = start;
-    const negative = text.charCodeAt(i) === 45; // '-'
-    if (negative) i++;
-    let n = 0;
-    let digits = 0;
-    let scale = 1;
-    let point = false;
-    for (; ; i++) {
-      const c = text.charCodeAt(i);
-      if (c >= 48 && c <= 57) {
-        n = n * 10 + (c - 48);
-        digits++;
-        if (point) scale *= 10;
-      } else if (c === 46 && !point)
-        point = true; // '.'
-      else break;
-    }
-    if (text.charCodeAt(i) === 44 && digits > 0 && digits <= 15 && !(point && scale === 1)) {
-      this.at = i + 1;
-      const value = n / scale;
-      return negative ? -value : value;
+    const end = this.scan();
+    const { digits, places } = this;
+    if (this.text.charCodeAt(end) === 44 && digits > 0 && digits <= 15 && places !== 0) {
+      this.at = end + 1;
+      const value = this.n / 10 ** Math.max(places, 0);
+      return this.negative ? -value : value;
     }
     const field = this.field();
     const value = Number(field);
     if (field === '' || Number.isNaN(value)) throw this.malformed();
     return value;
+  }
+
+  /**
+   * Scans a plain decimal (a sign, digits, a point) from the next field's start, without passing
+   * it: sets `negative`, `n` (its digits as an integer), `digits` and `places` (digits after the
+   * point, -1 for none); returns the index just after it.
+   */
+  private scan(): number {
+    const text = this.text;
+    let i = this.at;
+    this.negative = text.charCodeAt(i) === 45; // '-'
+    if (this.negative) i++;
+    let n = 0;
+    let digits = 0;
+    let places = -1;
+    for (; ; i++) {
+      const c = text.charCodeAt(i);
+      if (c >= 48 && c <= 57) {
+        n = n * 10 + (c - 48);
+        digits++;
+        if (places >= 0) places++;
+      } else if (c === 46 && places < 0)
+        places = 0; // '.'
+      else break;
+    }
+    this.n = n;
+    this.digits = digits;
+    this.places = places;
+    return i;
   }
 
   private malformed(): Error {
