@@ -40,6 +40,33 @@ describe('instants read from the database', () => {
     );
   });
 
+  it("formatInstant writes what a Date's toISOString writes, without zero milliseconds", () => {
+    const reference = (ms: number) => new Date(Math.floor(ms)).toISOString().replace(/\.000Z$/, 'Z');
+    const years = fc.integer({ min: -62_167_219_200_000 - 1000, max: 253_402_300_800_000 + 1000 });
+    // Whole seconds and days, as prices mostly start: the calendar's edges (a century, a leap day).
+    const wholeDays = fc.integer({ min: -719_528 - 1, max: 2_932_897 + 1 }).map((day) => day * 86_400_000);
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          years,
+          years.map((ms) => ms - (ms % 1000)),
+          wholeDays,
+          fc.double({ min: -8.64e15, max: 8.64e15, noNaN: true }),
+        ),
+        (ms) => {
+          expect(formatInstant(ms)).toBe(reference(ms));
+          expect(formatInstant(new Date(Math.floor(ms)))).toBe(reference(ms));
+        },
+      ),
+      { numRuns: 20_000 },
+    );
+    for (const ms of [
+      -62_167_219_200_000, -62_167_219_200_001, 253_402_300_799_999, 253_402_300_800_000, 951_782_400_000, -1, 0.5,
+      -0.5,
+    ])
+      expect(formatInstant(ms)).toBe(reference(ms));
+  });
+
   it('formatMicros agrees with formatInstant wherever a Date holds the instant', () => {
     fc.assert(
       fc.property(fc.integer({ min: -8.64e15, max: 8.64e15 }), fc.integer({ min: 0, max: 999 }), (ms, micros) => {

@@ -3,7 +3,7 @@ import type { KnownEnd, KnownEnds } from './end-table';
 import { ChainHasher, LeafWriter } from './feed-chain';
 import { parseProductKey } from '../catalogue/catalogue';
 import { compareCodePoints, naturalKey } from '../catalogue/natural-order';
-import { entryBytes, type ListAt } from './price-list';
+import { entryText, type ListAt } from './price-list';
 import type { PriceRecord } from './price-record';
 import { sortInSteps, type Steps } from './slices';
 
@@ -80,7 +80,7 @@ class Timeline {
   /** The prices a later write may still change (not ended by the last write), with their ends then. */
   live: Map<number, Held> = new Map();
   /** The serialized entry the present was last rendered with (one slot: the past is rendered when asked). */
-  rendered: { index: number; bytes: Buffer } | undefined;
+  rendered: { index: number; text: string } | undefined;
 
   constructor(
     /** Its place in ListHistory's `lines` (the feed names a timeline by it). */
@@ -109,11 +109,11 @@ class Timeline {
   }
 
   /** The serialized entry of change `i`; kept when `keep` (the present), replacing an older one. */
-  bytes(i: number, keep: boolean): Buffer {
-    if (this.rendered?.index === i) return this.rendered.bytes;
-    const bytes = entryBytes(this.entry(i)!);
-    if (keep && (this.rendered === undefined || this.rendered.index < i)) this.rendered = { index: i, bytes };
-    return bytes;
+  text(i: number, keep: boolean): string {
+    if (this.rendered?.index === i) return this.rendered.text;
+    const text = entryText(this.entry(i)!);
+    if (keep && (this.rendered === undefined || this.rendered.index < i)) this.rendered = { index: i, text };
+    return text;
   }
 
   /** Forgets the changes at or after `from`: what a write replaces. */
@@ -359,7 +359,7 @@ export class ListHistory {
   *listAt(at: number, keep = false): Steps<ListAt> {
     const prices: PriceRecord[] = [];
     const families: number[] = [];
-    const entries: Buffer[] = [];
+    const entries: string[] = [];
     const order = this.order;
     for (let n = 0; n < order.length; n++) {
       const timeline = order[n];
@@ -367,7 +367,7 @@ export class ListHistory {
       if (i >= 0 && timeline.records[i] !== null) {
         prices.push(timeline.entry(i)!);
         families.push(timeline.family);
-        entries.push(timeline.bytes(i, keep));
+        entries.push(timeline.text(i, keep));
       }
       if ((n & 1023) === 1023) yield;
     }

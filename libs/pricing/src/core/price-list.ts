@@ -39,9 +39,25 @@ export function listEntry(record: PriceRecord): PriceListEntry {
   };
 }
 
-/** The entry of a list price (section 2.3) as the document's JSON bytes. */
+/**
+ * The entry of a list price (section 2.3) as the document's JSON text: exactly
+ * `JSON.stringify(listEntry(record))`, written without the object (an `/at` of a version not
+ * prepared yet serializes every entry of the list).
+ */
+export function entryText(record: PriceRecord): string {
+  const dimensions = parseProductKey(record.productKey)?.dimensions;
+  const until = record.validUntil === null ? 'null' : `"${formatInstant(record.validUntil)}"`;
+  return (
+    `{"product_key":${JSON.stringify(record.productKey)}` +
+    (dimensions ? `,"dimensions":${JSON.stringify(dimensions)}` : '') +
+    `,"unit_type":${JSON.stringify(record.unitType)},"unit_count":${JSON.stringify(record.unitCount)}` +
+    `,"amount":${JSON.stringify(record.amount)},"valid_from":"${formatInstant(record.validFrom)}","valid_until":${until}}`
+  );
+}
+
+/** entryText as bytes. */
 export function entryBytes(record: PriceRecord): Buffer {
-  return Buffer.from(JSON.stringify(listEntry(record)));
+  return Buffer.from(entryText(record));
 }
 
 /** The public list at one instant (core/list-history.ts makes it). */
@@ -51,8 +67,8 @@ export interface ListAt {
   readonly prices: readonly PriceRecord[];
   /** The family (its place in section 2.4) of each of `prices`. */
   readonly families: readonly number[];
-  /** The entry of each of `prices`, serialized (entryBytes). */
-  readonly entries: readonly Buffer[];
+  /** The entry of each of `prices`, serialized (entryText). */
+  readonly entries: readonly string[];
   /** `last_changed` (docs/decisions.md): the version's instant; `null` only when nothing was ever priced. */
   readonly lastChanged: number | null;
   /** The version before, for If-Modified-Since. */

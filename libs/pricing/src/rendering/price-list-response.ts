@@ -1,3 +1,4 @@
+import { isAscii } from 'node:buffer';
 import { webcrypto } from 'node:crypto';
 import type { OutgoingHttpHeaders } from 'node:http';
 import { promisify } from 'node:util';
@@ -61,44 +62,50 @@ export interface PriceListResponse extends PreparedAnswers {
   readonly priceCount: number;
 }
 
-const COMMA = Buffer.from(',');
 /** Closes a family's prices and the family, or the families and the document. */
-const CLOSE = Buffer.from(']}');
-const FAMILY_OPENINGS = PRODUCT_FAMILIES.map((family) =>
-  Buffer.from(`{"family":${JSON.stringify(family.family)},"prices":[`),
-);
+const CLOSE = ']}';
+const FAMILY_OPENINGS = PRODUCT_FAMILIES.map((family) => `{"family":${JSON.stringify(family.family)},"prices":[`);
 
 /**
  * The document's bytes, exactly `JSON.stringify(priceListDocument(list))`, from each entry's
- * serialized bytes, in steps (core/slices.ts).
+ * serialized text, in steps (core/slices.ts).
  */
 function* bodyOf(list: ListAt): Steps<Buffer> {
   const lastChanged = list.lastChanged === null ? 'null' : `"${formatInstant(list.lastChanged)}"`;
-  const parts: Buffer[] = [
-    Buffer.from(`{"currency":"EUR","amounts_exclude_vat":true,"last_changed":${lastChanged},"families":[`),
-  ];
+  const parts: string[] = [`{"currency":"EUR","amounts_exclude_vat":true,"last_changed":${lastChanged},"families":[`];
   let family = -1;
   for (let i = 0; i < list.prices.length; i++) {
     if (list.families[i] !== family) {
-      if (family >= 0) parts.push(CLOSE, COMMA);
+      if (family >= 0) parts.push(CLOSE, ',');
       family = list.families[i];
       parts.push(FAMILY_OPENINGS[family]);
-    } else parts.push(COMMA);
+    } else parts.push(',');
     parts.push(list.entries[i]);
     if ((i & 1023) === 1023) yield;
   }
   if (family >= 0) parts.push(CLOSE);
   parts.push(CLOSE);
-  // Buffer.concat in steps: a large list's body is tens of megabytes.
+  return yield* utf8Of(parts);
+}
+
+/**
+ * The UTF-8 bytes of `parts` joined, in steps: written into one buffer of a byte per character, as
+ * every entry of the list is ASCII (core/record-rules.ts); else, when a part comes out otherwise,
+ * encoded again as a whole (a write into a buffer it does not fit in stops early, or writes a byte
+ * of a wider character: one or the other shows).
+ */
+function* utf8Of(parts: readonly string[]): Steps<Buffer> {
   let length = 0;
   for (const part of parts) length += part.length;
   const body = Buffer.allocUnsafe(length);
   let offset = 0;
-  for (const [i, part] of parts.entries()) {
-    offset += part.copy(body, offset);
+  for (let i = 0; i < parts.length; i++) {
+    const written = body.write(parts[i], offset);
+    if (written !== parts[i].length) return Buffer.from(parts.join(''));
+    offset += written;
     if ((i & 4095) === 4095) yield;
   }
-  return body;
+  return isAscii(body) ? body : Buffer.from(parts.join(''));
 }
 
 const gzipAsync = promisify(gzip);

@@ -1,0 +1,60 @@
+import { ListHistory } from '../core/list-history';
+import { priceListDocument } from '../core/price-list';
+import { priceRecord } from '../core/price-record.fixture';
+import { runNow } from '../core/slices';
+import { renderPriceList, renderPriceListNow } from './price-list-response';
+
+describe('the body of the list', () => {
+  // Entries are written a chunk of 1,024 at a time: lists of sizes around its edges, the families
+  // changing on them, must be the document's JSON exactly.
+  it.each([0, 1, 1023, 1024, 1025, 2048, 2500])(
+    'is JSON.stringify of the document, byte for byte, at %i compute prices and other families',
+    async (computePrices) => {
+      const records = [
+        ...Array.from({ length: computePrices }, (_, i) =>
+          priceRecord({
+            productKey: `compute.c${Math.floor(i / 100)}.${i % 100}`,
+            unitType: 'seconds',
+            unitCount: 3600,
+            amount: `0.${i + 1}`,
+          }),
+        ),
+        priceRecord({ productKey: 'network.floating_ip', unitType: 'seconds', unitCount: 3600, amount: '0.005' }),
+        priceRecord({ productKey: 'storage.gp1', validUntil: '2027-01-01T00:00:00.250Z' }),
+        priceRecord({ productKey: 'storage.snapshot', amount: '0.05' }),
+      ];
+      const history = runNow(ListHistory.build({ records, ends: new Map(), writes: [], lastChangeId: 0 }));
+      const at = Date.parse('2026-06-01T00:00:00Z');
+      const document = priceListDocument(runNow(history.listAt(at)));
+      expect(document.families.flatMap((family) => family.prices)).toHaveLength(computePrices + 3);
+      const expected = JSON.stringify(document);
+      expect((await renderPriceList(history.listAt(at))).body.toString('utf8')).toBe(expected);
+      expect(renderPriceListNow(history.listAt(at, true)).body.toString('utf8')).toBe(expected);
+      // The entries kept on the timelines (the present) serve the next list the same.
+      expect((await renderPriceList(history.listAt(at, true))).body.toString('utf8')).toBe(expected);
+    },
+  );
+
+  // The book's rules keep every entry ASCII; an entry that is not (a hand-made history) is encoded all the same.
+  it.each([
+    ['the first entry', 0],
+    ['an entry in the middle', 700],
+    ['the last entry', 1499],
+  ])('is the JSON of the document with a character beyond ASCII in %s', async (_, wide) => {
+    const records = Array.from({ length: 1500 }, (_, i) =>
+      priceRecord({
+        productKey: `compute.c${Math.floor(i / 100)}.${i % 100}`,
+        unitType: 'seconds',
+        unitCount: 3600,
+        amount: i === wide ? '0.5\u00e9\u{1f600}' : '0.5',
+      }),
+    );
+    const history = runNow(ListHistory.build({ records, ends: new Map(), writes: [], lastChangeId: 0 }));
+    const at = Date.parse('2026-06-01T00:00:00Z');
+    const document = priceListDocument(runNow(history.listAt(at)));
+    expect(document.families[0].prices).toHaveLength(1500);
+    const expected = JSON.stringify(document);
+    const body = (await renderPriceList(history.listAt(at))).body;
+    expect(body.equals(Buffer.from(expected, 'utf8'))).toBe(true);
+  });
+});
