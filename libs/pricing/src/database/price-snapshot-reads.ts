@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { EndTable, type EndTableBuilder } from '../core/end-table';
 import type { ListWrite } from '../core/list-history';
+import { presentCut } from '../core/present-cut';
 import type { PriceRecord } from '../core/price-record';
 import type { PriceBookHead, PricingChanges, PricingData, ReadHead, RecordsRead } from './pricing-data';
 import {
@@ -37,22 +38,41 @@ export class PriceSnapshotReads {
   /**
    * Everything pricing serves; with `listOnly`, every record but organizations' prices (and
    * `listOnly` in the result), which a book of a million records reads in a fraction of the time.
+   * With `presentFirst` too, a list whose past holds three writes or more is read from its present
+   * on (`present` in the result: core/present-cut.ts), the list prices whose listing may reach the
+   * cut; the rest comes with organizations' prices (loadPastAndOrganizationPrices).
    */
-  loadPricingData({ listOnly = false }: { listOnly?: boolean } = {}): Promise<PricingData> {
+  loadPricingData({
+    listOnly = false,
+    presentFirst = false,
+  }: { listOnly?: boolean; presentFirst?: boolean } = {}): Promise<PricingData> {
     return this.dataSource.transaction('REPEATABLE READ', async (db) => {
       const head = await readHead(db);
-      const list = await this.readRecords(db, 'organization_id IS NULL');
       const listWrites = await readListWrites(db);
+      const present = listOnly && presentFirst ? presentCut(listWrites, head.readAt) : undefined;
+      const list = present
+        ? await this.readRecords(db, `organization_id IS NULL AND ${LISTED_FROM_CUT}`, present.cut)
+        : await this.readRecords(db, 'organization_id IS NULL');
       const availability = await readAvailability(db);
       const organizations = listOnly ? undefined : await this.readRecords(db, 'organization_id IS NOT NULL');
       const read = organizations ? joined(list, organizations) : list;
-      return { ...head, ...read, listWrites, availability, listOnly };
+      return { ...head, ...read, listWrites, availability, listOnly, ...(present && { present }) };
     });
   }
 
   /** Every organization's price (what a first read of list prices alone left), in a snapshot of its own. */
   loadOrganizationPrices(): Promise<RecordsRead> {
     return this.dataSource.transaction('REPEATABLE READ', (db) => this.readRecords(db, 'organization_id IS NOT NULL'));
+  }
+
+  /**
+   * What a first read of the list's present left (loadPricingData's `present`): the list prices
+   * whose listing ended before `cut`, and every organization's price, in a snapshot of its own.
+   */
+  loadPastAndOrganizationPrices(cut: number): Promise<RecordsRead> {
+    return this.dataSource.transaction('REPEATABLE READ', (db) =>
+      this.readRecords(db, `organization_id IS NOT NULL OR NOT ${LISTED_FROM_CUT}`, cut),
+    );
   }
 
   /**
@@ -150,6 +170,14 @@ export async function readRecordsWithEnds(
   if (replayed.length > 0) await readReplayedEnds(db, replayed, ends);
   return { records, ends: ends.build() };
 }
+
+/**
+ * Whether a price's listing may reach `$1` (epoch ms) or later: it has no end, or its end, or the
+ * last change of its end, is not before it. A listing ends at the later of those two at most
+ * (core/list-history.ts, piecesOf: each end is shown from when it was set), so a price that fails
+ * this was listed only before `$1`. Its negation is exactly the rest (`greatest` skips a NULL).
+ */
+const LISTED_FROM_CUT = `(valid_until IS NULL OR greatest(valid_until, end_set_at) >= to_timestamp($1::float8 / 1000))`;
 
 /** Two reads of one snapshot as one. */
 function joined(a: RecordsRead, b: RecordsRead): RecordsRead {

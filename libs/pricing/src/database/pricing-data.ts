@@ -47,6 +47,12 @@ export interface PricingData extends ReadHead, RecordsRead {
   readonly availability: ReadonlyMap<string, boolean>;
   /** `true` when organizations' prices were left out (`records` holds list prices only). */
   readonly listOnly?: boolean;
+  /**
+   * Set when the list's past was left out too (PriceSnapshotReads.loadPricingData): `records` holds
+   * the list prices whose listing may reach `cut` or later, which give the list at `heldFrom` and
+   * after exactly; loadPastAndOrganizationPrices(cut) reads the rest.
+   */
+  readonly present?: { readonly cut: number; readonly heldFrom: number };
 }
 
 /**

@@ -283,7 +283,7 @@ export class PricingController {
     const question = url.indexOf('?');
     const parsed = parseFeedQuery(question < 0 ? '' : url.slice(question + 1));
     if ('error' in parsed) return this.counts.send(res, refusal(400, `${parsed.error}.`));
-    const snapshot = this.prices.current();
+    const snapshot = await this.past.wholeSnapshot();
     if (!snapshot) return this.counts.send(res, PRICE_LIST_UNAVAILABLE);
     const { after, since, limit } = parsed.query;
     const position = after ?? (since === undefined ? FEED_START : positionBefore(since));

@@ -74,7 +74,7 @@ export class PricingService {
    */
   assertOrderable(productKey: string, at: Date = this.clock.now()): void {
     if (!parseProductKey(productKey)) throw new UnknownProductError(productKey);
-    const snapshot = this.snapshot();
+    const snapshot = this.snapshot(undefined, at.getTime());
     if (!snapshot.isOnSale(productKey)) throw new ProductUnavailableError(productKey, 'it is not on sale');
     if (!snapshot.listPriceAt(productKey, at.getTime()))
       throw new ProductUnavailableError(productKey, 'it has no current price');
@@ -82,7 +82,7 @@ export class PricingService {
 
   /** Whether a product is on sale (availability is data; a product not marked otherwise is). */
   isOnSale(productKey: string): boolean {
-    return this.snapshot().isOnSale(productKey);
+    return this.snapshot(undefined, Infinity).isOnSale(productKey);
   }
 
   /**
@@ -97,6 +97,7 @@ export class PricingService {
     const snapshot = this.snapshot(query.organizationId);
     const recorded = this.recordedInstant(query);
     const at = (query.at ?? this.clock.now()).getTime();
+    if (snapshot.heldFrom > Math.min(at, recorded)) throw new PricingUnavailableError(); // snapshot()
     const record =
       (query.organizationId !== undefined &&
         snapshot.organizationPriceAt(productKey, query.organizationId, at, recorded)) ||
@@ -181,7 +182,7 @@ export class PricingService {
    * (a correction recorded since `at` included, one recorded after `asRecordedAt` not).
    */
   priceList(at: Date = this.clock.now(), query: RecordedQuery = {}): PriceListDocument {
-    const snapshot = this.snapshot();
+    const snapshot = this.snapshot(undefined, query.asRecordedAt === undefined ? at.getTime() : -Infinity);
     if (query.asRecordedAt === undefined) return snapshot.documentAt(at.getTime());
     return snapshot.documentAsRecordedAt(at.getTime(), this.recordedInstant(query));
   }
@@ -256,13 +257,14 @@ export class PricingService {
   }
 
   /**
-   * The prices served now; PRICING_UNAVAILABLE before they are loaded, and for a lookup of an
-   * organization's prices while only the list prices are (the first moments of a start-up:
-   * snapshot/price-book-loader.ts), never a list price in place of an agreed one.
+   * The prices served now, for a lookup of instants from `from` on; PRICING_UNAVAILABLE before they
+   * are loaded, for a lookup of an organization's prices while only the list prices are, and for one
+   * before the list's present while only it is (the first moments of a start-up:
+   * snapshot/price-book-loader.ts), never a list price in place of an agreed one or of a past one.
    */
-  private snapshot(organizationId?: string): PricingSnapshot {
+  private snapshot(organizationId?: string, from = -Infinity): PricingSnapshot {
     const snapshot = this.prices.current();
-    if (!snapshot || (organizationId !== undefined && !snapshot.hasOrganizationPrices)) {
+    if (!snapshot || (organizationId !== undefined && !snapshot.hasOrganizationPrices) || snapshot.heldFrom > from) {
       throw new PricingUnavailableError();
     }
     return snapshot;

@@ -48,12 +48,14 @@ export class CheckpointAnswers {
   /**
    * The answers of the checkpoint now: its size is the number of changes of the feed at least
    * CHECKPOINT_DELAY_MS old (and settled: PricingState.settledBefore); `undefined` when no prices
-   * can be served, or no key was configured.
+   * can be served, the list's past is not read yet (the first seconds of a start-up), or no key was
+   * configured.
    */
   answers(): PreparedAnswers | undefined {
     const signing = this.options.checkpoint;
     const snapshot = this.state.current();
-    if (signing === undefined || snapshot === undefined) return undefined;
+    // A present alone (PricingSnapshot.heldFrom) has no feed yet: its size would be none.
+    if (signing === undefined || snapshot === undefined || snapshot.heldFrom > -Infinity) return undefined;
     const now = this.clock.nowMs();
     const size = snapshot.history.sizeBefore(Math.min(now - CHECKPOINT_DELAY_MS, this.state.settledBefore()));
     const head = snapshot.history.chainHead(size);

@@ -10,6 +10,11 @@ import { PricingState } from './pricing-state';
 
 /** Requests for answers not kept that may wait for the one preparation under way; more are refused (503). */
 const MAX_WAITING = 16;
+/**
+ * How long a request of the past waits at start-up for the past to be read (seconds at five years
+ * of history: docs/benchmarks.md, "The list's past"); then 503.
+ */
+const PAST_WAIT_MS = 30_000;
 
 /** A page of the change feed as PastAnswers serves it. */
 export interface FeedPage {
@@ -56,11 +61,13 @@ export class PastAnswers implements OnModuleInit {
 
   /**
    * The answers of the list as served at `at` (not after now); `undefined` when no prices can be
-   * served, or too many answers are being prepared (the caller answers 503).
+   * served, or too many answers are being prepared, or the past at `at` is not held within
+   * PAST_WAIT_MS of start-up (the caller answers 503).
    */
-  listAt(at: number): Promise<PriceListResponse> | undefined {
+  listAt(at: number, wait = true): Promise<PriceListResponse | undefined> | undefined {
     const snapshot = this.state.current();
     if (!snapshot) return undefined;
+    if (snapshot.heldFrom > at) return wait ? this.wholeSnapshot().then(() => this.listAt(at, false)) : undefined;
     const version = snapshot.history.versionAt(at);
     const key = `${snapshot.lineage} at ${version}`;
     // The version's own instant: the document before any version is the empty one, the same for every instant.
@@ -90,6 +97,22 @@ export class PastAnswers implements OnModuleInit {
     const page: FeedPage = { changes: found.changes, next: encodeCursor(last ?? position), hasMore: found.more };
     if (!page.hasMore) return this.enqueue(() => renderChangesPage(page, now));
     return this.keep(snapshot, key, last!.at, () => renderChangesPage(page, now));
+  }
+
+  /**
+   * The snapshot shown, once it holds the list's whole past: at start-up, a first read of the
+   * present alone is served (PricingSnapshot.heldFrom) while the past is read; what needs the past
+   * waits for it, at most PAST_WAIT_MS. `undefined` when no prices can be served, or the past is not
+   * held by then.
+   */
+  async wholeSnapshot(): Promise<PricingSnapshot | undefined> {
+    const shown = this.state.current();
+    if (!shown || shown.heldFrom === -Infinity) return shown;
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise((resolve) => (timer = setTimeout(resolve, PAST_WAIT_MS)));
+    await Promise.race([this.loader.loaded(), late]).finally(() => clearTimeout(timer));
+    const later = this.state.current();
+    return later?.heldFrom === -Infinity ? later : undefined;
   }
 
   /**

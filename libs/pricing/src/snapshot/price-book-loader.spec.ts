@@ -3,9 +3,10 @@ import { ManualClock } from '@app/clock';
 import { ListHistory } from '../core/list-history';
 import { priceRecord } from '../core/price-record.fixture';
 import { runNow } from '../core/slices';
-import type { PricingData } from '../database/pricing-data';
+import { presentCut } from '../core/present-cut';
+import type { PricingData, RecordsRead } from '../database/pricing-data';
 import { renderPriceList, type PriceListResponse } from '../rendering/price-list-response';
-import { PREPARE_AHEAD_MS } from './pricing-snapshot';
+import { PREPARE_AHEAD_MS, PricingSnapshot } from './pricing-snapshot';
 import { pricesInMemory, pricingData, readsOf, type PricesInMemory } from './prices-in-memory.fixture';
 
 // What is served around a scheduled instant: the loader's one timer prepares the list of the
@@ -248,6 +249,68 @@ describe('PriceBookLoader and the feed of the list', () => {
       const all = (h: ListHistory) => h.changesAfter({ at: -8.64e15, productKey: '' }, 20_000, Infinity).changes;
       expect(all(history)).toHaveLength(12_000);
       expect(all(history).map((c) => c.hash.toString('hex'))).toEqual(all(eager).map((c) => c.hash.toString('hex')));
+    } finally {
+      prices.close();
+    }
+  });
+});
+
+describe('PriceBookLoader on a long past', () => {
+  // A key re-priced by four writes a month apart, another ended long ago, an organization's price:
+  // the first read takes what the present needs (PriceSnapshotReads, LISTED_FROM_CUT), the list is
+  // served from it, and the past comes with organizations' prices in the next read.
+  const DAY = 86_400_000;
+  const W = [0, 30, 60, 90].map((days) => Date.parse('2029-01-01T00:00:00Z') + days * DAY);
+  const NOW = W[3] + DAY;
+  const gp1 = (i: number) =>
+    priceRecord({
+      id: i + 1,
+      amount: `0.0${i + 1}`,
+      validFrom: W[i],
+      validUntil: i < 3 ? W[i + 1] : null,
+      recordedAt: W[i],
+    });
+  const list = [
+    ...[0, 1, 2, 3].map(gp1),
+    priceRecord({ id: 9, productKey: 'storage.snapshot', validFrom: W[0], validUntil: W[0] + DAY, recordedAt: W[0] }),
+  ];
+  const agreed = priceRecord({ id: 10, organizationId: 'org-1', amount: '0.01', validFrom: W[0], recordedAt: W[0] });
+
+  it('serves the present first, then reads the past and organizations once: loaded, its past served, only then', async () => {
+    const present = presentCut(W, NOW)!;
+    const first = list.filter((record) => record.validUntil === null || record.validUntil >= present.cut);
+    let readPast!: (read: RecordsRead) => void;
+    const loadPastAndOrganizationPrices = jest.fn(() => new Promise<RecordsRead>((resolve) => (readPast = resolve)));
+    const reads = {
+      ...readsOf(() => Promise.resolve(pricingData(first, { listWrites: W, listOnly: true, present, readAt: NOW }))),
+      loadPastAndOrganizationPrices,
+    };
+    const prices = await pricesInMemory(reads, new ManualClock(new Date(NOW)));
+    const whole = await PricingSnapshot.build(pricingData([...list, agreed], { listWrites: W }), NOW);
+    let loaded = false;
+    void prices.loader.loaded().then(() => (loaded = true));
+    try {
+      const checking = prices.loader.check();
+      while (loadPastAndOrganizationPrices.mock.calls.length === 0) await new Promise((r) => setImmediate(r));
+      expect(loadPastAndOrganizationPrices).toHaveBeenCalledWith(present.cut);
+      const shown = prices.loader.snapshot!;
+      expect([shown.heldFrom, shown.recordCount, shown.hasOrganizationPrices]).toEqual([W[2], 4, false]);
+      const served = prices.state.priceList()!;
+      expect(served.body.equals((await renderPriceList(whole.history.listAt(NOW))).body)).toBe(true);
+      expect([served.lastChangedMs, served.previousChangeMs]).toEqual([W[3], W[2]]);
+      expect(loaded).toBe(false);
+      await new Promise((r) => setTimeout(r, 50));
+      expect(shown.history.hashed).toBe(false); // its feed is not the list's: never hashed
+
+      readPast({ records: [...list.filter((record) => !first.includes(record)), agreed], ends: new Map() });
+      await checking;
+      const held = prices.loader.snapshot!;
+      expect([held.heldFrom, held.recordCount, held.hasOrganizationPrices, loaded]).toEqual([-Infinity, 6, true, true]);
+      expect(loadPastAndOrganizationPrices).toHaveBeenCalledTimes(1);
+      for (const at of [W[0], W[0] + DAY, W[1], W[2] - 1, NOW])
+        expect(held.documentAt(at)).toEqual(whole.documentAt(at));
+      expect(held.organizationPriceAt('storage.gp1', 'org-1', NOW)?.amount).toBe('0.01');
+      expect(prices.state.priceList()!.body.equals(served.body)).toBe(true);
     } finally {
       prices.close();
     }

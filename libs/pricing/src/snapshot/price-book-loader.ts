@@ -246,10 +246,11 @@ export class PriceBookLoader implements OnApplicationBootstrap, OnApplicationShu
 
   /**
    * The snapshot shown with the changes since it (or everything, when they do not follow it), and
-   * the head it was read at. The first read takes the list prices alone (with the list's whole
-   * history): the public list, its past, list prices and availability are served from them within
-   * seconds whatever the number of organizations' prices; the next read, at once, takes only those,
-   * and only then are prices loaded (`loaded()`).
+   * the head it was read at. The first read takes the list prices alone, and of a long past only
+   * what the present needs (PricingData.present): the public list, list prices and availability are
+   * served from them within seconds whatever the number of organizations' prices and the length of
+   * the past; the next read, at once, takes only what the first left, and only then are prices
+   * loaded (`loaded()`), and the list's past served (PastAnswers waits for it).
    */
   private async read(shown: PricingSnapshot | undefined): Promise<[PricingSnapshot, ReadHead]> {
     if (shown?.hasOrganizationPrices) {
@@ -261,12 +262,17 @@ export class PriceBookLoader implements OnApplicationBootstrap, OnApplicationShu
       }
       this.logger.log(`changes since version ${shown.version} do not follow it: reading every price again`);
     } else if (shown) {
-      const organizations = await this.reads.loadOrganizationPrices();
       // Held at the head of the list prices it holds, settled no further: the changes since are read next.
       const head = { ...shownHead(shown), readAt: -Infinity, marginMs: 0 };
+      const cut = shown.presentCut;
+      if (cut !== undefined) {
+        const rest = await this.reads.loadPastAndOrganizationPrices(cut);
+        return [await this.rendered(shown.withPastAndOrganizationPrices(rest, this.clock.nowMs())), head];
+      }
+      const organizations = await this.reads.loadOrganizationPrices();
       return [await this.rendered(shown.withOrganizationPrices(organizations)), head];
     }
-    const data = await this.reads.loadPricingData({ listOnly: shown === undefined });
+    const data = await this.reads.loadPricingData({ listOnly: shown === undefined, presentFirst: shown === undefined });
     return [await this.rendered(PricingSnapshot.build(data, this.clock.nowMs())), data];
   }
 
@@ -332,7 +338,8 @@ export class PriceBookLoader implements OnApplicationBootstrap, OnApplicationShu
       this.hashAgain = true;
       return;
     }
-    if (this.stopped || !history || history.hashed || this.foreground > 0) return;
+    // A present alone (PricingSnapshot.heldFrom) has no feed to hash: the whole past, read next, has.
+    if (this.stopped || !history || history.hashed || this.foreground > 0 || this.shown!.heldFrom > -Infinity) return;
     this.hashing = true;
     this.hashAgain = false;
     const started = performance.now();

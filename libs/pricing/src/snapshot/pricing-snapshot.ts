@@ -65,6 +65,11 @@ interface Parts extends PriceBookHead {
   /** The list's answers prepared for consecutive instants, ascending: each expires as the next starts. */
   readonly lists: readonly PriceListResponse[];
   readonly hasOrganizationPrices: boolean;
+  /**
+   * Set while the list's past is not held (a first read of its present, PricingData.present): the
+   * list is right from `heldFrom` on, and the past read next with `listWrites` makes it whole.
+   */
+  readonly present?: { readonly cut: number; readonly heldFrom: number; readonly listWrites: readonly number[] };
 }
 
 /**
@@ -97,7 +102,8 @@ export class PricingSnapshot {
         HASHED_LATER,
       ),
     );
-    if (history.changeCount <= HASHED_AT_ONCE) await inSlices(history.hashFeed());
+    // The feed of a present alone is not the list's: never hashed, never served (heldFrom).
+    if (!data.present && history.changeCount <= HASHED_AT_ONCE) await inSlices(history.hashFeed());
     const snapshot = new PricingSnapshot({
       lineage: ++lineages,
       prices,
@@ -112,8 +118,34 @@ export class PricingSnapshot {
       lastChangeId: data.lastChangeId,
       lastChangedAt: data.lastChangedAt,
       hasOrganizationPrices: data.listOnly !== true,
+      ...(data.present && { present: { ...data.present, listWrites: data.listWrites } }),
     });
     return snapshot.preparedFor(now);
+  }
+
+  /**
+   * This snapshot (of the list's present alone: `heldFrom`) made whole with `data` (read after it:
+   * the list prices it left, and every organization's price): the snapshot of everything, at the
+   * same head, so that the changes since it are read next. Its list from `heldFrom` on is the same.
+   */
+  async withPastAndOrganizationPrices(data: RecordsRead, now: number): Promise<PricingSnapshot> {
+    const { present, ...held } = this.parts;
+    if (!present) throw new Error('the snapshot holds the whole past already');
+    const records = await inSlices(listPricesWith(held.prices, data.records));
+    return PricingSnapshot.build(
+      {
+        version: held.version,
+        lastChangeId: held.lastChangeId,
+        lastChangedAt: held.lastChangedAt,
+        readAt: -Infinity,
+        marginMs: 0,
+        records,
+        ends: held.ends.with(EndTable.of(data.ends)),
+        listWrites: present.listWrites,
+        availability: held.availability,
+      },
+      now,
+    );
   }
 
   /**
@@ -237,6 +269,20 @@ export class PricingSnapshot {
       ListHistory.build({ records: list, ends: new Map(), writes: [], lastChangeId: 0 }, HASHED_LATER),
     );
     return priceListDocument(runNow(history.listAt(at)));
+  }
+
+  /**
+   * The instant from which the list's history is held: -Infinity once the whole past is; a first
+   * read of the present alone (PricingData.present) holds it from its second latest write on. The
+   * list, its answers and list prices before it are not known yet, nor is the feed.
+   */
+  get heldFrom(): number {
+    return this.parts.present?.heldFrom ?? -Infinity;
+  }
+
+  /** Where the past read next starts (PriceSnapshotReads.loadPastAndOrganizationPrices); undefined once held. */
+  get presentCut(): number | undefined {
+    return this.parts.present?.cut;
   }
 
   /** The public list's history, which `/at/{instant}` and `/changes` read (snapshot/past-answers.ts). */
@@ -413,6 +459,24 @@ function* listPricesOf(prices: OverlaidMap<string, ProductPrices>): Steps<Map<st
     if ((list.size & 1023) === 0) yield;
   }
   return list;
+}
+
+/** Every list price of `prices`, then `more`, in one array (in steps). */
+function* listPricesWith(
+  prices: OverlaidMap<string, ProductPrices>,
+  more: readonly PriceRecord[],
+): Steps<PriceRecord[]> {
+  const records: PriceRecord[] = [];
+  let n = 0;
+  for (const product of prices.values()) {
+    for (const record of product.list) records.push(record);
+    if ((++n & 1023) === 0) yield;
+  }
+  for (const [i, record] of more.entries()) {
+    records.push(record);
+    if ((i & 16383) === 16383) yield;
+  }
+  return records;
 }
 
 function* listRecords(products: Iterable<ProductPrices>): Generator<PriceRecord> {
