@@ -49,7 +49,8 @@ export class PriceSnapshotReads {
     return this.dataSource.transaction('REPEATABLE READ', async (db) => {
       const head = await readHead(db);
       const listWrites = await readListWrites(db);
-      const present = listOnly && presentFirst ? presentCut(listWrites, head.readAt) : undefined;
+      const present =
+        listOnly && presentFirst ? await pastWorthLeaving(db, presentCut(listWrites, head.readAt)) : undefined;
       const list = present
         ? await this.readRecords(db, `organization_id IS NULL AND ${LISTED_FROM_CUT}`, present.cut)
         : await this.readRecords(db, 'organization_id IS NULL');
@@ -178,6 +179,23 @@ export async function readRecordsWithEnds(
  * this was listed only before `$1`. Its negation is exactly the rest (`greatest` skips a NULL).
  */
 const LISTED_FROM_CUT = `(valid_until IS NULL OR greatest(valid_until, end_set_at) >= to_timestamp($1::float8 / 1000))`;
+
+/**
+ * `present` when the past it leaves holds most of the list prices (years of monthly changes), else
+ * `undefined`: the rest is read next and the list built again from every price, which a short past
+ * does not repay (at 100,000 list prices and a hundred versions of one, the second build made the
+ * first load's longest waits).
+ */
+async function pastWorthLeaving(db: EntityManager, present: PricingData['present']): Promise<PricingData['present']> {
+  if (!present) return undefined;
+  const [counted] = await rows<{ past: number; listed: number }>(
+    db,
+    `SELECT count(*) FILTER (WHERE NOT ${LISTED_FROM_CUT})::int AS past, count(*)::int AS listed
+       FROM price_record WHERE organization_id IS NULL`,
+    [present.cut],
+  );
+  return counted.past * 2 > counted.listed ? present : undefined;
+}
 
 /** Two reads of one snapshot as one. */
 function joined(a: RecordsRead, b: RecordsRead): RecordsRead {
