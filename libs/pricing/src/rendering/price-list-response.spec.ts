@@ -2,7 +2,15 @@ import { ListHistory } from '../core/list-history';
 import { priceListDocument } from '../core/price-list';
 import { priceRecord } from '../core/price-record.fixture';
 import { runNow } from '../core/slices';
-import { renderPriceList, renderPriceListNow } from './price-list-response';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import {
+  BROTLI_QUALITY,
+  brotliQualityFor,
+  LARGE_BODY_BYTES,
+  prepareAnswers,
+  renderPriceList,
+  renderPriceListNow,
+} from './price-list-response';
 
 describe('the body of the list', () => {
   // Entries are written a chunk of 1,024 at a time: lists of sizes around its edges, the families
@@ -56,5 +64,21 @@ describe('the body of the list', () => {
     const expected = JSON.stringify(document);
     const body = (await renderPriceList(history.listAt(at))).body;
     expect(body.equals(Buffer.from(expected, 'utf8'))).toBe(true);
+  });
+});
+
+describe('the codings of a body', () => {
+  it('brotli at quality 4, and 2 from 8 MiB on (a third of the time), each coding decoding to the body', async () => {
+    expect([brotliQualityFor(0), brotliQualityFor(LARGE_BODY_BYTES - 1), brotliQualityFor(LARGE_BODY_BYTES)]).toEqual([
+      BROTLI_QUALITY,
+      BROTLI_QUALITY,
+      2,
+    ]);
+    const entry = (i: number) => `{"product_key":"compute.c${i}.1","amount":"0.${(i * 7919) % 100_000}"}`;
+    const body = Buffer.from(`[${Array.from({ length: 160_000 }, (_, i) => entry(i)).join(',')}]`);
+    expect(body.length).toBeGreaterThan(LARGE_BODY_BYTES);
+    const answers = await prepareAnswers(body, {}, { lastChangedMs: null, previousChangeMs: null, builtForMs: 0 });
+    expect(brotliDecompressSync(answers.ok.br.body!).equals(body)).toBe(true);
+    expect(gunzipSync(answers.ok.gzip.body!).equals(body)).toBe(true);
   });
 });

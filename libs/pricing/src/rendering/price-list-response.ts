@@ -19,6 +19,19 @@ export const RETRY_AFTER_UNAVAILABLE_S = 30;
  * 4 gives a body within a few per cent of 5's in about half the time (docs/benchmarks.md).
  */
 export const BROTLI_QUALITY = 4;
+/**
+ * From this size on (100,000 list prices are about 19 MB), quality 2: a third of quality 4's time
+ * for about a fifth more bytes. Each change compresses the whole list again, and quality 4 was most
+ * of the time until a one-price change of a list that large was ready (docs/benchmarks.md, "The
+ * list's past").
+ */
+export const LARGE_BODY_BYTES = 8 * 1024 * 1024;
+const LARGE_BODY_BROTLI_QUALITY = 2;
+
+/** The brotli quality a body of `bytes` is compressed with. */
+export function brotliQualityFor(bytes: number): number {
+  return bytes < LARGE_BODY_BYTES ? BROTLI_QUALITY : LARGE_BODY_BROTLI_QUALITY;
+}
 /** Every answer of the endpoint lets a page on any origin read it (section 4). */
 export const ANY_ORIGIN = { 'access-control-allow-origin': '*' } as const;
 
@@ -155,7 +168,7 @@ export async function prepareAnswers(
     gzipAsync(body),
     brotliAsync(body, {
       params: {
-        [zlib.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY,
+        [zlib.BROTLI_PARAM_QUALITY]: brotliQualityFor(body.length),
         [zlib.BROTLI_PARAM_MODE]: zlib.BROTLI_MODE_TEXT,
         [zlib.BROTLI_PARAM_SIZE_HINT]: body.length,
       },
