@@ -1,5 +1,6 @@
 import { ManualClock } from '@app/clock';
 import type { PricingData } from '../database/pricing-data';
+import { presentCut } from '../core/present-cut';
 import { priceRecord } from '../core/price-record.fixture';
 import { PricingUnavailableError } from '../errors/pricing-error';
 import { PastAnswers } from '../snapshot/past-answers';
@@ -119,5 +120,73 @@ describe('PriceBookLoader at start-up: the list prices first, then every price',
     await prices.loader.check();
     expect(reads).toEqual([true, false, false]);
     expect(service.priceAt('storage.gp1', { organizationId: 'org_42' })).toMatchObject({ found: true });
+  });
+});
+
+describe('PriceBookLoader at start-up on a long past: the present first, then the past', () => {
+  // storage.gp1 priced by five writes a month apart: the first read holds the prices whose listing
+  // reaches the cut (core/present-cut.ts), and the list from its second latest write on.
+  const DAY = 86_400_000;
+  const W = [0, 30, 60, 90, 110].map((days) => Date.parse('2026-09-01T00:00:00Z') + days * DAY);
+  const gp1 = [0, 1, 2, 3, 4].map((i) =>
+    priceRecord({
+      amount: `0.0${i + 1}`,
+      validFrom: W[i],
+      validUntil: i < 4 ? W[i + 1] : null,
+      recordedAt: W[i],
+    }),
+  );
+  const present = presentCut(W, NOW.getTime())!;
+  const first = gp1.filter((record) => record.validUntil === null || record.validUntil >= present.cut);
+
+  it('answers from the present alone only what it holds: lookups before it unavailable, /at before it waits for the past', async () => {
+    let readPast!: () => void;
+    const past = new Promise<void>((resolve) => (readPast = resolve));
+    const repository = {
+      ...readsOf(() =>
+        Promise.resolve(pricingData(first, { listOnly: true, listWrites: W, present, readAt: NOW.getTime() })),
+      ),
+      loadPastAndOrganizationPrices: async () => {
+        await past;
+        return { records: [...gp1.filter((record) => !first.includes(record)), AGREED], ends: new Map() };
+      },
+    };
+    const clock = new ManualClock(NOW);
+    const prices = await pricesInMemory(repository, clock);
+    const answers = new PastAnswers(prices.state, pastOptions({}), clock, prices.loader);
+    const service = new PricingService(prices.state, prices.loader, answers, clock);
+    try {
+      const checked = prices.loader.check();
+      await until(() => prices.state.current() !== undefined);
+      expect(first.length).toBeLessThan(gp1.length);
+      // From the second latest write on: what the whole book gives.
+      expect(service.priceAt('storage.gp1')).toMatchObject({ found: true, price: { amount: '0.05' } });
+      expect(service.priceAt('storage.gp1', { at: new Date(W[3]) })).toMatchObject({ price: { amount: '0.04' } });
+      expect(() => service.assertOrderable('storage.gp1')).not.toThrow();
+      expect(service.isOnSale('storage.gp1')).toBe(true);
+      // Before it, and usage over any period (the book as a whole): not known yet.
+      for (const lookup of [
+        () => service.priceAt('storage.gp1', { at: new Date(W[3] - 1) }),
+        () => service.priceAt('storage.gp1', { asRecordedAt: new Date(W[2]) }),
+        () => service.priceList(new Date(W[0])),
+        () => service.costOfUsage('storage.gp1', { from: new Date(W[4]), to: NOW, sizeGib: '1' }),
+      ])
+        expect(lookup).toThrow(PricingUnavailableError);
+      const before = service.priceListAsOf(new Date(W[0] + DAY));
+      let answered = false;
+      void before.then(() => (answered = true));
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(answered).toBe(false); // waits for the past
+
+      readPast();
+      await checked;
+      expect((await before).document.families[0].prices[0].amount).toBe('0.01');
+      expect(service.priceAt('storage.gp1', { at: new Date(W[0]) })).toMatchObject({ price: { amount: '0.01' } });
+      expect(service.priceAt('storage.gp1', { organizationId: 'org_42' })).toMatchObject({
+        price: { amount: '0.0400' },
+      });
+    } finally {
+      prices.close();
+    }
   });
 });

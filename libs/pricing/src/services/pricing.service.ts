@@ -94,10 +94,10 @@ export class PricingService {
    */
   priceAt(productKey: string, query: PriceQuery = {}): PriceLookup {
     if (!parseProductKey(productKey)) throw new UnknownProductError(productKey);
-    const snapshot = this.snapshot(query.organizationId);
+    const snapshot = this.snapshot(query.organizationId, Infinity);
     const recorded = this.recordedInstant(query);
     const at = (query.at ?? this.clock.now()).getTime();
-    if (snapshot.heldFrom > Math.min(at, recorded)) throw new PricingUnavailableError(); // snapshot()
+    if (snapshot.heldFrom > Math.min(at, recorded)) throw new PricingUnavailableError(); // as snapshot() says
     const record =
       (query.organizationId !== undefined &&
         snapshot.organizationPriceAt(productKey, query.organizationId, at, recorded)) ||
