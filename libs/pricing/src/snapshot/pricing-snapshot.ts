@@ -131,7 +131,7 @@ export class PricingSnapshot {
   async withPastAndOrganizationPrices(data: RecordsRead, now: number): Promise<PricingSnapshot> {
     const { present, ...held } = this.parts;
     if (!present) throw new Error('the snapshot holds the whole past already');
-    const records = await inSlices(listPricesWith(held.prices, data.records));
+    const records = [...listRecords(held.prices.values()), ...data.records];
     return PricingSnapshot.build(
       {
         version: held.version,
@@ -459,24 +459,6 @@ function* listPricesOf(prices: OverlaidMap<string, ProductPrices>): Steps<Map<st
     if ((list.size & 1023) === 0) yield;
   }
   return list;
-}
-
-/** Every list price of `prices`, then `more`, in one array (in steps). */
-function* listPricesWith(
-  prices: OverlaidMap<string, ProductPrices>,
-  more: readonly PriceRecord[],
-): Steps<PriceRecord[]> {
-  const records: PriceRecord[] = [];
-  let n = 0;
-  for (const product of prices.values()) {
-    for (const record of product.list) records.push(record);
-    if ((++n & 1023) === 0) yield;
-  }
-  for (const [i, record] of more.entries()) {
-    records.push(record);
-    if ((i & 16383) === 16383) yield;
-  }
-  return records;
 }
 
 function* listRecords(products: Iterable<ProductPrices>): Generator<PriceRecord> {
