@@ -17,6 +17,7 @@ import {
   DIST,
   freePort,
   importBook,
+  untilApplied,
   intEnv,
   largeBook,
   log,
@@ -230,11 +231,12 @@ async function main() {
   log(`importing the sample book and a generated book of ${LARGE_PRICES.toLocaleString('en-US')} prices`);
   const [sampleUrl, largeUrl] = await Promise.all([scratchDatabase('bench_sample'), scratchDatabase('bench_large')]);
   const importStarted = performance.now();
-  await Promise.all([
+  const [, largeImport] = await Promise.all([
     cli(['import', join(ROOT, 'apps/control-plane/sample/price-book.json')], sampleUrl),
     importBook(largeBook(LARGE_PRICES), largeUrl),
   ]);
   const importMs = performance.now() - importStarted;
+  await untilApplied(largeImport); // the rebuild below reads the list at now
   atCleanUp(stopAll); // the servers stop before their databases are dropped
 
   log(`a full rebuild of ${LARGE_PRICES.toLocaleString('en-US')} prices in this process`);

@@ -165,6 +165,16 @@ export async function importBook(book, databaseUrl) {
   return cli(['import', file], databaseUrl);
 }
 
+/**
+ * Waits until the write the CLI's output `out` reports ("applied at <instant>:") takes effect: a
+ * large import publishes seconds after it commits (docs/decisions.md, "One clock"), and until then
+ * the list does not show it.
+ */
+export async function untilApplied(out) {
+  const at = /applied at (\S+):/.exec(out)?.[1];
+  if (at) await sleep(Math.max(0, Date.parse(at) - Date.now()) + 10);
+}
+
 /** `count` current compute prices: the same book as bench/run.mjs generates. */
 export function largeBook(count) {
   const { listPrice } = requireFromRoot(join(DIST, 'libs/pricing/src/testing/price-book-entries.js'));
