@@ -59,7 +59,10 @@ function bookOf(planned: readonly [number, readonly Action[]][]): Book {
   for (const [gapDays, actions] of planned) {
     at += gapDays * DAY;
     let wrote = false;
+    const touched = new Set<number>();
     for (const step of actions) {
+      // One change of a key per write: an end, then a price from before that end, would overlap it.
+      if (touched.has(step.key)) continue;
       const previous = open.get(step.key);
       const instant = at + step.offsetDays * DAY;
       if (step.kind === 'end') {
@@ -67,7 +70,6 @@ function bookOf(planned: readonly [number, readonly Action[]][]): Book {
         end(previous, Math.max(instant, previous.validFrom + 1), at);
         open.delete(step.key);
       } else {
-        if (previous && previous.recordedAt === at) continue; // one change of a key per write
         if (previous) end(previous, Math.max(instant, previous.validFrom + 1), at);
         const record: PriceRecord = {
           id: id++,
@@ -84,6 +86,7 @@ function bookOf(planned: readonly [number, readonly Action[]][]): Book {
         book.records.push(record);
         open.set(step.key, record);
       }
+      touched.add(step.key);
       wrote = true;
     }
     if (wrote) book.writes.push(at);
