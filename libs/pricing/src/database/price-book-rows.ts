@@ -230,7 +230,10 @@ export class PackedRecordReader {
     const { digits, places } = this;
     if (this.text.charCodeAt(end) === 44 && digits > 0 && digits <= 15 && places !== 0) {
       this.at = end + 1;
-      const value = this.n / 10 ** Math.max(places, 0);
+      // An integer of 31 bits as a small integer (`| 0`): `n`, read from a field of doubles, is a
+      // boxed double, and a record's field that once held one boxes every value it holds (16 bytes
+      // each: ids and unit counts, 19 MB at 600,000 records).
+      const value = places > 0 ? this.n / 10 ** places : this.n < 2 ** 31 ? this.n | 0 : this.n;
       return this.negative ? -value : value;
     }
     const field = this.field();
