@@ -140,6 +140,12 @@ export class PackedRecordReader {
   private n = 0;
   private digits = 0;
   private places = -1;
+  /**
+   * Each end read, once: a record's end is a boxed double (16 bytes), and most records share their
+   * end with others (a write ends the prices it replaces at one instant); this one held for them
+   * all (9 MB at 600,000 records). Only the end: a field that is never null holds its own box.
+   */
+  private readonly ends = new Map<number, number>();
 
   constructor(private readonly intern: <T extends string | null>(text: T) => T = asIs) {}
 
@@ -150,7 +156,7 @@ export class PackedRecordReader {
     const unitCount = this.number();
     const endChanges = this.number();
     const validFrom = this.instant();
-    const validUntil = this.empty() ? null : this.instant();
+    const validUntil = this.empty() ? null : this.sharedEnd(this.instant());
     const recordedAt = this.empty() ? null : this.instant();
     const endSetAt = this.empty() ? null : this.instant();
     const endBefore = this.empty() ? null : this.instant();
@@ -173,6 +179,14 @@ export class PackedRecordReader {
       recordedAt: recordedAt ?? undefined,
     };
     return { record, endSetAt, endBefore, endChanges };
+  }
+
+  private sharedEnd(end: number): number {
+    if (end === 0) return end; // the Map takes -0 for 0
+    const held = this.ends.get(end);
+    if (held !== undefined) return held;
+    this.ends.set(end, end);
+    return end;
   }
 
   /** The next field's text; the last one runs to the end. */
