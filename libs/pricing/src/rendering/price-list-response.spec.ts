@@ -10,7 +10,10 @@ import {
   prepareAnswers,
   renderPriceList,
   renderPriceListNow,
+  sha256Of,
 } from './price-list-response';
+import { weakEntityTag } from './entity-tag';
+import { createHash } from 'node:crypto';
 
 describe('the body of the list', () => {
   // Entries are written a chunk of 1,024 at a time: lists of sizes around its edges, the families
@@ -80,5 +83,18 @@ describe('the codings of a body', () => {
     const answers = await prepareAnswers(body, {}, { lastChangedMs: null, previousChangeMs: null, builtForMs: 0 });
     expect(brotliDecompressSync(answers.ok.br.body!).equals(body)).toBe(true);
     expect(gunzipSync(answers.ok.gzip.body!).equals(body)).toBe(true);
+    expect(answers.ok.identity.headers.etag).toBe(weakEntityTag(body));
+  });
+
+  it('hashes a body in steps of a MiB, each a pause for the event loop, to the SHA-256 of the whole', () => {
+    for (const length of [0, 1, 1024 * 1024 - 1, 1024 * 1024, 3 * 1024 * 1024 + 5]) {
+      const body = Buffer.alloc(length, 'x');
+      const steps = sha256Of(body);
+      let pauses = 0;
+      let step = steps.next();
+      for (; !step.done; step = steps.next()) pauses++;
+      expect(pauses).toBe(Math.ceil(length / (1024 * 1024)));
+      expect(step.value.equals(createHash('sha256').update(body).digest())).toBe(true);
+    }
   });
 });

@@ -1,5 +1,5 @@
 import { isAscii } from 'node:buffer';
-import { webcrypto } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import type { OutgoingHttpHeaders } from 'node:http';
 import { promisify } from 'node:util';
 import { brotliCompress, constants as zlib, gzip } from 'node:zlib';
@@ -155,8 +155,8 @@ export function uncompressedAnswers(body: Buffer, common: OutgoingHttpHeaders, m
 }
 
 /**
- * The answers of a JSON `body` with the headers `common` (but for the ETag, computed here): hashed
- * and compressed on libuv's thread pool, never on the event loop.
+ * The answers of a JSON `body` with the headers `common` (but for the ETag, computed here):
+ * compressed on libuv's thread pool, hashed meanwhile in steps (sha256Of).
  */
 export async function prepareAnswers(
   body: Buffer,
@@ -164,7 +164,7 @@ export async function prepareAnswers(
   meta: AnswerMeta,
 ): Promise<PreparedAnswers> {
   const [digest, gzipped, brotli] = await Promise.all([
-    webcrypto.subtle.digest('SHA-256', body),
+    inSlices(sha256Of(body)),
     gzipAsync(body),
     brotliAsync(body, {
       params: {
@@ -175,7 +175,24 @@ export async function prepareAnswers(
     }),
   ]);
   const bodies = { identity: body, gzip: gzipped, br: brotli };
-  return answersOf(weakEntityTagOfDigest(Buffer.from(digest)), bodies, common, meta);
+  return answersOf(weakEntityTagOfDigest(digest), bodies, common, meta);
+}
+
+/** Bytes hashed in one step: about a millisecond's work here. */
+const HASHED_PER_STEP = 1024 * 1024;
+
+/**
+ * The SHA-256 of `body`, in steps on this thread. Not webcrypto's `digest`: it hashes on the
+ * thread pool, but first copies the body on the event loop, which held it 61–75 ms for the 22 MB
+ * of 100,000 list prices, four times this whole hash's work (docs/benchmarks.md, "The list's past").
+ */
+export function* sha256Of(body: Buffer): Steps<Buffer> {
+  const hash = createHash('sha256');
+  for (let offset = 0; offset < body.length; offset += HASHED_PER_STEP) {
+    hash.update(body.subarray(offset, offset + HASHED_PER_STEP));
+    yield;
+  }
+  return hash.digest();
 }
 
 /** The list's headers but the ETag: every 200 and 304 varies with Accept-Encoding, so that a shared cache keys its copies by it. */
