@@ -126,6 +126,28 @@ describe('ListHistory', () => {
     );
     expect(long.changeCount).toBe(200_001);
     expect(long.nextVersionAfter(W0 + 1)).toBe(W0 + week);
+    // The feed is held in chunks of 65,536 changes: read across their edges (served once hashed), and extended past the last.
+    runNow(long.hashFeed());
+    for (const edge of [65_536, 131_072, 196_608]) {
+      const { changes } = long.changesAfter({ at: W0 + (edge - 3) * week, productKey: 'storage.gp1' }, 4, Infinity);
+      expect(changes.map((c) => [c.position, c.at, c.after?.id])).toEqual(
+        [edge - 2, edge - 1, edge, edge + 1].map((p) => [p, W0 + p * week, p + 1]),
+      );
+    }
+    const next = priceRecord({ id: 200_001, amount: '0.77', validFrom: W0 + 200_001 * week, recordedAt: W0 });
+    const write: ListWrite = {
+      changeId: 2,
+      at: next.validFrom,
+      productKey: next.productKey,
+      set: { id: next.id, validUntil: null },
+    };
+    expect(runNow(long.extend([write], new Map([[next.id, next]])))).toBe(next.validFrom);
+    expect(long.changeCount).toBe(200_002);
+    const { changes } = long.changesAfter({ at: W0 + 199_999 * week, productKey: 'storage.gp1' }, 10, Infinity);
+    expect(changes.map((c) => [c.position, c.at, c.before?.id ?? null, c.after?.id ?? null])).toEqual([
+      [200_000, W0 + 200_000 * week, 200_000, null],
+      [200_001, next.validFrom, null, next.id],
+    ]);
   });
 
   it('chains the feed: each change’s hash follows from the one before and its leaf, the head from the last', () => {
