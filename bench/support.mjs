@@ -4,6 +4,7 @@
 // `cleanUp()` (and whatever a script registers with `atCleanUp`), also on an error or Ctrl-C.
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { request } from 'node:http';
 import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -299,6 +300,26 @@ export async function get(port, path = '/v1/pricing', headers = {}) {
     headers: Object.fromEntries(res.headers),
     length: Number(res.headers.get('content-length')),
   };
+}
+
+/**
+ * A GET as a cache or a browser receives it, timed from the request to the body's last byte
+ * (milliseconds): gzip and brotli accepted, the body counted as it comes, never decoded. `fetch`
+ * decodes a compressed body in this process, and its time was the client's, not the server's:
+ * 60-190 ms for a 2 MB list in brotli, more than the answer took to arrive.
+ */
+export function timedGet(port, path) {
+  const begun = performance.now();
+  return new Promise((done, fail) => {
+    const req = request({ host: '127.0.0.1', port, path, headers: { 'accept-encoding': 'gzip, br' } }, (res) => {
+      let bytes = 0;
+      res.on('data', (chunk) => (bytes += chunk.length));
+      res.on('end', () => done({ status: res.statusCode, headers: res.headers, bytes, ms: performance.now() - begun }));
+      res.on('error', fail);
+    });
+    req.on('error', fail);
+    req.end();
+  });
 }
 
 /** bench/load.mjs (autocannon, in a process of its own) with these options; its JSON result. */
