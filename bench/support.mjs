@@ -209,6 +209,7 @@ export async function startApp(databaseUrl, env = {}, { memoryProbe = false, log
   const child = spawn(process.execPath, args, {
     cwd: ROOT,
     env: {
+      ...START_ENVIRONMENT,
       ...process.env,
       DATABASE_URL: databaseUrl,
       PORT: String(port),
@@ -301,6 +302,17 @@ export async function get(port, path = '/v1/pricing', headers = {}) {
     length: Number(res.headers.get('content-length')),
   };
 }
+
+/** The variables `npm start` sets for the app (package.json: `exec env NAME=value ... node`), as the app is measured. */
+const START_ENVIRONMENT = Object.fromEntries(
+  [
+    ...(
+      /^exec env ((?:\w+=\S+ )+)node /.exec(
+        JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).scripts.start,
+      )?.[1] ?? ''
+    ).matchAll(/(\w+)=(\S+)/g),
+  ].map((m) => [m[1], m[2]]),
+);
 
 /**
  * A GET as a cache or a browser receives it, timed from the request to the body's last byte

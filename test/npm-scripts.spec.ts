@@ -14,7 +14,12 @@ const { scripts } = JSON.parse(readFileSync(resolve(ROOT, 'package.json'), 'utf8
 
 describe("package.json's long-running scripts", () => {
   it.each(['start', 'page', 'pricing', 'migrate'])('%s execs its process', (name) => {
-    expect(scripts[name]).toMatch(/^exec node /);
+    // `env` execs node in its place: the process is still npm's child.
+    expect(scripts[name]).toMatch(/^exec (env (\w+=\S+ )+)?node /);
+  });
+
+  it('start fixes glibc\'s threshold for mapping large allocations (docs/operations.md, "Memory")', () => {
+    expect(scripts.start).toMatch(/^exec env MALLOC_MMAP_THRESHOLD_=131072 node /);
   });
 
   it('a signal to `sh -c` reaches an exec’d process, and not one the shell waits for', async () => {
