@@ -45,9 +45,11 @@ describe("package.json's long-running scripts", () => {
       }
       return stopped;
     };
+    // The handler first, then the pid that says it may be signalled: printed before it, a SIGTERM
+    // in between ended the process unheard (seen under CI's load).
     const node =
-      `${process.execPath} -e "console.log('pid ' + process.pid); ` +
-      `process.on('SIGTERM', () => { console.log('stopped'); process.exit(143); }); setTimeout(() => {}, 10000)"`;
+      `${process.execPath} -e "process.on('SIGTERM', () => { console.log('stopped'); process.exit(143); }); ` +
+      `console.log('pid ' + process.pid); setTimeout(() => {}, 10000)"`;
     expect(await heard(`exec ${node}`)).toBe(true);
     expect(await heard(`${node}; true`)).toBe(false);
   });
