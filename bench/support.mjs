@@ -199,7 +199,7 @@ export function largeBook(count) {
  */
 export async function startApp(databaseUrl, env = {}, { memoryProbe = false, logLines = false } = {}) {
   const { freePort } = requireFromRoot(join(DIST, 'apps/control-plane/src/database/embedded-postgres.js'));
-  const port = await freePort();
+  const port = env.PORT === undefined ? await freePort() : Number(env.PORT); // a caller's, to watch the start-up
   // --expose-gc: the probe collects garbage before it reads the heap, so that heaps compare.
   const probe = ['--expose-gc', '--import', new URL('./app-probe.mjs', import.meta.url).href];
   // BENCH_APP_NODE_OPTIONS: node options on the app's command line (e.g. --cpu-prof, which Node
