@@ -4,6 +4,7 @@ import { EndTable, type EndTableBuilder } from '../core/end-table';
 import type { ListWrite } from '../core/list-history';
 import { presentCut } from '../core/present-cut';
 import type { PriceRecord } from '../core/price-record';
+import { inSlices, type Steps } from '../core/slices';
 import type { PriceBookHead, PricingChanges, PricingData, ReadHead, RecordsRead } from './pricing-data';
 import {
   epochMs,
@@ -138,6 +139,9 @@ export class PriceSnapshotReads {
   }
 }
 
+/** Rows read between two looks at the clock (core/slices.ts: inSlices). */
+const ROWS_A_STEP = 256;
+
 /**
  * The records `where` selects (its parameters are `parameters`), each page mapped as it is read,
  * with the ends of those whose end changed: from the record's own columns when it changed once
@@ -154,19 +158,23 @@ export async function readRecordsWithEnds(
   const ends = EndTable.builder();
   const replayed: PriceRecord[] = [];
   const reader = new PackedRecordReader(intern);
+  function* readPage(page: readonly PackedRecordRow[]): Steps<void> {
+    for (let i = 0; i < page.length; i++) {
+      const { record, endSetAt, endBefore, endChanges } = reader.read(page[i].packed);
+      records.push(record);
+      if (endChanges === 1 && endSetAt !== null) {
+        const from = record.recordedAt ?? record.validFrom;
+        ends.changedOnce(record.id, from, endBefore, endSetAt, record.validUntil);
+      } else if (endChanges !== 0) replayed.push(record);
+      if ((i & (ROWS_A_STEP - 1)) === ROWS_A_STEP - 1) yield;
+    }
+  }
   await forEachPage<PackedRecordRow>(
     db,
     { columns: PACKED_HELD_RECORD, table: 'price_record', where, parameters: [...parameters], ordered: false },
-    (page) => {
-      for (const { packed } of page) {
-        const { record, endSetAt, endBefore, endChanges } = reader.read(packed);
-        records.push(record);
-        if (endChanges === 1 && endSetAt !== null) {
-          const from = record.recordedAt ?? record.validFrom;
-          ends.changedOnce(record.id, from, endBefore, endSetAt, record.validUntil);
-        } else if (endChanges !== 0) replayed.push(record);
-      }
-    },
+    // In slices: a page of 5,000 rows held the event loop 39 ms at an instance's start, its code not
+    // yet optimized (7–20 ms after; docs/benchmarks.md, "The list's past").
+    (page) => inSlices(readPage(page)),
   );
   if (replayed.length > 0) await readReplayedEnds(db, replayed, ends);
   return { records, ends: ends.build() };
