@@ -256,7 +256,13 @@ async function large() {
   const firstLoad = await liveWaits(port, async () => {
     const running = await startApp(
       url,
-      { LOG_LEVEL: 'debug', METRICS_PORT: String(metricsPort), PRICING_RATE_LIMIT: '1000000', PORT: String(port) },
+      {
+        LOG_LEVEL: 'debug',
+        METRICS_PORT: String(metricsPort),
+        PRICING_RATE_LIMIT: '1000000',
+        PORT: String(port),
+        BENCH_PROBE_FROM_FIRST_REQUEST: '1',
+      },
       { memoryProbe: true, logLines: true },
     );
     readyMs = performance.now() - started;
@@ -264,6 +270,10 @@ async function large() {
     return running;
   });
   const app = firstLoad.result;
+  // Beside the waits: how long the main thread ran between two turns of the loop, and V8's pauses
+  // (from the first request on: bench/app-probe.mjs).
+  firstLoad.hold = await app.cpuHold();
+  firstLoad.gc = await app.gcPauses();
   const rightAfter = await liveWaits(app.port, () => oneChange(app, url, 3, '0.5000'));
   await sleep(SETTLE_MS);
   await app.memory();
@@ -334,7 +344,7 @@ await runMain(async () => {
   }
   lines.push(
     `${LARGE} list prices:`,
-    `  worst /health/live wait during the first load: ${ms(big.firstLoad.worstMs)} (target ≤ ${GOALS.waitMs}: ${verdict(big.firstLoad.worstMs <= GOALS.waitMs)})`,
+    `  worst /health/live wait during the first load: ${ms(big.firstLoad.worstMs)} (target ≤ ${GOALS.waitMs}: ${verdict(big.firstLoad.worstMs <= GOALS.waitMs)}); longest CPU run ${ms(big.firstLoad.hold.holdMs)} (the longest gap ${ms(big.firstLoad.hold.gapMs)}, waiting for a CPU ${ms(big.firstLoad.hold.waitingMs)} of it); V8's pauses ${ms(big.firstLoad.gc.longestMs)} at most, ${ms(big.firstLoad.gc.totalMs)} in all (${big.firstLoad.gc.count})`,
     `  one-price change right after start-up, ready after its commit: ${ms(big.rightAfter.result.readyMs)} (target ≤ ${GOALS.readyMs}: ${verdict(big.rightAfter.result.readyMs <= GOALS.readyMs)}); worst /health/live wait ${ms(big.rightAfter.worstMs)} (target ≤ ${GOALS.waitMs}: ${verdict(big.rightAfter.worstMs <= GOALS.waitMs)})`,
     `  1,000 instants over three versions: ${big.versionsOverThree} distinct ETags, ${big.preparedOverThree} documents prepared (one per version: ${verdict(big.preparedOverThree <= 3)})`,
     `  one instant in each of ${PAST_VERSIONS} versions: ${big.pastVersions} distinct ETags, ${big.preparedPast} documents prepared, the slowest ${ms(big.worstPastMs)}; ${big.keptMiB.toFixed(1)} MiB kept (budget ${BUDGET_MIB}: ${verdict(big.keptMiB <= BUDGET_MIB)}); RSS ${big.before.toFixed(0)} → ${big.after.toFixed(0)} MiB`,

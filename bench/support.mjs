@@ -193,8 +193,9 @@ export function largeBook(count) {
  * The built app (`node dist/.../main.js`) on `databaseUrl`, on a free port of loopback, once
  * /health/ready answers 200. With `memoryProbe`, `memory()` asks it for its memory usage after
  * a full garbage collection, `eventLoopDelay()` for the worst delay of its event loop since the
- * last ask, and `cpuHold()` for the longest its main thread ran between two turns of the loop and
- * how long it waited for a CPU in the longest gap (bench/app-probe.mjs). Stopped with SIGTERM by
+ * last ask, `cpuHold()` for the longest its main thread ran between two turns of the loop and
+ * how long it waited for a CPU in the longest gap, and `gcPauses()` for V8's pauses
+ * (bench/app-probe.mjs). Stopped with SIGTERM by
  * `stop()` or at the end.
  */
 export async function startApp(databaseUrl, env = {}, { memoryProbe = false, logLines = false } = {}) {
@@ -271,6 +272,7 @@ export async function startApp(databaseUrl, env = {}, { memoryProbe = false, log
     memory: () => ask(child, 'memory'),
     eventLoopDelay: () => ask(child, 'event-loop'),
     cpuHold: () => ask(child, 'cpu-hold'),
+    gcPauses: () => ask(child, 'gc'),
   };
 }
 
