@@ -95,9 +95,10 @@ await runMain(async () => {
 });
 
 /**
- * Runs `work`, after a full collection, while watching the event loop: its time, worst delay (wall), the longest this
- * thread ran on a CPU between two turns of the loop, and how long it waited for a CPU in the
- * longest gap between two turns (what other processes on the machine cost it).
+ * Runs `work`, after a full collection, while watching the event loop: its time, worst delay
+ * (wall), the longest this thread ran on a CPU between two turns of the loop, and how long it
+ * waited for a CPU in the longest gap between two turns (what other processes on the machine cost
+ * it).
  */
 async function watched(work) {
   // What earlier measurements left is collected first: the lists built without slices leave up

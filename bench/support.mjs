@@ -195,8 +195,7 @@ export function largeBook(count) {
  * a full garbage collection, `eventLoopDelay()` for the worst delay of its event loop since the
  * last ask, `cpuHold()` for the longest its main thread ran between two turns of the loop and
  * how long it waited for a CPU in the longest gap, and `gcPauses()` for V8's pauses
- * (bench/app-probe.mjs). Stopped with SIGTERM by
- * `stop()` or at the end.
+ * (bench/app-probe.mjs). Stopped with SIGTERM by `stop()` or at the end.
  */
 export async function startApp(databaseUrl, env = {}, { memoryProbe = false, logLines = false } = {}) {
   const { freePort } = requireFromRoot(join(DIST, 'apps/control-plane/src/database/embedded-postgres.js'));
