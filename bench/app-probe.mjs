@@ -1,5 +1,5 @@
-// Preloaded into the app by bench/soak.mjs, bench/rebuild.mjs and bench/scale.mjs (node --expose-gc
-// --import), answers on the IPC channel:
+// Preloaded into the app by bench/soak.mjs, bench/rebuild.mjs, bench/scale.mjs and bench/history.mjs
+// (node --expose-gc --import), answers on the IPC channel:
 // - { type: 'memory' }: process.memoryUsage() after two full garbage collections, so that two
 //   readings compare what is live, not what is not yet freed;
 // - { type: 'event-loop' }: the worst delay of the app's event loop (ms, wall time) since the last ask;

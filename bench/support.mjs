@@ -192,13 +192,12 @@ export function largeBook(count) {
 /**
  * The built app (`node dist/.../main.js`) on `databaseUrl`, on a free port of loopback, once
  * /health/ready answers 200. With `memoryProbe`, `memory()` asks it for its memory usage after
- * a full garbage collection, `eventLoopDelay()` for the worst delay of its event loop since the
+ * two full garbage collections, `eventLoopDelay()` for the worst delay of its event loop since the
  * last ask, `cpuHold()` for the longest its main thread ran between two turns of the loop and
  * how long it waited for a CPU in the longest gap, and `gcPauses()` for V8's pauses
  * (bench/app-probe.mjs). Stopped with SIGTERM by `stop()` or at the end.
  */
 export async function startApp(databaseUrl, env = {}, { memoryProbe = false, logLines = false } = {}) {
-  const { freePort } = requireFromRoot(join(DIST, 'apps/control-plane/src/database/embedded-postgres.js'));
   const port = env.PORT === undefined ? await freePort() : Number(env.PORT); // a caller's, to watch the start-up
   // --expose-gc: the probe collects garbage before it reads the heap, so that heaps compare.
   const probe = ['--expose-gc', '--import', new URL('./app-probe.mjs', import.meta.url).href];
