@@ -14,7 +14,8 @@ export interface NaturalKey {
  * is a prefix of another sorts first.
  */
 export function naturalKey(raw: string): NaturalKey {
-  let sortKey = '';
+  // Joined, not concatenated: a key's runs as one string, not a tree of them (each timeline keeps one).
+  const runs: string[] = [];
   let i = 0;
   while (i < raw.length) {
     let end = i;
@@ -22,14 +23,14 @@ export function naturalKey(raw: string): NaturalKey {
       while (end < raw.length && isDigit(raw.charCodeAt(end))) end++;
       let start = i;
       while (start < end - 1 && raw.charCodeAt(start) === 48) start++; // leading zeros
-      sortKey += `0${String.fromCharCode(0x100 + end - start)}${raw.slice(start, end)}`;
+      runs.push('0', String.fromCharCode(0x100 + end - start), raw.slice(start, end));
     } else {
       while (end < raw.length && !isDigit(raw.charCodeAt(end))) end++;
-      sortKey += `${raw.slice(i, end)}\u0000`;
+      runs.push(raw.slice(i, end), '\u0000');
     }
     i = end;
   }
-  return { raw, sortKey };
+  return { raw, sortKey: runs.join('') };
 }
 
 /**
