@@ -100,6 +100,12 @@ describe('PriceBookLoader at start-up: the list prices first, then every price',
       found: true,
       price: { amount: '0.0400' },
     });
+    // The key's list price is kept beside the organization's added to it.
+    expect(service.priceAt('storage.gp1')).toMatchObject({ found: true, price: { amount: '0.0480' } });
+    expect(service.priceAt('storage.gp1', { organizationId: 'org_7' })).toMatchObject({
+      found: true,
+      price: { amount: '0.0480' },
+    });
 
     await prices.loader.check(); // the same version, every price held: confirmed, nothing read
     expect(reads).toEqual([true, false]);
