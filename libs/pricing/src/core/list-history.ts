@@ -230,7 +230,7 @@ export class ListHistory {
         for (const [i, end] of ends.entries()) piecesOf(pieces, record, end, ends[i + 1]?.from ?? Infinity);
         if (record.validUntil === null || record.validUntil > lastWrite)
           live.push({ record, until: record.validUntil });
-        if ((++n & 1023) === 0) yield;
+        if ((++n & 127) === 0) yield;
       }
       if (live.length > 0) timeline.live = live.slice();
       emit(timeline, pieces);
@@ -251,13 +251,17 @@ export class ListHistory {
     }
     for (const at of [...buckets.keys()].sort((a, b) => a - b)) {
       const { lines, indices } = buckets.get(at)!;
-      for (let i = 0; i < lines.length; i++) history.feed.push(at, lines[i], indices[i]);
+      // A first write holds every product: a bucket of 100,000 in one step held the loop 20 ms.
+      for (let i = 0; i < lines.length; i++) {
+        history.feed.push(at, lines[i], indices[i]);
+        if ((i & 1023) === 1023) yield;
+      }
       buckets.delete(at);
       yield;
     }
     // Appended one by one: a spread of 100,000 arguments or more overflows the stack.
     for (const at of [...new Set(sources.writes)].sort((a, b) => a - b)) history.writes.push(at);
-    history.resetVersionsFrom(-Infinity);
+    yield* history.resetVersionsFrom(-Infinity);
     if (hashed) yield* history.hashFeed();
     return history;
   }
@@ -327,7 +331,7 @@ export class ListHistory {
     }
     this.applied = fresh[fresh.length - 1].changeId;
     yield* this.refeedFrom(from, touched);
-    this.resetVersionsFrom(from);
+    yield* this.resetVersionsFrom(from);
     this.extending = false;
     if (hashed) yield* this.hashFeed();
     this.extensions.push(from);
@@ -384,7 +388,7 @@ export class ListHistory {
         families.push(timeline.family);
         entries.push(timeline.text(i, keep));
       }
-      if ((n & 1023) === 1023) yield;
+      if ((n & 127) === 127) yield;
     }
     const v = firstIndexWhere(this.versions, (version) => version > at);
     return {
@@ -490,7 +494,7 @@ export class ListHistory {
         head.copy(this.chain, 32 * kept);
       }
       this.chained = i + 1;
-      if ((i & 255) === 255) yield;
+      if ((i & 63) === 63) yield;
     }
   }
 
@@ -532,11 +536,14 @@ export class ListHistory {
     for (const [at, timeline, i] of tail) this.feed.push(at, timeline, i);
   }
 
-  /** The versions from `from` on made again, from the feed and the writes. */
-  private resetVersionsFrom(from: number): void {
+  /** The versions from `from` on made again, from the feed and the writes, in steps. */
+  private *resetVersionsFrom(from: number): Steps<void> {
     const kept = firstIndexWhere(this.versions, (version) => version >= from);
     const later = new Set<number>();
-    for (let i = this.feed.firstFrom(from); i < this.feed.size; i++) later.add(this.feed.at(i));
+    for (let i = this.feed.firstFrom(from); i < this.feed.size; i++) {
+      later.add(this.feed.at(i));
+      if ((i & 4095) === 4095) yield;
+    }
     for (let i = firstIndexWhere(this.writes, (at) => at >= from); i < this.writes.length; i++)
       later.add(this.writes[i]);
     this.versions.length = kept;

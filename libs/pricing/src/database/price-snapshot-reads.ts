@@ -140,7 +140,7 @@ export class PriceSnapshotReads {
 }
 
 /** Rows read between two looks at the clock (core/slices.ts: inSlices). */
-const ROWS_A_STEP = 256;
+const ROWS_A_STEP = 64;
 
 /**
  * The records `where` selects (its parameters are `parameters`), each page mapped as it is read,

@@ -109,7 +109,11 @@ function* bodyOf(list: ListAt): Steps<Buffer> {
  */
 function* utf8Of(parts: readonly string[]): Steps<Buffer> {
   let length = 0;
-  for (const part of parts) length += part.length;
+  // In steps too: 200,000 parts held the loop 6–15 ms at an instance's start, the code not yet optimized.
+  for (let i = 0; i < parts.length; i++) {
+    length += parts[i].length;
+    if ((i & 16383) === 16383) yield;
+  }
   const body = Buffer.allocUnsafe(length);
   let offset = 0;
   for (let i = 0; i < parts.length; i++) {
