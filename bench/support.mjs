@@ -204,7 +204,7 @@ export async function startApp(databaseUrl, env = {}, { memoryProbe = false, log
   // BENCH_APP_NODE_OPTIONS: node options on the app's command line (e.g. --cpu-prof, which Node
   // refuses in NODE_OPTIONS).
   const options = process.env.BENCH_APP_NODE_OPTIONS?.split(/\s+/).filter(Boolean) ?? [];
-  const args = [...options, ...(memoryProbe ? probe : []), MAIN];
+  const args = [...START_OPTIONS, ...options, ...(memoryProbe ? probe : []), MAIN];
   const child = spawn(process.execPath, args, {
     cwd: ROOT,
     env: {
@@ -303,16 +303,14 @@ export async function get(port, path = '/v1/pricing', headers = {}) {
   };
 }
 
-/** The variables `npm start` sets for the app (package.json: `exec env NAME=value ... node`), as the app is measured. */
-const START_ENVIRONMENT = Object.fromEntries(
-  [
-    ...(
-      /^exec env ((?:\w+=\S+ )+)node /.exec(
-        JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).scripts.start,
-      )?.[1] ?? ''
-    ).matchAll(/(\w+)=(\S+)/g),
-  ].map((m) => [m[1], m[2]]),
+/** `npm start`'s command (package.json: `exec env NAME=value ... node [--flag ...] script`), as the app is measured. */
+const START = /^exec env ((?:\w+=\S+ )+)node ((?:--\S+ )*)/.exec(
+  JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).scripts.start,
 );
+/** The variables it sets. */
+const START_ENVIRONMENT = Object.fromEntries([...(START?.[1] ?? '').matchAll(/(\w+)=(\S+)/g)].map((m) => [m[1], m[2]]));
+/** Its node options (docs/operations.md, "Threads"). */
+const START_OPTIONS = (START?.[2] ?? '').split(' ').filter(Boolean);
 
 /**
  * A GET as a cache or a browser receives it, timed from the request to the body's last byte

@@ -22,6 +22,10 @@ describe("package.json's long-running scripts", () => {
     expect(scripts.start).toMatch(/^exec env MALLOC_MMAP_THRESHOLD_=131072 node /);
   });
 
+  it('start leaves a core to the event loop: V8\'s background threads one fewer than the cores (docs/operations.md, "Threads")', () => {
+    expect(scripts.start).toMatch(/ node --v8-pool-size=0 scripts\/built\.mjs /);
+  });
+
   it('a signal to `sh -c` reaches an exec’d process, and not one the shell waits for', async () => {
     /** Whether the process of `sh -c <script>` hears a SIGTERM sent to the shell (it says so, and its pid first). */
     const heard = async (script: string): Promise<boolean> => {
