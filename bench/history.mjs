@@ -10,9 +10,10 @@
 //    worst event-loop delay meanwhile; then the same again with the tables' statistics as a bulk
 //    import leaves them (none).
 // 2. 100,000 list prices: the worst /health/live wait during the first load (both its reads, asked
-//    from the spawn on), the worst of three starts; a one-price change right after start-up, ready after its commit; 1,000
-//    distinct instants over three versions and one instant in each of 100 versions: one document
-//    per version (the app's metrics), RSS growth within the budget of prepared answers.
+//    from the spawn on), the worst of three starts; a one-price change right after start-up, ready
+//    after its commit; 1,000 distinct instants over three versions and one instant in each of 100
+//    versions: one document per version (the app's metrics), RSS growth within the budget of
+//    prepared answers.
 // Knobs (environment): BENCH_HISTORY_KEYS (10000), BENCH_HISTORY_VERSIONS (60), BENCH_HISTORY_LARGE
 // (100000), BENCH_HISTORY_FIRST_LOADS (3: starts whose first load is measured, the worst counts),
 // DATABASE_URL (else a throwaway embedded PostgreSQL).
@@ -251,29 +252,33 @@ async function metric(port, name) {
  * (organizations' prices: none here); beside the waits, how long the main thread ran between two
  * turns of the loop and V8's pauses (from the first request on: bench/app-probe.mjs).
  */
-async function startMeasured(url, metricsPort) {
+async function startMeasured(url) {
   const port = await freePort();
+  const metricsPort = await freePort();
+  const started = performance.now();
   let readyMs;
   const firstLoad = await liveWaits(port, async () => {
     const running = await startApp(
       url,
       {
         LOG_LEVEL: 'debug',
-        ...(metricsPort !== undefined && { METRICS_PORT: String(metricsPort) }),
+        METRICS_PORT: String(metricsPort),
         PRICING_RATE_LIMIT: '1000000',
         PORT: String(port),
         BENCH_PROBE_FROM_FIRST_REQUEST: '1',
       },
       { memoryProbe: true, logLines: true },
     );
-    readyMs = performance.now();
+    readyMs = performance.now() - started;
     await running.logged(/prices \d+ loaded \(\d+ records\)/);
     return running;
   });
   const app = firstLoad.result;
   return {
     app,
-    firstLoad: { worstMs: firstLoad.worstMs, readyMs, hold: await app.cpuHold(), gc: await app.gcPauses() },
+    metricsPort,
+    readyMs,
+    firstLoad: { worstMs: firstLoad.worstMs, hold: await app.cpuHold(), gc: await app.gcPauses() },
   };
 }
 
@@ -290,10 +295,7 @@ async function large() {
     firstLoads.push(firstLoad);
   }
   log('starting the app');
-  const metricsPort = await freePort();
-  const started = performance.now();
-  const { app, firstLoad } = await startMeasured(url, metricsPort);
-  const readyMs = firstLoad.readyMs - started;
+  const { app, metricsPort, readyMs, firstLoad } = await startMeasured(url);
   firstLoads.push(firstLoad);
   const rightAfter = await liveWaits(app.port, () => oneChange(app, url, 3, '0.5000'));
   await sleep(SETTLE_MS);
