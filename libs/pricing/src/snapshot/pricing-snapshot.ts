@@ -422,7 +422,11 @@ function* refuseBroken(records: readonly PriceRecord[]): Steps<void> {
   if (problems.length > 0) throw new BrokenRecordsError(problems);
 }
 
-/** Indexes `records` (of keys without prices in `prices` yet, in any order) by key and scope, each scope sorted. */
+/**
+ * Indexes `records` (in any order) by key and scope, each scope sorted: into `prices` without
+ * those keys yet, or, organizations' prices alone, beside the list prices of a copy of each key's
+ * entry (listPricesOfKeys: a list held there is shared, never pushed to).
+ */
 function* addRecords(prices: Map<string, ProductPrices | undefined>, records: readonly PriceRecord[]): Steps<void> {
   // The scopes of more than one record, to be sorted.
   const scopes = new Set<PriceRecord[]>();
