@@ -41,7 +41,7 @@ const built = runNow(ListHistory.build({ records, ends, writes: [W0, W1, W2], la
 
 const document = (history: ListHistory, at: number): PriceListDocument => priceListDocument(runNow(history.listAt(at)));
 const everyChange = (history: ListHistory) =>
-  history.changesAfter({ at: -Infinity, productKey: '' }, Number.MAX_SAFE_INTEGER, Infinity).changes;
+  runNow(history.changesAfter({ at: -Infinity, productKey: '' }, Number.MAX_SAFE_INTEGER, Infinity)).changes;
 
 describe('ListHistory', () => {
   it('lists at an instant the prices as known then: no backfill before its write, no end before it was set', () => {
@@ -75,14 +75,14 @@ describe('ListHistory', () => {
 
   it('pages the feed after a place: a key of an earlier family, the end, and a bound', () => {
     const after = (at: number, productKey: string) =>
-      built.changesAfter({ at, productKey }, 10, Infinity).changes.map((c) => [c.at, c.productKey]);
+      runNow(built.changesAfter({ at, productKey }, 10, Infinity)).changes.map((c) => [c.at, c.productKey]);
     expect(after(W0, '')).toHaveLength(5);
     expect(after(W0, 'storage.gp1')[0]).toEqual([W0, 'storage.io1']);
     expect(after(W0, 'compute.g2.4')).toHaveLength(5); // a family before storage
     expect(after(END, 'storage.io1')).toEqual([]);
-    const bounded = built.changesAfter({ at: W0, productKey: '' }, 10, W2);
+    const bounded = runNow(built.changesAfter({ at: W0, productKey: '' }, 10, W2));
     expect(bounded.changes).toHaveLength(3);
-    expect(built.changesAfter({ at: W0, productKey: '' }, 2, W2)).toMatchObject({ more: true });
+    expect(runNow(built.changesAfter({ at: W0, productKey: '' }, 2, W2))).toMatchObject({ more: true });
   });
 
   it('knows the versions: the instants at which the document changed, writes included', () => {
@@ -116,6 +116,28 @@ describe('ListHistory', () => {
     for (const at of [W0, W1, W2, END, END + day]) expect(document(history, at)).toEqual(document(built, at));
   });
 
+  it('reads a page of the feed in steps, again from the start when an extension ends meanwhile', () => {
+    const week = 7 * day;
+    const records = Array.from({ length: 300 }, (_, i) =>
+      priceRecord({ id: i + 1, amount: `0.${i % 10}1`, validFrom: W0 + i * week, validUntil: W0 + (i + 1) * week }),
+    );
+    const history = runNow(ListHistory.build({ records, ends: new Map(), writes: [W0], lastChangeId: 1 }));
+    const start = { at: -Infinity, productKey: '' };
+    const reading = history.changesAfter(start, 1000, Infinity);
+    expect(reading.next().done).toBe(false); // a step read: 64 changes of 301
+    const next = priceRecord({ id: 301, amount: '0.77', validFrom: W0 + 301 * week, recordedAt: W0 });
+    const write: ListWrite = {
+      changeId: 2,
+      at: next.validFrom,
+      productKey: next.productKey,
+      set: { id: 301, validUntil: null },
+    };
+    runNow(history.extend([write], new Map([[next.id, next]])));
+    const read = runNow(reading);
+    expect(read.changes).toHaveLength(302);
+    expect(read).toEqual(runNow(history.changesAfter(start, 1000, Infinity)));
+  });
+
   it('holds a past of 200,000 versions (built, not spread as arguments: that overflowed the stack)', () => {
     const week = 7 * day;
     const records = Array.from({ length: 200_000 }, (_, i) =>
@@ -129,7 +151,9 @@ describe('ListHistory', () => {
     // The feed is held in chunks of 65,536 changes: read across their edges (served once hashed), and extended past the last.
     runNow(long.hashFeed());
     for (const edge of [65_536, 131_072, 196_608]) {
-      const { changes } = long.changesAfter({ at: W0 + (edge - 3) * week, productKey: 'storage.gp1' }, 4, Infinity);
+      const { changes } = runNow(
+        long.changesAfter({ at: W0 + (edge - 3) * week, productKey: 'storage.gp1' }, 4, Infinity),
+      );
       expect(changes.map((c) => [c.position, c.at, c.after?.id])).toEqual(
         [edge - 2, edge - 1, edge, edge + 1].map((p) => [p, W0 + p * week, p + 1]),
       );
@@ -143,7 +167,7 @@ describe('ListHistory', () => {
     };
     expect(runNow(long.extend([write], new Map([[next.id, next]])))).toBe(next.validFrom);
     expect(long.changeCount).toBe(200_002);
-    const { changes } = long.changesAfter({ at: W0 + 199_999 * week, productKey: 'storage.gp1' }, 10, Infinity);
+    const { changes } = runNow(long.changesAfter({ at: W0 + 199_999 * week, productKey: 'storage.gp1' }, 10, Infinity));
     expect(changes.map((c) => [c.position, c.at, c.before?.id ?? null, c.after?.id ?? null])).toEqual([
       [200_000, W0 + 200_000 * week, 200_000, null],
       [200_001, next.validFrom, null, next.id],
@@ -433,7 +457,7 @@ function expectChained(history: ListHistory): number {
     previous = chainHash(previous, changeLeaf(change));
     expect(change.hash).toEqual(previous);
     const after = i === 0 ? { at: -Infinity, productKey: '' } : changes[i - 1];
-    expect(history.changesAfter(after, 2, Infinity).changes[0]).toEqual(change);
+    expect(runNow(history.changesAfter(after, 2, Infinity)).changes[0]).toEqual(change);
   }
   expect(history.chainHead(changes.length)).toEqual(previous);
   return changes.length;

@@ -404,29 +404,43 @@ export class ListHistory {
 
   /**
    * The changes after `position` with instants before `before`, at most `limit`; `more` when more
-   * such follow. Only hashed changes are served: none is served before its hash is known.
+   * such follow. Only hashed changes are served: none is served before its hash is known. In steps
+   * (a page of a thousand changes, hashed and read, held the event loop 20 ms at an instance's
+   * start): when an extension ends meanwhile, the read starts again, so that what it returns was
+   * read from one revision.
    */
-  changesAfter(position: FeedPosition, limit: number, before: number): { changes: ListChange[]; more: boolean } {
-    const start = this.indexAfter(position);
-    const end = this.sizeBefore(before);
-    const stop = Math.min(end, start + limit);
-    const changes: ListChange[] = [];
-    const chain = start < stop ? this.chainFrom(start) : undefined;
-    for (let i = start; i < stop; i++) {
-      const timeline = this.feed.timeline(i);
-      const j = this.feed.entry(i);
-      changes.push({
-        position: i,
-        hash: Buffer.from(chain!.next(i)),
-        at: this.feed.at(i),
-        productKey: timeline.productKey,
-        family: timeline.family,
-        sortKey: timeline.sortKey,
-        before: timeline.entry(j - 1),
-        after: timeline.entry(j),
-      });
+  *changesAfter(
+    position: FeedPosition,
+    limit: number,
+    before: number,
+  ): Steps<{ changes: ListChange[]; more: boolean }> {
+    read: for (;;) {
+      const revision = this.extensions.length;
+      const start = this.indexAfter(position);
+      const end = this.sizeBefore(before);
+      const stop = Math.min(end, start + limit);
+      const changes: ListChange[] = [];
+      const chain = start < stop ? this.chainFrom(start) : undefined;
+      for (let i = start; i < stop; i++) {
+        const timeline = this.feed.timeline(i);
+        const j = this.feed.entry(i);
+        changes.push({
+          position: i,
+          hash: Buffer.from(chain!.next(i)),
+          at: this.feed.at(i),
+          productKey: timeline.productKey,
+          family: timeline.family,
+          sortKey: timeline.sortKey,
+          before: timeline.entry(j - 1),
+          after: timeline.entry(j),
+        });
+        if ((i & 63) === 63) {
+          yield;
+          if (this.extensions.length !== revision) continue read;
+        }
+      }
+      return { changes, more: stop < end };
     }
-    return { changes, more: stop < end };
   }
 
   /** The number of changes of the feed (for metrics and tests). */

@@ -3,6 +3,7 @@ import { PRODUCT_FAMILIES } from '../catalogue/catalogue';
 import { formatInstant } from '../core/instant';
 import type { FeedPosition, ListChange } from '../core/list-history';
 import { entryBytes } from '../core/price-list';
+import { inSlices, type Steps } from '../core/slices';
 import { ANY_ORIGIN, prepareAnswers, PRICE_LIST_CACHE_CONTROL, type PreparedAnswers } from './price-list-response';
 
 /** Changes a page holds at most, and by default. */
@@ -29,11 +30,25 @@ export interface ChangesPage {
 /**
  * The answers of `GET /v1/pricing/changes` for `page`: the JSON document (each entry as the list
  * shows it, serialized once per price: price-list-response.ts; each change with its position and
- * hash in the feed's chain: core/feed-chain.ts), hashed and compressed off the
+ * hash in the feed's chain: core/feed-chain.ts), written in slices, hashed and compressed off the
  * event loop; `public, max-age=300`, or immutable when more changes follow (its changes are
  * settled, and so is its `next`).
  */
-export function renderChangesPage(page: ChangesPage, now: number): Promise<PreparedAnswers> {
+export async function renderChangesPage(page: ChangesPage, now: number): Promise<PreparedAnswers> {
+  const headers: OutgoingHttpHeaders = {
+    'cache-control': page.hasMore ? IMMUTABLE : PRICE_LIST_CACHE_CONTROL,
+    ...ANY_ORIGIN,
+    vary: 'Accept-Encoding',
+  };
+  return prepareAnswers(await inSlices(bodyOf(page)), headers, {
+    lastChangedMs: null,
+    previousChangeMs: null,
+    builtForMs: now,
+  });
+}
+
+/** The page's JSON document, in steps: a thousand changes took 20 ms at an instance's start. */
+function* bodyOf(page: ChangesPage): Steps<Buffer> {
   const parts: Buffer[] = [Buffer.from('{"currency":"EUR","amounts_exclude_vat":true,"changes":[')];
   for (const [i, change] of page.changes.entries()) {
     if (i > 0) parts.push(COMMA);
@@ -48,18 +63,10 @@ export function renderChangesPage(page: ChangesPage, now: number): Promise<Prepa
       change.after ? entryBytes(change.after) : NULL,
       Buffer.from(`,"hash":"${change.hash.toString('base64')}"}`),
     );
+    if ((i & 63) === 63) yield;
   }
   parts.push(Buffer.from(`],"next":${JSON.stringify(page.next)},"has_more":${page.hasMore}}`));
-  const headers: OutgoingHttpHeaders = {
-    'cache-control': page.hasMore ? IMMUTABLE : PRICE_LIST_CACHE_CONTROL,
-    ...ANY_ORIGIN,
-    vary: 'Accept-Encoding',
-  };
-  return prepareAnswers(Buffer.concat(parts), headers, {
-    lastChangedMs: null,
-    previousChangeMs: null,
-    builtForMs: now,
-  });
+  return Buffer.concat(parts);
 }
 
 const COMMA = Buffer.from(',');

@@ -1,6 +1,7 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { Clock } from '@app/clock';
-import type { FeedPosition, ListChange } from '../core/list-history';
+import type { FeedPosition } from '../core/list-history';
+import { inSlices } from '../core/slices';
 import { PRICING_OPTIONS, type ResolvedPricingOptions } from '../options/pricing-options';
 import { encodeCursor, FEED_START, MAX_CHANGES_PER_PAGE, renderChangesPage } from '../rendering/changes-page';
 import { renderPriceList, type PreparedAnswers, type PriceListResponse } from '../rendering/price-list-response';
@@ -16,18 +17,11 @@ const MAX_WAITING = 16;
  */
 const PAST_WAIT_MS = 30_000;
 
-/** A page of the change feed as PastAnswers serves it. */
-export interface FeedPage {
-  readonly changes: readonly ListChange[];
-  readonly next: string;
-  readonly hasMore: boolean;
-}
-
 interface Kept {
-  readonly answers: Promise<PreparedAnswers>;
+  answers: Promise<PreparedAnswers>;
   /** Prepared at this revision of the history (ListHistory.revision), right while it changed from no earlier than `until`. */
   revision: number;
-  readonly until: number;
+  until: number;
   bytes: number;
 }
 
@@ -92,11 +86,21 @@ export class PastAnswers implements OnModuleInit {
     const key = `${snapshot.lineage} changes ${position.at}~${position.productKey} ${limit}`;
     const kept = this.keptFor(snapshot, key);
     if (kept) return kept;
-    const found = snapshot.changesAfter(position, limit, Math.min(now + 1, this.state.settledBefore()));
-    const last = found.changes.at(-1);
-    const page: FeedPage = { changes: found.changes, next: encodeCursor(last ?? position), hasMore: found.more };
-    if (!page.hasMore) return this.enqueue(() => renderChangesPage(page, now));
-    return this.keep(snapshot, key, last!.at, () => renderChangesPage(page, now));
+    const before = Math.min(now + 1, this.state.settledBefore());
+    const history = snapshot.history;
+    // Kept while it is read and written (a request for it meanwhile is given it: right whatever
+    // changes, as it is read from the history as it is then), and after, when full, as long as the
+    // history does not change at or before its last change; a last page may still grow: not kept.
+    return this.keep(snapshot, key, -Infinity, async (kept) => {
+      const found = await inSlices(history.changesAfter(position, limit, before));
+      const last = found.changes.at(-1);
+      if (found.more) Object.assign(kept, { revision: history.revision, until: last!.at });
+      else this.forget(key, kept);
+      return renderChangesPage(
+        { changes: found.changes, next: encodeCursor(last ?? position), hasMore: found.more },
+        now,
+      );
+    });
   }
 
   /**
@@ -145,17 +149,20 @@ export class PastAnswers implements OnModuleInit {
     return this.keptFor(snapshot, key) ?? this.keep(snapshot, key, shows, prepare);
   }
 
-  /** `prepare`d, kept under `key` (nothing is kept there now) and returned. */
+  /**
+   * `prepare`d, kept under `key` (nothing is kept there now) and returned; `prepare` is given what
+   * is kept, to say what it read.
+   */
   private keep(
     snapshot: PricingSnapshot,
     key: string,
     shows: number,
-    prepare: () => Promise<PreparedAnswers>,
+    prepare: (kept: Kept) => Promise<PreparedAnswers>,
   ): Promise<PreparedAnswers> | undefined {
-    const revision = snapshot.history.revision;
-    const answers = this.enqueue(prepare);
+    const entry: Kept = { answers: undefined!, revision: snapshot.history.revision, until: shows, bytes: 0 };
+    const answers = this.enqueue(() => prepare(entry));
     if (!answers) return undefined;
-    const entry: Kept = { answers, revision, until: shows, bytes: 0 };
+    entry.answers = answers;
     this.kept.set(key, entry);
     answers.then(
       (done) => {
@@ -164,11 +171,14 @@ export class PastAnswers implements OnModuleInit {
         this.bytes += entry.bytes;
         this.shrink();
       },
-      () => {
-        if (this.kept.get(key) === entry) this.kept.delete(key);
-      },
+      () => this.forget(key, entry),
     );
     return answers;
+  }
+
+  /** Forgets `entry`, while kept under `key` (before its answers are ready: nothing counted yet). */
+  private forget(key: string, entry: Kept): void {
+    if (this.kept.get(key) === entry) this.kept.delete(key);
   }
 
   /** What is kept under `key`, while still right for `snapshot` (else forgotten). */

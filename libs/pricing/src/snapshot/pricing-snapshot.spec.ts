@@ -201,7 +201,7 @@ describe('PricingSnapshot', () => {
     const { changes: read } = changes();
     const updated = (await held.withChanges(read, LOADED))!;
     runNow(updated.history.hashFeed()); // as PriceBookLoader does once it shows a snapshot
-    const feed = updated.changesAfter({ at: -8.64e15, productKey: '' }, 1000, Infinity).changes;
+    const feed = runNow(updated.changesAfter({ at: -8.64e15, productKey: '' }, 1000, Infinity)).changes;
     expect(feed.map((c) => [c.productKey, c.at])).toEqual([
       ['storage.gp1', gp1Ended.recordedAt], // known from its record: recorded 2025-12-01
       ['storage.io1', io1.recordedAt],
@@ -220,8 +220,8 @@ describe('PricingSnapshot', () => {
     expect(updated.history.versionAt(ms('2024-12-31T23:59:59.999Z'))).toBe(-Infinity);
     expect(updated.history.versionAt(ms(jan1(2025)))).toBe(ms(jan1(2025))); // the write of 2025
     // Paged, and only what is settled: changes at or after `before` wait.
-    expect(updated.changesAfter({ at: -8.64e15, productKey: '' }, 1, Infinity)).toMatchObject({ more: true });
-    const settled = updated.changesAfter({ at: -8.64e15, productKey: '' }, 1000, ms('2026-07-01T00:00:00Z'));
+    expect(runNow(updated.changesAfter({ at: -8.64e15, productKey: '' }, 1, Infinity))).toMatchObject({ more: true });
+    const settled = runNow(updated.changesAfter({ at: -8.64e15, productKey: '' }, 1000, ms('2026-07-01T00:00:00Z')));
     expect([settled.changes.length, settled.more]).toEqual([4, false]);
   });
 });

@@ -296,8 +296,8 @@ export class PricingSnapshot {
     return this.parts.history.listAt(Number.isFinite(version) ? version : at);
   }
 
-  /** The changes of the list after `position` with instants before `before`, at most `limit`. */
-  changesAfter(position: FeedPosition, limit: number, before: number): { changes: ListChange[]; more: boolean } {
+  /** The changes of the list after `position` with instants before `before`, at most `limit`: in steps. */
+  changesAfter(position: FeedPosition, limit: number, before: number): Steps<{ changes: ListChange[]; more: boolean }> {
     return this.parts.history.changesAfter(position, limit, before);
   }
 
