@@ -8,7 +8,11 @@ import type { HistoryRecord, PriceChange, PriceChangeKind } from '../price-book/
 // milliseconds (parsing 300,000 timestamps as text costs more than the query) and ids as numbers
 // (below 2^53).
 
-/** Rows per page of a read: turning a page into records holds the event loop a few milliseconds only. */
+/**
+ * Rows per page of a read (the CLI's, a migration's): few round trips. The app reads fewer a fetch
+ * (price-snapshot-reads.ts: ROWS_A_FETCH): pg parses a fetch's rows in one turn of the event loop
+ * as they arrive.
+ */
 export const PAGE = 5_000;
 
 /** Rows per statement of a write: each stays well within the database timeout. */
@@ -404,6 +408,8 @@ export interface PagedQuery {
   readonly parameters?: readonly unknown[];
   /** Rows in id order (the default); `false` when their order does not matter (no sort, no index needed). */
   readonly ordered?: boolean;
+  /** Rows a fetch: PAGE unless said. */
+  readonly rowsAFetch?: number;
 }
 
 /** Cursors made by forEachPage, numbered: several may be open in one transaction. */
@@ -411,39 +417,40 @@ let cursors = 0;
 
 /**
  * Reads a table's rows (in id order unless `ordered: false`) through a cursor in the caller's
- * transaction, PAGE rows a fetch, giving each page to `consume` as it is read, the last one too (it
- * has fewer than PAGE rows, maybe none), until `consume` returns `false`: the rows of a million
- * records are never all held at once, no fetch runs long, and the query is planned once, whatever
+ * transaction, `rowsAFetch` rows a fetch (PAGE unless said), giving each page to `consume` as it
+ * is read, the last one too (it has fewer rows, maybe none), until `consume` returns `false`: the
+ * rows of a million records are never all held at once, no fetch runs long, and the query is planned once, whatever
  * the table's statistics say (pages planned one by one sort every remaining row when statistics are
  * stale, as right after a bulk import: a read then takes time quadratic in the table).
  */
 export async function forEachPage<Row>(
   db: EntityManager,
-  { columns, table, where = 'true', parameters = [], ordered = true }: PagedQuery,
+  { columns, table, where = 'true', parameters = [], ordered = true, rowsAFetch = PAGE }: PagedQuery,
   consume: (page: readonly Row[]) => unknown,
 ): Promise<void> {
   // ${table}.id, not id: an output column `id` may be float8 or text, which the primary key does not index.
   const order = ordered ? ` ORDER BY ${table}.id` : '';
-  await forEachFetched(db, `SELECT ${columns} FROM ${table} WHERE (${where})${order}`, parameters, consume);
+  await forEachFetched(db, `SELECT ${columns} FROM ${table} WHERE (${where})${order}`, parameters, consume, rowsAFetch);
 }
 
-/** The rows of any query through a cursor, a page at a time, as forEachPage reads a table's. */
+/** The rows of any query through a cursor, `rowsAFetch` at a time, as forEachPage reads a table's. */
 export async function forEachFetched<Row>(
   db: EntityManager,
   query: string,
   parameters: readonly unknown[],
   consume: (page: readonly Row[]) => unknown,
+  rowsAFetch = PAGE,
 ): Promise<void> {
   const cursor = `pricing_rows_${++cursors}`;
   await db.query(`DECLARE ${cursor} NO SCROLL CURSOR FOR ${query}`, [...parameters]);
-  const fetch = (): Promise<Row[]> => rows<Row>(db, `FETCH ${PAGE} FROM ${cursor}`);
+  const fetch = (): Promise<Row[]> => rows<Row>(db, `FETCH ${rowsAFetch} FROM ${cursor}`);
   let next: Promise<Row[]> | undefined = fetch();
   try {
     for (;;) {
       const page: Row[] = await next;
       // The next page asked for before this one is consumed: the database reads it meanwhile (the
       // connection runs its queries in turn, so the CLOSE below still comes after it).
-      next = page.length < PAGE ? undefined : fetch();
+      next = page.length < rowsAFetch ? undefined : fetch();
       next?.catch(() => undefined);
       // The fetch reaches the connection through promises (TypeORM's query runner): a turn of the
       // loop sends it before the page is consumed, or the database would wait for the consumer and

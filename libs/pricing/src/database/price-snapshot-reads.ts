@@ -114,6 +114,7 @@ export class PriceSnapshotReads {
         (page) => {
           for (const row of page) listLog.push(listWriteOf(row));
         },
+        ROWS_A_FETCH,
       );
       return {
         ...head,
@@ -138,6 +139,13 @@ export class PriceSnapshotReads {
     return readRecordsWithEnds(db, where, parameter === undefined ? [] : [parameter], (text) => this.pool.intern(text));
   }
 }
+
+/**
+ * Rows a fetch of the app's reads: pg parses a fetch's rows in one turn of the event loop as they
+ * arrive, and at an instance's start 5,000 rows (PAGE) held it 46 ms (docs/benchmarks.md, "The
+ * list's past").
+ */
+const ROWS_A_FETCH = 1_000;
 
 /** Rows read between two looks at the clock (core/slices.ts: inSlices). */
 const ROWS_A_STEP = 64;
@@ -171,7 +179,14 @@ export async function readRecordsWithEnds(
   }
   await forEachPage<PackedRecordRow>(
     db,
-    { columns: PACKED_HELD_RECORD, table: 'price_record', where, parameters: [...parameters], ordered: false },
+    {
+      columns: PACKED_HELD_RECORD,
+      table: 'price_record',
+      where,
+      parameters: [...parameters],
+      ordered: false,
+      rowsAFetch: ROWS_A_FETCH,
+    },
     // In slices: a page of 5,000 rows held the event loop 39 ms at an instance's start, its code not
     // yet optimized (7–20 ms after; docs/benchmarks.md, "The list's past").
     (page) => inSlices(readPage(page)),
@@ -321,6 +336,7 @@ async function readReplayedEnds(
         }
       }
     },
+    ROWS_A_FETCH,
   );
 }
 
