@@ -9,8 +9,13 @@ import { performance } from 'node:perf_hooks';
  */
 export type Steps<T> = Generator<void, T, void>;
 
-/** How long one slice may hold the event loop. */
-const SLICE_MS = 8;
+/**
+ * How long one slice may hold the event loop. A young-generation collection may land in any slice
+ * (15–25 ms while a large book is read: what it copies survives), and a request waits for the
+ * slice and the collection: at 100,000 list prices the first load's worst /health/live waits were
+ * 34–50 ms with 8 ms slices, 28–41 with 4 (docs/benchmarks.md, "The list's past").
+ */
+const SLICE_MS = 4;
 
 /** Runs `steps` at once. */
 export function runNow<T>(steps: Steps<T>): T {
