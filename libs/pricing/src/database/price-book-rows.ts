@@ -419,9 +419,10 @@ let cursors = 0;
  * Reads a table's rows (in id order unless `ordered: false`) through a cursor in the caller's
  * transaction, `rowsAFetch` rows a fetch (PAGE unless said), giving each page to `consume` as it
  * is read, the last one too (it has fewer rows, maybe none), until `consume` returns `false`: the
- * rows of a million records are never all held at once, no fetch runs long, and the query is planned once, whatever
- * the table's statistics say (pages planned one by one sort every remaining row when statistics are
- * stale, as right after a bulk import: a read then takes time quadratic in the table).
+ * rows of a million records are never all held at once, no fetch runs long, and the query is
+ * planned once, whatever the table's statistics say (pages planned one by one sort every remaining
+ * row when statistics are stale, as right after a bulk import: a read then takes time quadratic in
+ * the table).
  */
 export async function forEachPage<Row>(
   db: EntityManager,

@@ -187,8 +187,8 @@ export async function readRecordsWithEnds(
       ordered: false,
       rowsAFetch: ROWS_A_FETCH,
     },
-    // In slices: a page of 5,000 rows held the event loop 39 ms at an instance's start, its code not
-    // yet optimized (7–20 ms after; docs/benchmarks.md, "The list's past").
+    // In slices: a page of 5,000 rows (the fetches of then) held the event loop 39 ms at an
+    // instance's start, its code not yet optimized (7–20 ms after; docs/benchmarks.md, "The list's past").
     (page) => inSlices(readPage(page)),
   );
   if (replayed.length > 0) await readReplayedEnds(db, replayed, ends);
