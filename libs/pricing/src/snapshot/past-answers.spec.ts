@@ -2,6 +2,7 @@ import { ManualClock } from '@app/clock';
 import { priceRecord } from '../core/price-record.fixture';
 import { resolvePricingOptions } from '../options/pricing-options';
 import { FEED_START, MAX_CHANGES_PER_PAGE } from '../rendering/changes-page';
+import type { PreparedAnswers } from '../rendering/price-list-response';
 import { PastAnswers } from './past-answers';
 import { HASHED_AT_ONCE } from './pricing-snapshot';
 import { pricesInMemory, pricingData, readsOf, type PricesInMemory } from './prices-in-memory.fixture';
@@ -87,6 +88,19 @@ describe('PastAnswers, the feed’s first page', () => {
     const after = history.sizeBefore(Infinity);
     await until(() => history.sizeBefore(Infinity) > after);
   }, 60_000);
+
+  it('a last page being prepared is given to requests that see no later change, read again for one that does', async () => {
+    await loaded(100);
+    const snapshot = prices.state.current()!;
+    const earlier = NOW - 30 * 60_000; // the changes of the 71 minutes before it
+    const reading = past.changes(snapshot, FEED_START, MAX_CHANGES_PER_PAGE, earlier)!;
+    expect(past.changes(snapshot, FEED_START, MAX_CHANGES_PER_PAGE, earlier)).toBe(reading);
+    const later = past.changes(snapshot, FEED_START, MAX_CHANGES_PER_PAGE, NOW)!;
+    const changesOf = async (answers: Promise<PreparedAnswers>) =>
+      (JSON.parse((await answers).ok.identity.body!.toString('utf8')) as { changes: unknown[] }).changes;
+    expect(await changesOf(reading)).toHaveLength(71);
+    expect(await changesOf(later)).toHaveLength(100);
+  });
 
   it('is not prepared ahead while it is the last page (it may still grow)', async () => {
     await loaded(MAX_CHANGES_PER_PAGE);

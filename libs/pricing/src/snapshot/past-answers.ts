@@ -23,6 +23,11 @@ interface Kept {
   revision: number;
   until: number;
   bytes: number;
+  /**
+   * While a page of the feed is read: the instant its changes are read before. A request that may
+   * see later changes reads the page again: a page that is not full changes as instants pass.
+   */
+  readBefore?: number;
 }
 
 /**
@@ -84,17 +89,18 @@ export class PastAnswers implements OnModuleInit {
     now: number,
   ): Promise<PreparedAnswers> | undefined {
     const key = `${snapshot.lineage} changes ${position.at}~${position.productKey} ${limit}`;
-    const kept = this.keptFor(snapshot, key);
-    if (kept) return kept;
     const before = Math.min(now + 1, this.state.settledBefore());
+    const kept = this.keptFor(snapshot, key, before);
+    if (kept) return kept;
     const history = snapshot.history;
-    // Kept while it is read and written (a request for it meanwhile is given it: right whatever
-    // changes, as it is read from the history as it is then), and after, when full, as long as the
-    // history does not change at or before its last change; a last page may still grow: not kept.
-    return this.keep(snapshot, key, -Infinity, async (kept) => {
+    // Kept while it is read and written (a request for it meanwhile, seeing no later changes, is
+    // given it: right whatever the history does, as it is read from the history as it is then),
+    // and after, when full, as long as the history does not change at or before its last change;
+    // a last page may still grow: not kept.
+    return this.keep(snapshot, key, -Infinity, before, async (kept) => {
       const found = await inSlices(history.changesAfter(position, limit, before));
       const last = found.changes.at(-1);
-      if (found.more) Object.assign(kept, { revision: history.revision, until: last!.at });
+      if (found.more) Object.assign(kept, { revision: history.revision, until: last!.at, readBefore: undefined });
       else this.forget(key, kept);
       return renderChangesPage(
         { changes: found.changes, next: encodeCursor(last ?? position), hasMore: found.more },
@@ -146,20 +152,22 @@ export class PastAnswers implements OnModuleInit {
     shows: number,
     prepare: () => Promise<PreparedAnswers>,
   ): Promise<PreparedAnswers> | undefined {
-    return this.keptFor(snapshot, key) ?? this.keep(snapshot, key, shows, prepare);
+    return this.keptFor(snapshot, key) ?? this.keep(snapshot, key, shows, undefined, prepare);
   }
 
   /**
    * `prepare`d, kept under `key` (nothing is kept there now) and returned; `prepare` is given what
-   * is kept, to say what it read.
+   * is kept, to say what it read. `readBefore`: a page of the feed's (Kept).
    */
   private keep(
     snapshot: PricingSnapshot,
     key: string,
     shows: number,
+    readBefore: number | undefined,
     prepare: (kept: Kept) => Promise<PreparedAnswers>,
   ): Promise<PreparedAnswers> | undefined {
-    const entry: Kept = { answers: undefined!, revision: snapshot.history.revision, until: shows, bytes: 0 };
+    const revision = snapshot.history.revision;
+    const entry: Kept = { answers: undefined!, revision, until: shows, bytes: 0, readBefore };
     const answers = this.enqueue(() => prepare(entry));
     if (!answers) return undefined;
     entry.answers = answers;
@@ -181,11 +189,14 @@ export class PastAnswers implements OnModuleInit {
     if (this.kept.get(key) === entry) this.kept.delete(key);
   }
 
-  /** What is kept under `key`, while still right for `snapshot` (else forgotten). */
-  private keptFor(snapshot: PricingSnapshot, key: string): Promise<PreparedAnswers> | undefined {
+  /**
+   * What is kept under `key`, while still right for `snapshot` (else forgotten); a page of the feed
+   * still read before an instant earlier than `before` is left to its own request.
+   */
+  private keptFor(snapshot: PricingSnapshot, key: string, before = -Infinity): Promise<PreparedAnswers> | undefined {
     const history = snapshot.history;
     const kept = this.kept.get(key);
-    if (!kept) return undefined;
+    if (!kept || (kept.readBefore ?? Infinity) < before) return undefined;
     this.kept.delete(key);
     if (history.changedSince(kept.revision) > kept.until) {
       kept.revision = history.revision;
